@@ -1,0 +1,68 @@
+import { type Result, ok, refused } from './result';
+
+/** Worker states of seed 000. */
+export const WorkerState = {
+  Idle: 'IDLE',
+  Assigned: 'ASSIGNED',
+  Working: 'WORKING',
+  InReview: 'IN_REVIEW',
+  Approved: 'APPROVED',
+  Completed: 'COMPLETED',
+  Stale: 'STALE',
+  Failed: 'FAILED',
+} as const;
+export type WorkerState = (typeof WorkerState)[keyof typeof WorkerState];
+export const workerStates = Object.values(WorkerState);
+
+/** Everything that can move a worker, named after why it moves. */
+export const WorkerTrigger = {
+  assign: 'assign',
+  start: 'start',
+  setupFailed: 'setupFailed',
+  submit: 'submit',
+  workFailed: 'workFailed',
+  heartbeatTimeout: 'heartbeatTimeout',
+  approve: 'approve',
+  requestChanges: 'requestChanges',
+  reviewTimeout: 'reviewTimeout',
+  merge: 'merge',
+  mergeConflict: 'mergeConflict',
+  recover: 'recover',
+  dead: 'dead',
+  reset: 'reset',
+  recycle: 'recycle',
+  cancel: 'cancel',
+} as const;
+export type WorkerTrigger = (typeof WorkerTrigger)[keyof typeof WorkerTrigger];
+export const workerTriggers = Object.values(WorkerTrigger);
+
+const { Idle, Assigned, Working, InReview, Approved, Completed, Stale, Failed } = WorkerState;
+
+/**
+ * The whole worker machine (ARCHITECTURE §3): seed 000 plus `cancel`, which returns a busy worker
+ * to IDLE and cancels its task. Nothing else may change a worker's state.
+ */
+export const workerTransitions: Readonly<Record<WorkerState, Readonly<Partial<Record<WorkerTrigger, WorkerState>>>>> = {
+  [Idle]: { assign: Assigned },
+  [Assigned]: { start: Working, setupFailed: Failed, cancel: Idle },
+  [Working]: { submit: InReview, workFailed: Failed, heartbeatTimeout: Stale, cancel: Idle },
+  [InReview]: { approve: Approved, requestChanges: Working, reviewTimeout: Stale, cancel: Idle },
+  [Approved]: { merge: Completed, mergeConflict: Working, cancel: Idle },
+  [Completed]: { recycle: Idle },
+  [Stale]: { recover: Working, dead: Failed, cancel: Idle },
+  [Failed]: { reset: Idle },
+};
+
+/** Workers in these states hold a task. */
+export const busyWorkerStates: readonly WorkerState[] = [Assigned, Working, InReview, Approved, Stale];
+
+export function nextWorkerState(from: WorkerState, trigger: WorkerTrigger): Result<WorkerState> {
+  const to = workerTransitions[from][trigger];
+  if (to) return ok(to);
+  const allowed = Object.keys(workerTransitions[from]).join(', ') || 'none';
+  return refused(
+    'illegalTransition',
+    `A worker in ${from} cannot ${trigger}; from ${from} the allowed triggers are: ${allowed}.`,
+    { entity: 'worker', from, trigger },
+  );
+}

@@ -1,0 +1,58 @@
+/**
+ * The engine's view of the outside world. Implementations live in src/infra; tests may pass
+ * strict fakes only where the real part is out of reach.
+ */
+import type { Result } from '../core/result';
+
+/** A value bound to a `?` placeholder. Time and ids are always parameters, never computed in SQL. */
+export type SqlValue = string | number | null | Uint8Array;
+export type Row = Record<string, SqlValue>;
+
+/** Read access inside a transaction or a read. Only SELECT statements. */
+export interface Reader {
+  get<T extends object = Row>(sql: string, params?: readonly SqlValue[]): T | undefined;
+  all<T extends object = Row>(sql: string, params?: readonly SqlValue[]): T[];
+}
+
+/** Write access inside `Store.write`. Every write statement is recorded for the redo journal. */
+export interface Tx extends Reader {
+  /** Runs an INSERT/UPDATE/DELETE and returns the number of rows it changed. */
+  run(sql: string, params?: readonly SqlValue[]): number;
+  /** Runs a write statement with a RETURNING clause and returns the rows it returned. */
+  returning<T extends object = Row>(sql: string, params?: readonly SqlValue[]): T[];
+}
+
+export interface WriteOptions {
+  /**
+   * false: the journal record is written but not fsync'd (heartbeats; ARCHITECTURE §2 allows
+   * losing the last seconds of them). The next durable write syncs it along.
+   */
+  readonly durable?: boolean;
+}
+
+/** The durable, single-writer store (ARCHITECTURE §2). */
+export interface Store {
+  read<T>(fn: (reader: Reader) => T): T;
+  /**
+   * Runs `fn` in one transaction. A success is committed and journalled (fsync'd unless
+   * `durable: false`) before this returns; a failure or an exception rolls everything back.
+   */
+  write<T>(fn: (tx: Tx) => Result<T>, options?: WriteOptions): Result<T>;
+  /** Writes a checkpoint now (image + rename + journal truncation). */
+  checkpoint(): void;
+  close(): void;
+}
+
+export interface Clock {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): { dispose(): void };
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimeout(fn, ms) {
+    const handle = setTimeout(fn, ms);
+    handle.unref?.();
+    return { dispose: () => clearTimeout(handle) };
+  },
+};
