@@ -56,3 +56,20 @@ export const systemClock: Clock = {
     return { dispose: () => clearTimeout(handle) };
   },
 };
+
+/** Content-addressed storage for message payloads over the inline limit. */
+export interface BlobStore {
+  /** Stores the bytes (atomically) and returns their reference, `sha256-<hex>`. */
+  put(bytes: Uint8Array): string;
+  get(ref: string): Uint8Array | undefined;
+}
+
+export type ExportStream = 'messages' | 'transitions';
+
+/** Where incremental JSONL exports go (`.foreman/bus.jsonl`, `.foreman/transitions.jsonl`). */
+export interface ExportSink {
+  /** Appends complete lines durably; `lastSeq` is the seq of the last line. */
+  append(stream: ExportStream, lines: readonly string[], lastSeq: number): void;
+  /** The seq of the last complete line in the file, so a crash between append and bookkeeping never duplicates lines. */
+  lastExportedSeq(stream: ExportStream): number | undefined;
+}

@@ -1,0 +1,31 @@
+// ESLint flat config: typescript-eslint type-checked rules plus the layering rule of STYLE.md —
+// src/core is pure, src/engine depends on core and ports only, and only src/extension imports vscode.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const io = ['fs', 'node:fs', 'child_process', 'node:child_process', 'net', 'node:net', 'sql.js', 'simple-git', 'os', 'node:os'];
+const restrict = (names, message, patterns = []) => ({
+  'no-restricted-imports': ['error', { paths: names.map((name) => ({ name, message })), patterns }],
+});
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'out/**', 'node_modules/**', 'test-results/**', '.vscode-test/**', '**/*.mjs', 'bin/**', 'media/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true, allowNullish: true }],
+      'no-constant-condition': ['error', { checkLoops: false }],
+    },
+  },
+  { files: ['src/core/**/*.ts'], rules: restrict([...io, 'vscode', 'node:crypto', 'crypto'], 'src/core is pure: no I/O, no vscode.', ['**/engine/**', '**/infra/**', '**/extension/**', '**/cli/**']) },
+  { files: ['src/engine/**/*.ts'], rules: restrict([...io, 'vscode'], 'src/engine talks to the world through ports (src/engine/ports.ts).', ['**/infra/**', '**/extension/**', '**/cli/**']) },
+  { files: ['src/infra/**/*.ts', 'src/cli/**/*.ts', 'src/shared/**/*.ts', 'webview/**/*.ts'], rules: restrict(['vscode'], 'Only src/extension imports vscode.', ['**/extension/**']) },
+  { files: ['test/**/*.ts', 'bench/**/*.ts'], rules: { '@typescript-eslint/no-floating-promises': 'off', '@typescript-eslint/no-unsafe-assignment': 'off', '@typescript-eslint/no-unsafe-member-access': 'off', '@typescript-eslint/no-unsafe-argument': 'off', '@typescript-eslint/no-unsafe-call': 'off' } },
+);

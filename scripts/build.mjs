@@ -1,0 +1,22 @@
+#!/usr/bin/env node
+// Bundles the extension host entry, the CLI and the webview separately (STYLE: Tooling), and
+// copies sql.js's wasm next to the bundles that load it.
+import { build } from 'esbuild';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const require = createRequire(import.meta.url);
+const dist = join(root, 'dist');
+mkdirSync(dist, { recursive: true });
+
+const common = { bundle: true, sourcemap: true, logLevel: 'warning', absWorkingDir: root };
+const entries = [
+  { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', target: 'node20', format: 'cjs' },
+  { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', platform: 'node', target: 'node20', format: 'cjs', external: ['vscode'] },
+  { entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js', platform: 'browser', target: 'es2022', format: 'iife' },
+].filter((entry) => existsSync(join(root, entry.entryPoints[0])));
+
+await Promise.all(entries.map((entry) => build({ ...common, ...entry })));
+copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), join(dist, 'sql-wasm.wasm'));

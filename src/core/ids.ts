@@ -1,0 +1,38 @@
+import { z } from 'zod';
+
+/** Worker and task ids: kebab-case, safe as a path segment, a branch component and an argv value. */
+export const idPattern = /^[a-z0-9][a-z0-9-]{0,62}$/;
+const idRule = 'lowercase letters, digits and dashes, starting with a letter or digit, at most 63 characters';
+
+export const workerIdSchema = z.string().regex(idPattern, `a worker id is ${idRule}`);
+export const taskIdSchema = z.string().regex(idPattern, `a task id is ${idRule}`);
+/** Bus participants are workers, people and tools: the same rule keeps names printable and safe. */
+export const agentIdSchema = z.string().regex(idPattern, `an agent id is ${idRule}`);
+
+/** Titles are shown everywhere; they may hold any printable text but no control characters. */
+export const titleSchema = z
+  .string()
+  .trim()
+  .min(1, 'a title must not be empty')
+  .max(200, 'a title is at most 200 characters')
+  // eslint-disable-next-line no-control-regex -- refusing control characters is the point
+  .refine((value) => !/[\u0000-\u001f\u007f]/.test(value), 'a title must not contain control characters');
+
+/** Turns a free-form name into an id candidate ("Login page!" → "login-page"). */
+export function slugify(name: string): string {
+  return name
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 50)
+    .replace(/-+$/, '');
+}
+
+/** A new task id from a random source; randomness is a parameter so replays stay deterministic. */
+export function newTaskId(random: () => number = Math.random): string {
+  const alphabet = 'abcdefghijkmnpqrstuvwxyz23456789';
+  let id = 't-';
+  for (let i = 0; i < 8; i++) id += alphabet[Math.floor(random() * alphabet.length)];
+  return id;
+}

@@ -1,0 +1,119 @@
+import { z } from 'zod';
+import { agentIdSchema, taskIdSchema, titleSchema, workerIdSchema } from './ids';
+
+/**
+ * Every request the engine takes, from the CLI, the local endpoint or the VS Code host. One zod
+ * schema is the only contract; both ends parse with it.
+ */
+
+const attemptSchema = z.number().int().min(1, 'an attempt is a positive integer');
+const maxAttemptsSchema = z.number().int().min(1).max(20, 'max attempts is between 1 and 20');
+const promptSchema = z.string().max(100_000, 'a prompt is at most 100,000 characters');
+const noteSchema = z.string().trim().min(1, 'a note must not be empty').max(10_000, 'a note is at most 10,000 characters');
+const messageTypeSchema = z.string().regex(/^[a-z][a-z0-9_.-]{0,63}$/, 'a message type is lowercase letters, digits, _ . -');
+
+/** One entry of a chain: a task title and optional prompt. */
+export const chainStepSchema = z.object({ title: titleSchema, prompt: promptSchema.optional() });
+export type ChainStep = z.infer<typeof chainStepSchema>;
+
+const commands = {
+  'worker.add': z.object({
+    id: workerIdSchema,
+    agent: z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, 'an agent profile name is kebab-case').default('demo'),
+    maxAttempts: maxAttemptsSchema.optional(),
+  }),
+  'worker.list': z.object({}),
+  'task.add': z.object({
+    title: titleSchema,
+    id: taskIdSchema.optional(),
+    prompt: promptSchema.default(''),
+    after: taskIdSchema.optional(),
+    maxAttempts: maxAttemptsSchema.optional(),
+    manual: z.boolean().default(false),
+  }),
+  'chain.add': z.object({
+    name: titleSchema,
+    steps: z.array(chainStepSchema).min(1, 'a chain needs at least one task').max(500, 'a chain has at most 500 tasks'),
+  }),
+  'plan.start': z.object({ parent: taskIdSchema }),
+  'plan.add': z.object({ parent: taskIdSchema, title: titleSchema, prompt: promptSchema.default('') }),
+  'plan.finalize': z.object({ parent: taskIdSchema }),
+  assign: z.object({ worker: workerIdSchema, task: taskIdSchema }),
+  claim: z.object({ worker: workerIdSchema }),
+  dispatch: z.object({}),
+  start: z.object({ worker: workerIdSchema }),
+  submit: z.object({ worker: workerIdSchema, summary: z.string().max(10_000).optional(), attempt: attemptSchema.optional() }),
+  approve: z.object({ worker: workerIdSchema }),
+  'request-changes': z.object({ worker: workerIdSchema, note: noteSchema }),
+  merge: z.object({ worker: workerIdSchema }),
+  cancel: z.object({ target: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'cancel takes a worker id or a task id') }),
+  fail: z.object({ worker: workerIdSchema, reason: noteSchema, attempt: attemptSchema.optional() }),
+  reset: z.object({ worker: workerIdSchema }),
+  retry: z.object({ task: taskIdSchema }),
+  heartbeat: z.object({
+    worker: workerIdSchema,
+    status: z.enum(['working', 'idle', 'blocked']).default('working'),
+    progress: z.number().min(0, 'progress is between 0 and 1').max(1, 'progress is between 0 and 1').optional(),
+    attempt: attemptSchema.optional(),
+  }),
+  send: z.object({
+    from: agentIdSchema,
+    to: agentIdSchema.optional(),
+    type: messageTypeSchema,
+    payload: z.unknown().optional(),
+    id: z.uuid('a message id is a UUID').optional(),
+    correlationId: z.string().max(200).optional(),
+    inReplyTo: z.string().max(200).optional(),
+  }),
+  poll: z.object({ agent: agentIdSchema, limit: z.number().int().min(1).max(1000).default(100) }),
+  ack: z.object({ agent: agentIdSchema, seq: z.number().int().min(0) }),
+  status: z.object({}),
+  transitions: z.object({ entity: z.string().max(63).optional(), limit: z.number().int().min(1).max(100_000).default(200) }),
+  metrics: z.object({}),
+  export: z.object({}),
+  compact: z.object({}),
+} as const;
+
+export type CommandName = keyof typeof commands;
+export const commandNames = Object.keys(commands) as CommandName[];
+export type CommandArgs<C extends CommandName> = z.output<(typeof commands)[C]>;
+export type CommandInput<C extends CommandName> = z.input<(typeof commands)[C]>;
+
+/** Commands that change state: they take a request id and are refused in read-only mode. */
+export const readOnlyCommands: ReadonlySet<CommandName> = new Set(['worker.list', 'status', 'transitions', 'metrics', 'poll']);
+
+export interface Request<C extends CommandName = CommandName> {
+  readonly command: C;
+  readonly args: CommandArgs<C>;
+  /** Idempotency key (seed 004 §3): the same id twice applies once and returns the first result. */
+  readonly requestId?: string;
+  /** Who asked: "cli", "vscode", a worker id… recorded in the audit log. */
+  readonly actor: string;
+}
+
+const envelopeSchema = z.object({
+  command: z.enum(commandNames as [CommandName, ...CommandName[]], { message: `unknown command; known: ${commandNames.join(', ')}` }),
+  args: z.unknown().default({}),
+  requestId: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'a request id is 1-128 letters, digits or . _ : -').optional(),
+  actor: z.string().regex(/^[A-Za-z0-9._:@-]{1,64}$/, 'an actor is 1-64 safe characters').default('cli'),
+});
+
+/** Formats zod issues as "field: rule; field: rule", naming what was wrong. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => `${issue.path.length ? issue.path.join('.') : 'request'}: ${issue.message}`)
+    .join('; ');
+}
+
+export type ParsedRequest = { ok: true; request: Request } | { ok: false; message: string };
+
+/** Parses anything that claims to be a request, at every boundary. */
+export function parseRequest(input: unknown): ParsedRequest {
+  const envelope = envelopeSchema.safeParse(input);
+  if (!envelope.success) return { ok: false, message: describeIssues(envelope.error) };
+  const { command, args, requestId, actor } = envelope.data;
+  const parsedArgs = commands[command].safeParse(args);
+  if (!parsedArgs.success) return { ok: false, message: `${command}: ${describeIssues(parsedArgs.error)}` };
+  const request = { command, args: parsedArgs.data, actor, ...(requestId ? { requestId } : {}) } as Request;
+  return { ok: true, request };
+}

@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import { type TaskStatus, type TaskTrigger, taskTransitions } from './taskMachine';
+import { type WorkerState, type WorkerTrigger, workerTransitions } from './workerMachine';
+
+/** One line of `transitions.jsonl`: seed 003's event schema plus Foreman's audit fields. */
+export const transitionEventSchema = z.object({
+  seq: z.number().int().positive(),
+  timestamp: z.iso.datetime({ offset: false }),
+  event_type: z.enum(['task_state_transition', 'worker_state_transition']),
+  severity: z.enum(['info', 'warning', 'error', 'critical']),
+  entity_id: z.string().min(1),
+  from_state: z.string().min(1),
+  to_state: z.string().min(1),
+  trigger: z.string().min(1),
+  actor: z.string().min(1),
+  reason: z.string().nullable().optional(),
+  attempt: z.number().int().nullable().optional(),
+  request_id: z.string().nullable().optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+export type TransitionEvent = z.infer<typeof transitionEventSchema>;
+
+/** Severity by destination, as seed 003 grades them. */
+export function severityOf(to: string): TransitionEvent['severity'] {
+  if (to === 'FAILED' || to === 'failed') return 'error';
+  if (to === 'STALE' || to === 'cancelled') return 'warning';
+  return 'info';
+}
+
+export interface ValidationReport {
+  readonly ok: boolean;
+  readonly count: number;
+  readonly errors: Array<{ line: number; message: string }>;
+}
+
+/**
+ * Checks an exported transitions log (seed 003 "Validation"): every line matches the schema,
+ * every transition is legal in its machine, each entity continues from where it was, and
+ * timestamps and sequence numbers never go backwards.
+ */
+export function validateTransitionLog(text: string): ValidationReport {
+  const errors: Array<{ line: number; message: string }> = [];
+  const lastState = new Map<string, string>();
+  let lastTime = -Infinity;
+  let lastSeq = 0;
+  let count = 0;
+  text.split('\n').forEach((raw, index) => {
+    const line = index + 1;
+    if (raw.trim() === '') return;
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch {
+      errors.push({ line, message: 'not valid JSON' });
+      return;
+    }
+    const parsed = transitionEventSchema.safeParse(json);
+    if (!parsed.success) {
+      errors.push({ line, message: parsed.error.issues.map((i) => `${i.path.join('.') || 'event'}: ${i.message}`).join('; ') });
+      return;
+    }
+    count++;
+    const event = parsed.data;
+    const time = Date.parse(event.timestamp);
+    if (time < lastTime) errors.push({ line, message: `timestamp ${event.timestamp} goes back in time` });
+    if (event.seq <= lastSeq) errors.push({ line, message: `seq ${event.seq} is not after ${lastSeq}` });
+    lastTime = Math.max(lastTime, time);
+    lastSeq = Math.max(lastSeq, event.seq);
+    const legal = legalTarget(event);
+    if (legal !== event.to_state) {
+      errors.push({ line, message: `${event.entity_id}: ${event.from_state} --${event.trigger}--> ${event.to_state} is not a legal transition` });
+    }
+    const key = `${event.event_type}:${event.entity_id}`;
+    const previous = lastState.get(key);
+    if (previous !== undefined && previous !== event.from_state) {
+      errors.push({ line, message: `${event.entity_id}: starts from ${event.from_state} but its last state was ${previous}` });
+    }
+    lastState.set(key, event.to_state);
+  });
+  return { ok: errors.length === 0, count, errors };
+}
+
+function legalTarget(event: TransitionEvent): string | undefined {
+  if (event.event_type === 'worker_state_transition') {
+    return workerTransitions[event.from_state as WorkerState]?.[event.trigger as WorkerTrigger];
+  }
+  return taskTransitions[event.from_state as TaskStatus]?.[event.trigger as TaskTrigger];
+}

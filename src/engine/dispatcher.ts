@@ -1,0 +1,43 @@
+import { WorkerState } from '../core/workerMachine';
+import type { QueuePicker } from './queuePicker';
+import type { WorkerRow } from './rows';
+import type { StateService } from './stateService';
+import type { Unit } from './unit';
+
+export interface Assignment {
+  readonly worker: string;
+  readonly task: string;
+  readonly attempt: number;
+}
+
+/**
+ * Hands runnable tasks to idle workers while the concurrency limit allows, preferring the worker
+ * that had the task before (its worktree already holds the previous attempt's branch).
+ */
+export class Dispatcher {
+  constructor(
+    private readonly concurrency: number,
+    private readonly picker: QueuePicker,
+    private readonly state: StateService,
+  ) {}
+
+  dispatch(unit: Unit): Assignment[] {
+    const assignments: Assignment[] = [];
+    const busy = unit.tx.get<{ n: number }>(`SELECT COUNT(*) AS n FROM workers WHERE state IN ('ASSIGNED', 'WORKING', 'STALE')`)!.n;
+    let room = this.concurrency - busy;
+    const idle = unit.tx.all<WorkerRow>(`SELECT * FROM workers WHERE state = ? ORDER BY id`, [WorkerState.Idle]);
+    while (room > 0 && idle.length > 0) {
+      const task = this.picker.peek(unit.tx, unit.now);
+      if (!task) break;
+      const preferred = idle.findIndex((worker) => worker.id === task.last_worker_id);
+      const [worker] = idle.splice(preferred >= 0 ? preferred : 0, 1);
+      const claimed = this.picker.claimTask(unit, task, worker!.id);
+      if (!claimed) continue;
+      const taken = this.state.takeTask(unit, worker!, claimed);
+      if (!taken.ok) throw new Error(`bug: idle worker ${worker!.id} refused its assignment: ${taken.message}`);
+      assignments.push({ worker: worker!.id, task: claimed.id, attempt: claimed.attempt });
+      room--;
+    }
+    return assignments;
+  }
+}

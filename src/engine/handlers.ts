@@ -1,0 +1,87 @@
+import type { CommandArgs, CommandName } from '../core/requests';
+import { type Result, notFound, ok } from '../core/result';
+import type { ChainCoordinator } from './chainCoordinator';
+import type { Dispatcher } from './dispatcher';
+import { readTransitions, type Exporter } from './exporter';
+import type { HeartbeatService } from './heartbeats';
+import type { MessageBus } from './messageBus';
+import { readMetrics } from './metrics';
+import type { Monitor } from './monitor';
+import type { Reader } from './ports';
+import { findTask, type WorkerRow } from './rows';
+import type { StateService } from './stateService';
+import { readStatus } from './statusView';
+import type { TaskCatalog } from './taskCatalog';
+import type { Unit } from './unit';
+
+export interface Services {
+  readonly state: StateService;
+  readonly catalog: TaskCatalog;
+  readonly chains: ChainCoordinator;
+  readonly dispatcher: Dispatcher;
+  readonly heartbeats: HeartbeatService;
+  readonly bus: MessageBus;
+  readonly monitor: Monitor;
+  readonly exporter: Exporter;
+}
+
+type ReadHandler<C extends CommandName> = { readonly mode: 'read'; run(reader: Reader, args: CommandArgs<C>, now: number): Result<unknown> };
+type WriteHandler<C extends CommandName> = { readonly mode: 'write'; run(unit: Unit, args: CommandArgs<C>): Result<unknown> };
+export type Handler<C extends CommandName> = ReadHandler<C> | WriteHandler<C>;
+export type HandlerMap = { readonly [C in CommandName]: Handler<C> };
+/** A handler with its command's types erased: safe because `parseRequest` matched args to command. */
+export type AnyHandler =
+  | { readonly mode: 'read'; run(reader: Reader, args: unknown, now: number): Result<unknown> }
+  | { readonly mode: 'write'; run(unit: Unit, args: unknown): Result<unknown> };
+
+const read = <C extends CommandName>(run: ReadHandler<C>['run']): ReadHandler<C> => ({ mode: 'read', run });
+const write = <C extends CommandName>(run: WriteHandler<C>['run']): WriteHandler<C> => ({ mode: 'write', run });
+
+/** Every command, exhaustively (a missing one is a type error). */
+export function createHandlers(s: Services): HandlerMap {
+  return {
+    'worker.add': write((unit, args) => s.state.addWorker(unit, args)),
+    'worker.list': read((reader, _args, now) => ok(readStatus(reader, s.monitor, now).workers)),
+    'task.add': write((unit, args) => s.catalog.add(unit, args)),
+    'chain.add': write((unit, args) => s.chains.createChain(unit, args.name, args.steps)),
+    'plan.start': write((unit, args) => s.chains.startPlanning(unit, args.parent)),
+    'plan.add': write((unit, args) => s.chains.addChild(unit, args.parent, args.title, args.prompt)),
+    'plan.finalize': write((unit, args) => s.chains.finalize(unit, args.parent)),
+    assign: write((unit, args) => s.state.assign(unit, args.worker, args.task)),
+    claim: write((unit, args) => s.state.claim(unit, args.worker)),
+    dispatch: write((unit) => ok(s.dispatcher.dispatch(unit))),
+    start: write((unit, args) => s.state.start(unit, args.worker)),
+    submit: write((unit, args) => s.state.submit(unit, args)),
+    approve: write((unit, args) => s.state.approve(unit, args.worker)),
+    'request-changes': write((unit, args) => s.state.requestChanges(unit, args.worker, args.note)),
+    merge: write((unit, args) => s.state.merged(unit, args.worker)),
+    cancel: write((unit, args) => s.state.cancel(unit, args.target)),
+    fail: write((unit, args) => s.state.fail(unit, args.worker, args.reason, args.attempt)),
+    reset: write((unit, args) => s.state.reset(unit, args.worker)),
+    retry: write((unit, args) => s.state.retry(unit, args.task)),
+    heartbeat: write((unit, args) => s.heartbeats.beat(unit, args)),
+    send: write((unit, args) => s.bus.publish(unit, args)),
+    poll: read((reader, args) => ok(s.bus.poll(reader, args.agent, args.limit))),
+    ack: write((unit, args) => s.bus.ack(unit, args.agent, args.seq)),
+    status: read((reader, _args, now) => ok(readStatus(reader, s.monitor, now))),
+    transitions: read((reader, args) => {
+      if (args.entity && !findTask(reader, args.entity) && !reader.get<WorkerRow>('SELECT id FROM workers WHERE id = ?', [args.entity])) {
+        return notFound('worker or task', args.entity);
+      }
+      return ok(readTransitions(reader, { ...(args.entity ? { entity: args.entity } : {}), limit: args.limit }));
+    }),
+    metrics: read((reader, _args, now) => ok(readMetrics(reader, now))),
+    export: write((unit) => ok(s.exporter.export(unit))),
+    compact: write((unit) => s.bus.compact(unit)),
+  };
+}
+
+/** The entity a refused request was about, for the rejections log. */
+export function subjectOf(args: object): { entity: 'worker' | 'task'; id: string } {
+  const fields = args as Record<string, unknown>;
+  if (typeof fields['worker'] === 'string') return { entity: 'worker', id: fields['worker'] };
+  if (typeof fields['task'] === 'string') return { entity: 'task', id: fields['task'] };
+  if (typeof fields['parent'] === 'string') return { entity: 'task', id: fields['parent'] };
+  if (typeof fields['target'] === 'string') return { entity: 'worker', id: fields['target'] };
+  return { entity: 'task', id: '-' };
+}

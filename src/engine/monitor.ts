@@ -1,0 +1,103 @@
+import { type LivenessVerdict, Liveness, formatDuration, judgeLiveness } from '../core/policies';
+import { WorkerState } from '../core/workerMachine';
+import type { Reader } from './ports';
+import type { WorkerRow } from './rows';
+import type { EngineSettings } from './settings';
+import type { StateService } from './stateService';
+import { moveWorker } from './transitions';
+import type { Unit } from './unit';
+
+interface WorkerSigns extends WorkerRow {
+  heartbeat_ms: number | null;
+}
+
+/**
+ * Liveness (ARCHITECTURE §4): WARN, STALE and DEAD from the last sign of life, with a reason. The
+ * monitor never polls: the engine asks it for the next deadline and sets one timer for it.
+ */
+export class Monitor {
+  constructor(
+    private readonly settings: EngineSettings,
+    private readonly state: StateService,
+  ) {}
+
+  /** The verdict for every worker, for status views. */
+  verdicts(reader: Reader, now: number): Map<string, LivenessVerdict & { lastHeartbeatMs: number | null }> {
+    const verdicts = new Map<string, LivenessVerdict & { lastHeartbeatMs: number | null }>();
+    for (const worker of this.workers(reader)) {
+      verdicts.set(worker.id, { ...this.judge(worker, now), lastHeartbeatMs: worker.heartbeat_ms });
+    }
+    return verdicts;
+  }
+
+  judge(worker: WorkerSigns, now: number): LivenessVerdict {
+    switch (worker.state) {
+      case WorkerState.Idle:
+      case WorkerState.Completed:
+        return { level: Liveness.Idle, reason: 'idle' };
+      case WorkerState.Failed:
+        return { level: Liveness.Dead, reason: worker.last_error ? `failed: ${worker.last_error}` : 'failed' };
+      case WorkerState.InReview:
+      case WorkerState.Approved: {
+        const waiting = now - worker.state_changed_at;
+        const overdue = worker.state === WorkerState.InReview && waiting >= this.settings.reviewTimeoutMs;
+        return overdue
+          ? { level: Liveness.Warn, reason: `review overdue: waiting ${formatDuration(waiting)}` }
+          : { level: Liveness.Ok, reason: `waiting for ${worker.state === WorkerState.InReview ? 'review' : 'merge'} ${formatDuration(waiting)}` };
+      }
+      default: {
+        const { at, kind } = this.lastSign(worker);
+        return judgeLiveness(this.settings.liveness, now, at, kind);
+      }
+    }
+  }
+
+  /** Applies the verdicts that change state: WORKING → STALE, STALE → FAILED (a failed attempt). */
+  sweep(unit: Unit, cause = ''): number {
+    let moved = 0;
+    for (const worker of this.workers(unit.tx)) {
+      const verdict = this.judge(worker, unit.now);
+      const reason = cause ? `${verdict.reason} (${cause})` : verdict.reason;
+      if (worker.state === WorkerState.Working && (verdict.level === Liveness.Stale || verdict.level === Liveness.Dead)) {
+        if (moveWorker(unit, worker, 'heartbeatTimeout', { reason, set: { last_error: reason } }).ok) moved++;
+      } else if (worker.state === WorkerState.Stale && verdict.level === Liveness.Dead) {
+        if (this.state.fail(unit, worker.id, `dead: ${reason}`).ok) moved++;
+      } else if (worker.state === WorkerState.InReview && this.settings.reviewTimeoutMovesToStale && verdict.level === Liveness.Warn) {
+        if (moveWorker(unit, worker, 'reviewTimeout', { reason }).ok) moved++;
+      }
+    }
+    return moved;
+  }
+
+  /** When the next state-changing verdict is due, or undefined when no worker can go stale. */
+  nextDeadline(reader: Reader): number | undefined {
+    let next: number | undefined;
+    const consider = (at: number) => (next = next === undefined ? at : Math.min(next, at));
+    for (const worker of this.workers(reader)) {
+      const { at } = this.lastSign(worker);
+      if (worker.state === WorkerState.Working) consider(at + this.settings.liveness.staleMs);
+      if (worker.state === WorkerState.Stale) consider(at + this.settings.liveness.deadMs);
+      if (worker.state === WorkerState.InReview && this.settings.reviewTimeoutMovesToStale) {
+        consider(worker.state_changed_at + this.settings.reviewTimeoutMs);
+      }
+    }
+    return next;
+  }
+
+  /** A heartbeat, or failing that the last transition, is the latest sign of life. */
+  private lastSign(worker: WorkerSigns): { at: number; kind: 'heartbeat' | 'assignment' } {
+    const beat = worker.heartbeat_ms ?? 0;
+    // A STALE worker went silent about `staleMs` before it was marked; that is its last sign.
+    const moved = worker.state === WorkerState.Stale
+      ? worker.state_changed_at - this.settings.liveness.staleMs
+      : worker.state_changed_at;
+    return beat >= moved ? { at: beat, kind: 'heartbeat' } : { at: moved, kind: 'assignment' };
+  }
+
+  private workers(reader: Reader): WorkerSigns[] {
+    return reader.all<WorkerSigns>(
+      `SELECT workers.*, heartbeats.ts_ms AS heartbeat_ms FROM workers
+       LEFT JOIN heartbeats ON heartbeats.agent_id = workers.id ORDER BY workers.id`,
+    );
+  }
+}

@@ -1,0 +1,86 @@
+import { ok } from '../core/result';
+import type { Engine } from './engine';
+import type { Disposable } from './events';
+import type { Clock } from './ports';
+import type { EngineEvent } from './unit';
+
+/** Events after which there may be new work to hand out. */
+function mayHaveWork(event: EngineEvent): boolean {
+  switch (event.kind) {
+    case 'task':
+      return event.to === 'queued';
+    case 'worker':
+      return event.to === 'IDLE';
+    case 'unblocked':
+      return true;
+    case 'created':
+      return event.entity === 'worker';
+    default:
+      return false;
+  }
+}
+
+/**
+ * Seed 001's QueueWaker, made automatic: any commit that may have made work runnable wakes the
+ * dispatcher, so no caller has to remember. Between events nothing runs: one timer waits for the
+ * earliest `scheduled_for`, one for the monitor's next liveness deadline. No polling loop.
+ */
+export class QueueWaker implements Disposable {
+  private wakePending = false;
+  private rearmPending = false;
+  private dueTimer: Disposable | undefined;
+  private livenessTimer: Disposable | undefined;
+  private readonly subscription: Disposable;
+  private disposed = false;
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly clock: Clock,
+  ) {
+    this.subscription = engine.onDidCommit((events) => {
+      if (events.some(mayHaveWork)) this.wake();
+      if (!events.every((event) => event.kind === 'rejected')) this.rearm();
+    });
+  }
+
+  /** Dispatches once, soon; several wakes in one turn of the event loop coalesce into one. */
+  wake(): void {
+    if (this.wakePending || this.disposed) return;
+    this.wakePending = true;
+    setImmediate(() => {
+      this.wakePending = false;
+      if (this.disposed) return;
+      this.engine.execute({ command: 'dispatch', args: {}, actor: 'dispatcher' });
+      this.rearm();
+    });
+  }
+
+  private rearm(): void {
+    if (this.rearmPending || this.disposed) return;
+    this.rearmPending = true;
+    setImmediate(() => {
+      this.rearmPending = false;
+      if (this.disposed) return;
+      const now = this.clock.now();
+      const due = this.engine.read((reader) => this.engine.picker.nextDue(reader, now));
+      this.dueTimer?.dispose();
+      this.dueTimer = due === undefined ? undefined : this.clock.setTimeout(() => this.wake(), Math.max(0, due - now) + 5);
+      const deadline = this.engine.read((reader) => this.engine.monitor.nextDeadline(reader));
+      this.livenessTimer?.dispose();
+      this.livenessTimer = deadline === undefined ? undefined : this.clock.setTimeout(() => this.checkLiveness(), Math.max(0, deadline - now) + 5);
+    });
+  }
+
+  private checkLiveness(): void {
+    if (this.disposed) return;
+    this.engine.runInternal('monitor', (unit) => ok(this.engine.monitor.sweep(unit)));
+    this.rearm();
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.subscription.dispose();
+    this.dueTimer?.dispose();
+    this.livenessTimer?.dispose();
+  }
+}

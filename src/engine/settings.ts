@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { type BackoffSettings, type LivenessSettings, defaultBackoff, defaultLiveness } from '../core/policies';
+
+/** Engine settings: passed in from one place (the composition root), never read inside logic. */
+export interface EngineSettings {
+  readonly liveness: LivenessSettings;
+  readonly backoff: BackoffSettings;
+  readonly defaultMaxAttempts: number;
+  /** At most this many workers hold running work (ASSIGNED, WORKING or STALE) at once. */
+  readonly concurrency: number;
+  readonly branchTemplate: string;
+  /** Idempotency keys are kept this long. */
+  readonly idempotencyTtlMs: number;
+  /** Payloads larger than this go to content-addressed blobs. */
+  readonly inlinePayloadBytes: number;
+  /** Largest payload accepted at all. */
+  readonly maxPayloadBytes: number;
+  /** Whether a review left waiting longer than `reviewTimeoutMs` moves the worker to STALE (seed) or only alerts. */
+  readonly reviewTimeoutMs: number;
+  readonly reviewTimeoutMovesToStale: boolean;
+}
+
+export const defaultEngineSettings: EngineSettings = {
+  liveness: defaultLiveness,
+  backoff: defaultBackoff,
+  defaultMaxAttempts: 3,
+  concurrency: 8,
+  branchTemplate: '{worker}/{task}',
+  idempotencyTtlMs: 24 * 3600_000,
+  inlinePayloadBytes: 4096,
+  maxPayloadBytes: 1024 * 1024,
+  reviewTimeoutMs: 3600_000,
+  reviewTimeoutMovesToStale: false,
+};
+
+/** `.foreman/settings.json`, read back through zod: every field optional, unknown fields refused. */
+export const settingsFileSchema = z
+  .object({
+    warnMs: z.number().int().min(1000).optional(),
+    staleMs: z.number().int().min(1000).optional(),
+    deadMs: z.number().int().min(1000).optional(),
+    retryBaseMs: z.number().int().min(0).optional(),
+    retryMaxMs: z.number().int().min(0).optional(),
+    defaultMaxAttempts: z.number().int().min(1).max(20).optional(),
+    concurrency: z.number().int().min(1).max(256).optional(),
+    branchTemplate: z.string().regex(/^[A-Za-z0-9/_.{}-]+$/).refine((t) => t.includes('{task}'), 'must contain {task}').optional(),
+    reviewTimeoutMs: z.number().int().min(1000).optional(),
+    reviewTimeoutMovesToStale: z.boolean().optional(),
+  })
+  .strict();
+export type SettingsFile = z.infer<typeof settingsFileSchema>;
+
+export function mergeSettings(file: SettingsFile, base: EngineSettings = defaultEngineSettings): EngineSettings {
+  return {
+    ...base,
+    liveness: {
+      warnMs: file.warnMs ?? base.liveness.warnMs,
+      staleMs: file.staleMs ?? base.liveness.staleMs,
+      deadMs: file.deadMs ?? base.liveness.deadMs,
+    },
+    backoff: { baseMs: file.retryBaseMs ?? base.backoff.baseMs, maxMs: file.retryMaxMs ?? base.backoff.maxMs },
+    defaultMaxAttempts: file.defaultMaxAttempts ?? base.defaultMaxAttempts,
+    concurrency: file.concurrency ?? base.concurrency,
+    branchTemplate: file.branchTemplate ?? base.branchTemplate,
+    reviewTimeoutMs: file.reviewTimeoutMs ?? base.reviewTimeoutMs,
+    reviewTimeoutMovesToStale: file.reviewTimeoutMovesToStale ?? base.reviewTimeoutMovesToStale,
+  };
+}

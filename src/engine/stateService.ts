@@ -1,0 +1,216 @@
+import type { CommandArgs } from '../core/requests';
+import { hasAttemptsLeft, retryDelay, type BackoffSettings } from '../core/policies';
+import { type Result, notFound, ok, refused } from '../core/result';
+import { TaskStatus } from '../core/taskMachine';
+import { WorkerState, busyWorkerStates } from '../core/workerMachine';
+import type { ChainCoordinator } from './chainCoordinator';
+import type { ClaimedTask, QueuePicker } from './queuePicker';
+import { type TaskRow, type WorkerRow, findTask, findWorker } from './rows';
+import { checkAttempt, moveTask, moveWorker } from './transitions';
+import type { Unit } from './unit';
+
+export interface StateSettings {
+  readonly defaultMaxAttempts: number;
+  readonly backoff: BackoffSettings;
+  readonly leaseMs: number;
+}
+
+/** What a worker looks like after it lets go of its task. */
+const released = { task_id: null, branch: null, attempt: 0, note: null, summary: null } as const;
+
+/**
+ * Worker lifecycle commands: every one is a pair of guarded moves (worker and task together, one
+ * transaction) plus the chain's reaction. Callers run them inside a Unit; nothing here does I/O.
+ */
+export class StateService {
+  constructor(
+    private readonly settings: StateSettings,
+    private readonly picker: QueuePicker,
+    private readonly chains: ChainCoordinator,
+  ) {}
+
+  addWorker(unit: Unit, args: CommandArgs<'worker.add'>): Result<WorkerRow> {
+    if (findWorker(unit.tx, args.id)) return refused('exists', `A worker '${args.id}' already exists; pick another id.`, { id: args.id });
+    unit.tx.run(
+      `INSERT INTO workers (id, state, agent, max_attempts, state_changed_at, created_at) VALUES (?, 'IDLE', ?, ?, ?, ?)`,
+      [args.id, args.agent, args.maxAttempts ?? null, unit.now, unit.now],
+    );
+    unit.events.push({ kind: 'created', entity: 'worker', id: args.id });
+    return ok(findWorker(unit.tx, args.id)!);
+  }
+
+  assign(unit: Unit, workerId: string, taskId: string): Result<ClaimedTask> {
+    const worker = findWorker(unit.tx, workerId);
+    if (!worker) return notFound('worker', workerId);
+    const task = findTask(unit.tx, taskId);
+    if (!task) return notFound('task', taskId);
+    if (worker.state !== WorkerState.Idle) {
+      return refused('workerBusy', `Worker '${workerId}' is ${worker.state}, not IDLE; only an idle worker can be assigned.`, { from: worker.state, to: WorkerState.Assigned });
+    }
+    if (task.planning_phase !== 'none') return refused('chainParent', `Task '${taskId}' is a chain parent; assign its tasks instead.`);
+    if (task.blocked_by_task_id) {
+      return refused('blocked', `Task '${taskId}' is blocked by '${task.blocked_by_task_id}', which must be done first.`, { blockedBy: task.blocked_by_task_id });
+    }
+    if (task.status !== TaskStatus.Queued && task.status !== TaskStatus.Idle) {
+      return refused('illegalTransition', `Task '${taskId}' is ${task.status}; only a queued or idle task can be assigned.`, { from: task.status, to: TaskStatus.Running });
+    }
+    const claimed = this.picker.claimTask(unit, task, workerId);
+    if (!claimed) return refused('conflict', `Task '${taskId}' was claimed by someone else; pick another.`);
+    return this.takeTask(unit, worker, claimed);
+  }
+
+  /** `foreman claim`: the worker takes the next runnable task, or nothing when the queue is empty. */
+  claim(unit: Unit, workerId: string): Result<ClaimedTask | null> {
+    const worker = findWorker(unit.tx, workerId);
+    if (!worker) return notFound('worker', workerId);
+    if (worker.state !== WorkerState.Idle) {
+      return refused('workerBusy', `Worker '${workerId}' is ${worker.state}, not IDLE; it must finish or be reset before claiming.`, { from: worker.state, to: WorkerState.Assigned });
+    }
+    const claimed = this.picker.claimNext(unit, workerId);
+    return claimed ? this.takeTask(unit, worker, claimed) : ok(null);
+  }
+
+  takeTask(unit: Unit, worker: WorkerRow, claimed: ClaimedTask): Result<ClaimedTask> {
+    const moved = moveWorker(unit, worker, 'assign', {
+      set: { task_id: claimed.id, branch: claimed.branch, attempt: claimed.attempt, last_error: null, note: null, summary: null },
+      metadata: { taskId: claimed.id, attempt: claimed.attempt },
+    });
+    return moved.ok ? ok(claimed) : moved;
+  }
+
+  start(unit: Unit, workerId: string): Result<WorkerRow> {
+    return this.moveHolder(unit, workerId, undefined, (worker) => moveWorker(unit, worker, 'start'));
+  }
+
+  submit(unit: Unit, args: CommandArgs<'submit'>): Result<WorkerRow> {
+    return this.moveHolder(unit, args.worker, args.attempt, (worker) =>
+      moveWorker(unit, worker, 'submit', { set: { summary: args.summary ?? null }, reason: args.summary }));
+  }
+
+  approve(unit: Unit, workerId: string): Result<WorkerRow> {
+    return this.moveHolder(unit, workerId, undefined, (worker) => moveWorker(unit, worker, 'approve'));
+  }
+
+  requestChanges(unit: Unit, workerId: string, note: string): Result<WorkerRow> {
+    return this.moveHolder(unit, workerId, undefined, (worker) =>
+      moveWorker(unit, worker, 'requestChanges', { set: { note }, reason: note }));
+  }
+
+  /** A merge conflict sends an approved worker back to work with the conflicted files as its note. */
+  mergeConflict(unit: Unit, workerId: string, files: readonly string[]): Result<WorkerRow> {
+    const note = `Merge conflict in: ${files.join(', ')}`;
+    return this.moveHolder(unit, workerId, undefined, (worker) =>
+      moveWorker(unit, worker, 'mergeConflict', { set: { note }, reason: note, metadata: { files } }));
+  }
+
+  /** The worker's branch is in the base: the task is done and the worker is free again. */
+  merged(unit: Unit, workerId: string, metadata: Record<string, unknown> = {}): Result<WorkerRow> {
+    const worker = findWorker(unit.tx, workerId);
+    if (!worker) return notFound('worker', workerId);
+    const task = worker.task_id ? findTask(unit.tx, worker.task_id) : undefined;
+    const moved = moveWorker(unit, worker, 'merge', { metadata });
+    if (!moved.ok) return moved;
+    if (task) {
+      const done = moveTask(unit, task, 'complete', { set: { finished_at: unit.now, result: worker.summary, worker_id: null }, metadata });
+      if (!done.ok) return done;
+      unit.tx.run('DELETE FROM task_claims WHERE task_id = ?', [task.id]);
+      const chained = this.chains.onTaskFinished(unit, task.id);
+      if (!chained.ok) return chained;
+    }
+    const recycled = moveWorker(unit, { ...worker, state: moved.value }, 'recycle', { set: released });
+    return recycled.ok ? ok(findWorker(unit.tx, workerId)!) : recycled;
+  }
+
+  /**
+   * A failed attempt (ARCHITECTURE §3): the task fails; with attempts left it is queued again after
+   * a backoff and the worker is freed, otherwise the task stays Failed and the worker FAILED.
+   */
+  fail(unit: Unit, workerId: string, reason: string, attempt?: number): Result<WorkerRow> {
+    return this.moveHolder(unit, workerId, attempt, (worker) => {
+      const trigger = worker.state === WorkerState.Assigned ? 'setupFailed' : worker.state === WorkerState.Stale ? 'dead' : 'workFailed';
+      const moved = moveWorker(unit, worker, trigger, { set: { last_error: reason }, reason });
+      return moved.ok ? this.failTask(unit, { ...worker, state: moved.value }, reason) : moved;
+    });
+  }
+
+  private failTask(unit: Unit, worker: WorkerRow, reason: string): Result<WorkerState> {
+    const task = worker.task_id ? findTask(unit.tx, worker.task_id) : undefined;
+    if (!task || task.status !== TaskStatus.Running) return ok(worker.state);
+    const failed = moveTask(unit, task, 'fail', { set: { finished_at: unit.now, last_error: reason }, reason });
+    if (!failed.ok) return failed;
+    unit.tx.run('DELETE FROM task_claims WHERE task_id = ?', [task.id]);
+    const maxAttempts = worker.max_attempts ?? task.max_attempts;
+    if (!hasAttemptsLeft(task.attempt, maxAttempts)) {
+      const chained = this.chains.onTaskFinished(unit, task.id);
+      return chained.ok ? ok(worker.state) : chained;
+    }
+    const delay = retryDelay(this.settings.backoff, task.attempt);
+    const requeued = moveTask(unit, { ...task, status: failed.value }, 'retry', {
+      set: { scheduled_for: unit.now + delay, worker_id: null },
+      reason: `attempt ${task.attempt} of ${maxAttempts} failed; retry in ${Math.round(delay / 1000)}s`,
+    });
+    if (!requeued.ok) return requeued;
+    return moveWorker(unit, worker, 'reset', { set: released, reason: 'attempt failed; task requeued' });
+  }
+
+  /** FAILED → IDLE (reset) or COMPLETED → IDLE (recycle); the worker lets go of its task. */
+  reset(unit: Unit, workerId: string): Result<WorkerRow> {
+    const worker = findWorker(unit.tx, workerId);
+    if (!worker) return notFound('worker', workerId);
+    const trigger = worker.state === WorkerState.Completed ? 'recycle' : 'reset';
+    const moved = moveWorker(unit, worker, trigger, { set: released });
+    return moved.ok ? ok(findWorker(unit.tx, workerId)!) : moved;
+  }
+
+  /** Queues a failed or cancelled task again and frees a FAILED worker still holding it. */
+  retry(unit: Unit, taskId: string): Result<TaskRow> {
+    const task = findTask(unit.tx, taskId);
+    if (!task) return notFound('task', taskId);
+    const holder = unit.tx.get<WorkerRow>('SELECT * FROM workers WHERE task_id = ?', [taskId]);
+    if (holder && holder.state === WorkerState.Failed) {
+      const freed = moveWorker(unit, holder, 'reset', { set: released, reason: `task '${taskId}' retried` });
+      if (!freed.ok) return freed;
+    }
+    const maxAttempts = Math.max(task.max_attempts, task.attempt + 1);
+    const moved = moveTask(unit, task, 'retry', { set: { scheduled_for: null, max_attempts: maxAttempts, worker_id: null } });
+    if (!moved.ok) return moved;
+    const chained = this.chains.onTaskRetried(unit, taskId);
+    return chained.ok ? ok(findTask(unit.tx, taskId)!) : chained;
+  }
+
+  /** Cancels a worker's current task (and frees the worker), or a task by id. */
+  cancel(unit: Unit, target: string): Result<{ worker?: string; task?: string }> {
+    const worker = findWorker(unit.tx, target);
+    if (worker) return this.cancelWorker(unit, worker);
+    const task = findTask(unit.tx, target);
+    if (!task) return refused('notFound', `'${target}' is neither a worker nor a task.`);
+    const holder = unit.tx.get<WorkerRow>('SELECT * FROM workers WHERE task_id = ? AND state IN (' + busyWorkerStates.map(() => '?').join(',') + ')', [target, ...busyWorkerStates]);
+    if (holder) return this.cancelWorker(unit, holder);
+    const moved = moveTask(unit, task, 'cancel', { set: { finished_at: unit.now } });
+    if (!moved.ok) return moved;
+    const chained = this.chains.onTaskFinished(unit, task.id);
+    return chained.ok ? ok({ task: task.id }) : chained;
+  }
+
+  private cancelWorker(unit: Unit, worker: WorkerRow): Result<{ worker?: string; task?: string }> {
+    const moved = moveWorker(unit, worker, 'cancel', { set: released, metadata: { taskId: worker.task_id } });
+    if (!moved.ok) return moved;
+    const task = worker.task_id ? findTask(unit.tx, worker.task_id) : undefined;
+    if (!task || task.status !== TaskStatus.Running) return ok({ worker: worker.id });
+    const cancelled = moveTask(unit, task, 'cancel', { set: { finished_at: unit.now, worker_id: null } });
+    if (!cancelled.ok) return cancelled;
+    unit.tx.run('DELETE FROM task_claims WHERE task_id = ?', [task.id]);
+    const chained = this.chains.onTaskFinished(unit, task.id);
+    return chained.ok ? ok({ worker: worker.id, task: task.id }) : chained;
+  }
+
+  /** Runs a move on a worker that must exist, after the fencing check on the attempt it claims. */
+  private moveHolder(unit: Unit, workerId: string, attempt: number | undefined, move: (worker: WorkerRow) => Result<unknown>): Result<WorkerRow> {
+    const worker = findWorker(unit.tx, workerId);
+    if (!worker) return notFound('worker', workerId);
+    const fenced = checkAttempt(worker.attempt, attempt, `worker '${workerId}'`, 'this request');
+    if (!fenced.ok) return fenced;
+    const moved = move(worker);
+    return moved.ok ? ok(findWorker(unit.tx, workerId)!) : moved;
+  }
+}

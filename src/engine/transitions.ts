@@ -1,0 +1,101 @@
+import { type Result, ok, refused } from '../core/result';
+import { type TaskStatus, type TaskTrigger, nextTaskStatus } from '../core/taskMachine';
+import { type WorkerState, type WorkerTrigger, nextWorkerState } from '../core/workerMachine';
+import type { SqlValue } from './ports';
+import type { TaskRow, WorkerRow } from './rows';
+import type { Unit } from './unit';
+
+/**
+ * The only code that changes a worker's state or a task's status (STYLE rules 1 and 2): the next
+ * state comes from the pure transition table, the UPDATE is guarded by the state just read, and
+ * the audit row is written in the same transaction. Events are queued on the unit and fire only
+ * after the commit.
+ */
+
+export interface MoveOptions {
+  readonly reason?: string;
+  /** Further columns to set in the same guarded UPDATE (names come from code, never from input). */
+  readonly set?: Readonly<Record<string, SqlValue>>;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}
+
+const columnName = /^[a-z_]+$/;
+
+function assignments(set: Readonly<Record<string, SqlValue>> | undefined): { sql: string; params: SqlValue[] } {
+  const entries = Object.entries(set ?? {});
+  for (const [name] of entries) {
+    if (!columnName.test(name)) throw new Error(`bug: invalid column name ${name}`);
+  }
+  return { sql: entries.map(([name]) => `, ${name} = ?`).join(''), params: entries.map(([, value]) => value) };
+}
+
+/** Writes the audit row of a transition that was applied by a statement outside moveWorker/moveTask. */
+export function recordTransition(
+  unit: Unit,
+  entity: 'worker' | 'task',
+  id: string,
+  from: string,
+  to: string,
+  trigger: string,
+  attempt: number | null,
+  options: MoveOptions,
+): void {
+  unit.tx.run(
+    `INSERT INTO transitions (ts_ms, entity_type, entity_id, from_state, to_state, trigger, reason, actor, attempt, request_id, metadata)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [
+      unit.now, entity, id, from, to, trigger, options.reason ?? null, unit.actor, attempt,
+      unit.requestId ?? null, options.metadata ? JSON.stringify(options.metadata) : null,
+    ],
+  );
+}
+
+export function moveWorker(unit: Unit, worker: WorkerRow, trigger: WorkerTrigger, options: MoveOptions = {}): Result<WorkerState> {
+  const next = nextWorkerState(worker.state, trigger);
+  if (!next.ok) return withSubject(next, worker.id);
+  const extra = assignments(options.set);
+  const changed = unit.tx.run(
+    `UPDATE workers SET state = ?, state_changed_at = ?, version = version + 1${extra.sql} WHERE id = ? AND state = ?`,
+    [next.value, unit.now, ...extra.params, worker.id, worker.state],
+  );
+  if (changed !== 1) return conflict('worker', worker.id, worker.state, trigger);
+  recordTransition(unit, 'worker', worker.id, worker.state, next.value, trigger, worker.attempt || null, options);
+  unit.events.push({ kind: 'worker', id: worker.id, from: worker.state, to: next.value, trigger });
+  return next;
+}
+
+export function moveTask(unit: Unit, task: TaskRow, trigger: TaskTrigger, options: MoveOptions = {}): Result<TaskStatus> {
+  const next = nextTaskStatus(task.status, trigger);
+  if (!next.ok) return withSubject(next, task.id);
+  const extra = assignments(options.set);
+  const changed = unit.tx.run(
+    `UPDATE tasks SET status = ?, version = version + 1${extra.sql} WHERE id = ? AND status = ? AND attempt = ?`,
+    [next.value, ...extra.params, task.id, task.status, task.attempt],
+  );
+  if (changed !== 1) return conflict('task', task.id, task.status, trigger);
+  const attempt = typeof options.set?.['attempt'] === 'number' ? options.set['attempt'] : task.attempt;
+  recordTransition(unit, 'task', task.id, task.status, next.value, trigger, attempt || null, options);
+  unit.events.push({ kind: 'task', id: task.id, from: task.status, to: next.value, trigger });
+  return next;
+}
+
+function withSubject<T>(result: Result<T>, id: string): Result<T> {
+  if (result.ok) return result;
+  return { ...result, message: `'${id}': ${result.message}`, details: { ...result.details, id } };
+}
+
+function conflict(entity: 'worker' | 'task', id: string, from: string, trigger: string): Result<never> {
+  return refused('conflict', `The ${entity} '${id}' changed while ${trigger} was applied (expected ${from}); try again.`, {
+    entity, id, from, trigger,
+  });
+}
+
+/** Fencing (ARCHITECTURE §3): a request that carries an attempt older than the task's is refused. */
+export function checkAttempt(current: number, claimed: number | undefined, subject: string, trigger: string): Result<void> {
+  if (claimed === undefined || claimed === current) return ok(undefined);
+  return refused(
+    'staleAttempt',
+    `${trigger} for ${subject} carries attempt ${claimed} but the current attempt is ${current}; a late message from an old attempt cannot move the new one.`,
+    { claimed, current, trigger },
+  );
+}

@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { defaultLiveness, formatDuration, judgeLiveness, retryDelay } from '../../src/core/policies';
+import { idPattern, slugify } from '../../src/core/ids';
+import { parseRequest } from '../../src/core/requests';
+
+describe('liveness policy', () => {
+  const at = 1_000_000;
+  const cases: Array<[number, string]> = [[0, 'OK'], [29_999, 'OK'], [30_000, 'WARN'], [99_999, 'WARN'], [100_000, 'STALE'], [299_999, 'STALE'], [300_000, 'DEAD']];
+  for (const [silent, level] of cases) {
+    it(`${silent} ms of silence is ${level}`, () => {
+      const verdict = judgeLiveness(defaultLiveness, at + silent, at, 'heartbeat');
+      assert.equal(verdict.level, level);
+    });
+  }
+  it('says why in words', () => {
+    assert.equal(judgeLiveness(defaultLiveness, at + 130_000, at, 'heartbeat').reason, 'no heartbeat for 2m10s');
+    assert.match(judgeLiveness(defaultLiveness, at + 40_000, at, 'assignment').reason, /since it was assigned 40s ago/);
+  });
+  it('formats durations', () => {
+    assert.equal(formatDuration(5_400), '5s');
+    assert.equal(formatDuration(3_725_000), '1h02m');
+  });
+});
+
+describe('backoff policy', () => {
+  it('doubles and caps', () => {
+    const settings = { baseMs: 1000, maxMs: 5000 };
+    assert.deepEqual([1, 2, 3, 4, 5].map((n) => retryDelay(settings, n)), [1000, 2000, 4000, 5000, 5000]);
+  });
+});
+
+describe('ids', () => {
+  for (const bad of ['../x', '$(rm)', 'a'.repeat(200), '', 'A', '-x', 'a b', 'x/y', 'a..b']) {
+    it(`refuses ${JSON.stringify(bad.slice(0, 20))}`, () => assert.equal(idPattern.test(bad), false));
+  }
+  it('slugifies names', () => assert.equal(slugify('Login page: v2!'), 'login-page-v2'));
+});
+
+describe('request parsing', () => {
+  it('names the field and the rule', () => {
+    const parsed = parseRequest({ command: 'worker.add', args: { id: '../x' } });
+    assert.ok(!parsed.ok);
+    assert.match(parsed.message, /^worker\.add: id: a worker id is lowercase letters/);
+  });
+  it('refuses unknown commands', () => {
+    const parsed = parseRequest({ command: 'explode', args: {} });
+    assert.ok(!parsed.ok && /unknown command/.test(parsed.message));
+  });
+  it('applies defaults', () => {
+    const parsed = parseRequest({ command: 'task.add', args: { title: ' Fix login ' } });
+    assert.ok(parsed.ok);
+    assert.deepEqual(parsed.request, { command: 'task.add', args: { title: 'Fix login', prompt: '', manual: false }, actor: 'cli' });
+  });
+});

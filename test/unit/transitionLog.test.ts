@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { validateTransitionLog } from '../../src/core/transitionLog';
+
+const event = (seq: number, over: Record<string, unknown>) =>
+  JSON.stringify({
+    seq,
+    timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, seq)).toISOString(),
+    event_type: 'worker_state_transition',
+    severity: 'info',
+    entity_id: 'w1',
+    actor: 'cli',
+    ...over,
+  });
+
+describe('transitions log validator', () => {
+  it('accepts a legal history', () => {
+    const log = [
+      event(1, { from_state: 'IDLE', to_state: 'ASSIGNED', trigger: 'assign' }),
+      event(2, { from_state: 'ASSIGNED', to_state: 'WORKING', trigger: 'start' }),
+      event(3, { event_type: 'task_state_transition', entity_id: 't1', from_state: 'idle', to_state: 'queued', trigger: 'enqueue' }),
+    ].join('\n');
+    assert.deepEqual(validateTransitionLog(log), { ok: true, count: 3, errors: [] });
+  });
+
+  it('names illegal transitions, broken continuity, time going back and bad lines', () => {
+    const log = [
+      event(1, { from_state: 'IDLE', to_state: 'WORKING', trigger: 'assign' }),
+      event(2, { from_state: 'ASSIGNED', to_state: 'WORKING', trigger: 'start' }),
+      JSON.stringify({ ...JSON.parse(event(3, { from_state: 'WORKING', to_state: 'IN_REVIEW', trigger: 'submit' })), timestamp: '2025-01-01T00:00:00.000Z' }),
+      '{not json',
+      event(5, { from_state: 'IN_REVIEW', to_state: 'APPROVED' }),
+    ].join('\n');
+    const report = validateTransitionLog(log);
+    assert.equal(report.ok, false);
+    const messages = report.errors.map((e) => `${e.line}: ${e.message}`);
+    assert.ok(messages.includes('1: w1: IDLE --assign--> WORKING is not a legal transition'), messages.join('\n'));
+    assert.ok(messages.some((m) => m.startsWith('2: w1: starts from ASSIGNED but its last state was WORKING')));
+    assert.ok(messages.some((m) => m.startsWith('3: timestamp 2025-01-01T00:00:00.000Z goes back in time')));
+    assert.ok(messages.includes('4: not valid JSON'));
+    assert.ok(messages.some((m) => m.startsWith('5: trigger:')));
+  });
+});
