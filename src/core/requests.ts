@@ -82,14 +82,17 @@ export type CommandInput<C extends CommandName> = z.input<(typeof commands)[C]>;
 /** Commands that change state: they take a request id and are refused in read-only mode. */
 export const readOnlyCommands: ReadonlySet<CommandName> = new Set(['worker.list', 'status', 'transitions', 'metrics', 'poll']);
 
-export interface Request<C extends CommandName = CommandName> {
-  readonly command: C;
-  readonly args: CommandArgs<C>;
-  /** Idempotency key (seed 004 §3): the same id twice applies once and returns the first result. */
-  readonly requestId?: string;
-  /** Who asked: "cli", "vscode", a worker id… recorded in the audit log. */
-  readonly actor: string;
-}
+/** A parsed request; without a type argument, the union of every command's request (narrow on `command`). */
+export type Request<C extends CommandName = CommandName> = C extends CommandName
+  ? {
+      readonly command: C;
+      readonly args: CommandArgs<C>;
+      /** Idempotency key (seed 004 §3): the same id twice applies once and returns the first result. */
+      readonly requestId?: string;
+      /** Who asked: "cli", "vscode", a worker id… recorded in the audit log. */
+      readonly actor: string;
+    }
+  : never;
 
 const envelopeSchema = z.object({
   command: z.enum(commandNames as [CommandName, ...CommandName[]], { message: `unknown command; known: ${commandNames.join(', ')}` }),

@@ -41,6 +41,8 @@ export class Engine implements Disposable {
   private readonly disposables = new DisposableStore();
   readonly monitor: Monitor;
   readonly picker: QueuePicker;
+  /** For orchestration that must move state after async work (merges, agent exits). */
+  readonly state: StateService;
   private waker: QueueWaker | undefined;
 
   constructor(private readonly deps: EngineDeps) {
@@ -49,7 +51,7 @@ export class Engine implements Disposable {
     this.picker = new QueuePicker({ leaseMs: settings.liveness.staleMs, branchTemplate: settings.branchTemplate });
     const catalog = new TaskCatalog(settings.defaultMaxAttempts, deps.random);
     const chains = new ChainCoordinator(catalog);
-    const state = new StateService({ defaultMaxAttempts: settings.defaultMaxAttempts, backoff: settings.backoff, leaseMs: settings.liveness.staleMs }, this.picker, chains);
+    const state = (this.state = new StateService({ defaultMaxAttempts: settings.defaultMaxAttempts, backoff: settings.backoff, leaseMs: settings.liveness.staleMs }, this.picker, chains));
     this.monitor = new Monitor(settings, state);
     this.handlers = createHandlers({
       state, catalog, chains, monitor: this.monitor,

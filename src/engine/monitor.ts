@@ -15,7 +15,16 @@ interface WorkerSigns extends WorkerRow {
  * Liveness (ARCHITECTURE §4): WARN, STALE and DEAD from the last sign of life, with a reason. The
  * monitor never polls: the engine asks it for the next deadline and sets one timer for it.
  */
+export type AgentSignals = (workerId: string) => { alive: boolean; pid?: number; lastOutputAt?: number; exitedReason?: string } | undefined;
+
 export class Monitor {
+  private signals: AgentSignals = () => undefined;
+
+  /** Adds the launched agents' process and output signals to the heartbeat (ARCHITECTURE §4). */
+  useSignals(signals: AgentSignals): void {
+    this.signals = signals;
+  }
+
   constructor(
     private readonly settings: EngineSettings,
     private readonly state: StateService,
@@ -47,7 +56,8 @@ export class Monitor {
       }
       default: {
         const { at, kind } = this.lastSign(worker);
-        return judgeLiveness(this.settings.liveness, now, at, kind);
+        const verdict = judgeLiveness(this.settings.liveness, now, at, kind);
+        return { ...verdict, reason: this.withSignals(worker.id, verdict.reason, now) };
       }
     }
   }
@@ -67,6 +77,14 @@ export class Monitor {
       }
     }
     return moved;
+  }
+
+  private withSignals(workerId: string, reason: string, now: number): string {
+    const signals = this.signals(workerId);
+    if (!signals) return reason;
+    if (!signals.alive) return signals.exitedReason ? `${reason}; ${signals.exitedReason}` : `${reason}; agent process not running`;
+    const output = signals.lastOutputAt === undefined ? 'no output yet' : `last output ${formatDuration(now - signals.lastOutputAt)} ago`;
+    return `${reason}; process alive (pid ${signals.pid ?? '?'}), ${output}`;
   }
 
   /** When the next state-changing verdict is due, or undefined when no worker can go stale. */

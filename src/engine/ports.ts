@@ -73,3 +73,47 @@ export interface ExportSink {
   /** The seq of the last complete line in the file, so a crash between append and bookkeeping never duplicates lines. */
   lastExportedSeq(stream: ExportStream): number | undefined;
 }
+
+/** The task at hand for git and agent operations. */
+export interface WorkRef {
+  readonly workerId: string;
+  readonly taskId: string;
+  readonly attempt: number;
+  readonly branch: string;
+}
+
+export type MergeStrategy = 'rebase' | 'merge' | 'squash';
+
+/** Git as the engine needs it (ARCHITECTURE §5); implemented with simple-git in src/infra/git. */
+export interface GitPort {
+  /** Creates or reuses the worker's worktree on the task branch, started from `startPoint` when new. */
+  prepare(work: WorkRef, startPoint: string): Promise<Result<{ worktree: string }>>;
+  /** Saves uncommitted and untracked changes to `refs/foreman/wip/<task>/<attempt>` without touching the worktree. */
+  snapshot(work: WorkRef, reason: string): Promise<string | undefined>;
+  /** Commits whatever the agent left, with the Foreman trailers. */
+  commitLeftovers(work: WorkRef, message: string): Promise<string | undefined>;
+  /** Rebases (or merges, or squashes) the task branch into the base; one merge at a time. */
+  merge(work: WorkRef, strategy: MergeStrategy, verify?: (worktree: string) => Promise<Result<void>>): Promise<Result<{ baseBefore: string; baseAfter: string }>>;
+  branchExists(branch: string): Promise<boolean>;
+  worktreePath(workerId: string): string;
+}
+
+export interface AgentExit {
+  readonly code: number | null;
+  readonly signal: string | null;
+  /** "pid 4121 exited 1 at 12:03:04" */
+  readonly reason: string;
+}
+
+export interface AgentLaunch extends WorkRef {
+  readonly worktree: string;
+  readonly prompt: string;
+  readonly agent: string;
+}
+
+/** Launched agents (ARCHITECTURE §6); implemented by the AgentSupervisor in src/infra/agents. */
+export interface AgentPort {
+  launch(launch: AgentLaunch): Result<{ pid: number; logFile: string; exited: Promise<AgentExit> }>;
+  cancel(workerId: string): Promise<AgentExit | undefined>;
+  signals(workerId: string): { alive: boolean; pid?: number; lastOutputAt?: number; exitedReason?: string } | undefined;
+}

@@ -7,8 +7,9 @@ import type { Unit } from './unit';
 const runnable = `status = 'queued' AND blocked_by_task_id IS NULL AND auto_dispatch = 1
   AND planning_phase = 'none' AND (scheduled_for IS NULL OR scheduled_for <= ?)`;
 
-const claimColumns = `status = 'running', attempt = attempt + 1, started_at = ?, finished_at = NULL,
-  worker_id = ?, last_worker_id = ?, branch = ?, version = version + 1`;
+/** The columns a claim sets; `branch` is an SQL expression (a parameter, or built from the task id). */
+const claimColumns = (branch: string) => `status = 'running', attempt = attempt + 1, started_at = ?, finished_at = NULL,
+  worker_id = ?, last_worker_id = ?, previous_branch = branch, branch = ${branch}, version = version + 1`;
 
 export interface ClaimedTask {
   readonly id: string;
@@ -43,7 +44,7 @@ export class QueuePicker {
   claimNext(unit: Unit, workerId: string): ClaimedTask | undefined {
     const branchSql = this.branchSql();
     const [row] = unit.tx.returning<{ id: string; attempt: number; branch: string }>(
-      `UPDATE tasks SET ${claimColumns.replace('branch = ?', `branch = ${branchSql}`)}
+      `UPDATE tasks SET ${claimColumns(branchSql)}
        WHERE id = (SELECT id FROM tasks WHERE ${runnable} ORDER BY sort_order, created_at LIMIT 1) AND status = 'queued'
        RETURNING id, attempt, branch`,
       [unit.now, workerId, workerId, ...this.branchParams(workerId), unit.now],
@@ -55,7 +56,7 @@ export class QueuePicker {
   claimTask(unit: Unit, task: TaskRow, workerId: string): ClaimedTask | undefined {
     const branch = branchName(this.settings.branchTemplate, workerId, task.id);
     const [row] = unit.tx.returning<{ id: string; attempt: number; branch: string }>(
-      `UPDATE tasks SET ${claimColumns}
+      `UPDATE tasks SET ${claimColumns('?')}
        WHERE id = ? AND status = ? AND blocked_by_task_id IS NULL AND planning_phase = 'none'
        RETURNING id, attempt, branch`,
       [unit.now, workerId, workerId, branch, task.id, task.status],

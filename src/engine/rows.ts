@@ -40,6 +40,7 @@ export interface TaskRow {
   worker_id: string | null;
   last_worker_id: string | null;
   branch: string | null;
+  previous_branch: string | null;
 }
 
 export interface HeartbeatRow {

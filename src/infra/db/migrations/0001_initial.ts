@@ -45,6 +45,8 @@ CREATE TABLE tasks (
   worker_id TEXT,
   last_worker_id TEXT,
   branch TEXT,
+  -- The branch of the attempt before this one: a task that moves to another worker continues from its tip.
+  previous_branch TEXT,
   version INTEGER NOT NULL DEFAULT 0
 );
 -- The picker's index: claims stay flat as the table grows (PERF-FACTS).

@@ -1,0 +1,198 @@
+import type { Request } from '../core/requests';
+import { type Result, notFound, ok, refused } from '../core/result';
+import { WorkerState } from '../core/workerMachine';
+import type { Engine } from './engine';
+import type { Disposable } from './events';
+import type { AgentExit, AgentPort, GitPort, MergeStrategy, WorkRef } from './ports';
+import { type TaskRow, type WorkerRow, findTask, findWorker, readMeta } from './rows';
+import type { EngineEvent } from './unit';
+
+export interface CrewSettings {
+  readonly mergeStrategy: MergeStrategy;
+  /** Runs the verify command in a worktree (seed 003's validating step); absent when none is set. */
+  readonly verify?: (worktree: string) => Promise<Result<void>>;
+  readonly log?: (line: string) => void;
+}
+
+/**
+ * Where state meets git and agents (ARCHITECTURE §5, §6). `start` and `merge` do their git work
+ * first and move state after; with an AgentPort (a long-running owner) it also launches agents on
+ * assignment, relaunches them on review notes and merge conflicts, and turns their exits into
+ * submits or failed attempts. Work is snapshotted before anything could lose it.
+ */
+export class Crew implements Disposable {
+  private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly subscription: Disposable | undefined;
+  private disposed = false;
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly git: GitPort,
+    private readonly agents: AgentPort | undefined,
+    private readonly settings: CrewSettings,
+  ) {
+    this.subscription = agents ? engine.onDidCommit((events) => events.forEach((event) => this.react(event))) : undefined;
+  }
+
+  /** The async front door: `start` and `merge` involve git; everything else is the engine's. */
+  async execute(request: Request): Promise<Result<unknown>> {
+    switch (request.command) {
+      case 'start':
+        return this.serialized(request.args.worker, () => this.start(request.args.worker, request));
+      case 'merge':
+        return this.serialized(request.args.worker, () => this.merge(request.args.worker, request));
+      default:
+        return this.engine.execute(request);
+    }
+  }
+
+  /** After an owner restart: agents of WORKING workers are gone; save their work and retry. */
+  async recoverOrphans(): Promise<void> {
+    const workers = this.engine.read((reader) => reader.all<WorkerRow>(`SELECT * FROM workers WHERE state IN ('ASSIGNED', 'WORKING')`));
+    for (const worker of workers) {
+      if (worker.state === WorkerState.Assigned) {
+        void this.serialized(worker.id, () => this.start(worker.id));
+        continue;
+      }
+      if (this.agents?.signals(worker.id)?.alive) continue;
+      await this.serialized(worker.id, async () => {
+        const work = this.workOf(worker);
+        if (work) await this.git.snapshot(work, 'owner restarted');
+        this.engine.runInternal('monitor', (unit) => {
+          const current = findWorker(unit.tx, worker.id);
+          if (current?.state !== WorkerState.Working) return ok(undefined);
+          const reason = 'owner restarted: its agent is not running';
+          unit.tx.run('UPDATE workers SET last_error = ? WHERE id = ?', [reason, worker.id]);
+          const stale = this.engine.state.fail(unit, worker.id, reason);
+          return stale;
+        });
+      });
+    }
+  }
+
+  private async start(workerId: string, request?: Request): Promise<Result<unknown>> {
+    const found = this.load(workerId);
+    if (!found.ok) return found;
+    const { worker, task } = found.value;
+    if (worker.state !== WorkerState.Assigned) {
+      return refused('illegalTransition', `'${workerId}': A worker in ${worker.state} cannot start; only an ASSIGNED worker can.`, { from: worker.state, trigger: 'start' });
+    }
+    const work = this.workOf(worker)!;
+    const base = this.baseBranch();
+    const startPoint = task.previous_branch && task.previous_branch !== work.branch && (await this.git.branchExists(task.previous_branch)) ? task.previous_branch : base;
+    const prepared = await this.git.prepare(work, startPoint);
+    if (!prepared.ok) {
+      this.engine.execute({ command: 'fail', args: { worker: workerId, reason: `setup failed: ${prepared.message}`, attempt: work.attempt }, actor: 'crew' });
+      return prepared;
+    }
+    const started = this.engine.execute(request ?? { command: 'start', args: { worker: workerId }, actor: 'crew' });
+    if (!started.ok) return started;
+    if (this.agents) this.launch(work, prepared.value.worktree, worker, task);
+    return ok({ ...(started.value as object), worktree: prepared.value.worktree });
+  }
+
+  private launch(work: WorkRef, worktree: string, worker: WorkerRow, task: TaskRow): void {
+    const prompt = [task.title, task.prompt, worker.note ? `\n${worker.note}` : ''].filter(Boolean).join('\n\n');
+    const launched = this.agents!.launch({ ...work, worktree, prompt, agent: worker.agent });
+    if (!launched.ok) {
+      this.engine.execute({ command: 'fail', args: { worker: work.workerId, reason: `launch failed: ${launched.message}`, attempt: work.attempt }, actor: 'crew' });
+      return;
+    }
+    this.settings.log?.(`crew: ${work.workerId} runs ${worker.agent} on ${work.taskId} (attempt ${work.attempt}, pid ${launched.value.pid})`);
+    void launched.value.exited.then((exit) => this.serialized(work.workerId, () => this.finished(work, worktree, exit)));
+  }
+
+  /** Exit 0 → leftovers committed → verify → submit; anything else → a failed attempt, work kept. */
+  private async finished(work: WorkRef, worktree: string, exit: AgentExit): Promise<void> {
+    if (this.disposed) return;
+    const current = this.engine.read((reader) => findWorker(reader, work.workerId));
+    if (current?.state !== WorkerState.Working || current.attempt !== work.attempt || current.task_id !== work.taskId) return;
+    const fail = (reason: string) =>
+      this.engine.execute({ command: 'fail', args: { worker: work.workerId, reason, attempt: work.attempt }, actor: 'crew' });
+    if (exit.code !== 0) {
+      await this.git.snapshot(work, `agent exited: ${exit.reason}`);
+      fail(exit.reason);
+      return;
+    }
+    await this.git.commitLeftovers(work, `Leftovers of ${work.taskId}`);
+    const verified = this.settings.verify ? await this.settings.verify(worktree) : ok(undefined);
+    if (!verified.ok) {
+      fail(`verify failed: ${verified.message}`);
+      return;
+    }
+    this.engine.execute({ command: 'submit', args: { worker: work.workerId, attempt: work.attempt, summary: exit.reason }, actor: 'crew' });
+  }
+
+  private async merge(workerId: string, request: Request): Promise<Result<unknown>> {
+    const found = this.load(workerId);
+    if (!found.ok) return found;
+    const { worker } = found.value;
+    if (worker.state !== WorkerState.Approved) {
+      return refused('illegalTransition', `'${workerId}': A worker in ${worker.state} cannot merge; only an APPROVED worker can.`, { from: worker.state, trigger: 'merge' });
+    }
+    const work = this.workOf(worker)!;
+    const merged = await this.git.merge(work, this.settings.mergeStrategy, this.settings.verify);
+    if (merged.ok) return this.engine.execute(request);
+    if (merged.code === 'mergeConflict') {
+      const files = Array.isArray(merged.details?.['files']) ? (merged.details['files'] as string[]) : [];
+      this.engine.runInternal(request.actor, (unit) => this.engine.state.mergeConflict(unit, workerId, files));
+    }
+    return merged;
+  }
+
+  /** Reactions of a long-running owner with agents. */
+  private react(event: EngineEvent): void {
+    if (event.kind !== 'worker' || this.disposed) return;
+    if (event.to === WorkerState.Assigned) void this.serialized(event.id, () => this.start(event.id));
+    if (event.to === WorkerState.Working && (event.trigger === 'requestChanges' || event.trigger === 'mergeConflict')) {
+      void this.serialized(event.id, () => this.relaunch(event.id));
+    }
+    if (event.trigger === 'cancel' || event.trigger === 'dead' || event.trigger === 'heartbeatTimeout') {
+      void this.serialized(event.id, () => this.stopAgent(event.id));
+    }
+  }
+
+  private async relaunch(workerId: string): Promise<void> {
+    const found = this.load(workerId);
+    if (!found.ok || found.value.worker.state !== WorkerState.Working) return;
+    const work = this.workOf(found.value.worker)!;
+    const prepared = await this.git.prepare(work, this.baseBranch());
+    if (prepared.ok) this.launch(work, prepared.value.worktree, found.value.worker, found.value.task);
+  }
+
+  private async stopAgent(workerId: string): Promise<void> {
+    const exit = await this.agents?.cancel(workerId);
+    if (exit) this.settings.log?.(`crew: stopped the agent of ${workerId}: ${exit.reason}`);
+  }
+
+  private load(workerId: string): Result<{ worker: WorkerRow; task: TaskRow }> {
+    return this.engine.read((reader) => {
+      const worker = findWorker(reader, workerId);
+      if (!worker) return notFound('worker', workerId);
+      const task = worker.task_id ? findTask(reader, worker.task_id) : undefined;
+      if (!task) return refused('noTask', `Worker '${workerId}' holds no task.`);
+      return ok({ worker, task });
+    });
+  }
+
+  private workOf(worker: WorkerRow): WorkRef | undefined {
+    return worker.task_id && worker.branch ? { workerId: worker.id, taskId: worker.task_id, attempt: worker.attempt, branch: worker.branch } : undefined;
+  }
+
+  private baseBranch(): string {
+    return this.engine.read((reader) => readMeta(reader, 'base_branch')) ?? 'main';
+  }
+
+  /** One operation at a time per worker, in order. */
+  private serialized<T>(workerId: string, operation: () => Promise<T>): Promise<T> {
+    const previous = this.queues.get(workerId) ?? Promise.resolve();
+    const next = previous.then(operation, operation);
+    this.queues.set(workerId, next.catch(() => undefined));
+    return next;
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.subscription?.dispose();
+  }
+}
