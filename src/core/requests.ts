@@ -94,6 +94,11 @@ export type Request<C extends CommandName = CommandName> = C extends CommandName
     }
   : never;
 
+/** What a caller writes before parsing: defaults not yet applied, no actor. */
+export type RequestInput<C extends CommandName = CommandName> = C extends CommandName
+  ? { readonly command: C; readonly args: CommandInput<C>; readonly requestId?: string }
+  : never;
+
 const envelopeSchema = z.object({
   command: z.enum(commandNames as [CommandName, ...CommandName[]], { message: `unknown command; known: ${commandNames.join(', ')}` }),
   args: z.unknown().default({}),

@@ -80,7 +80,7 @@ export class Crew implements Disposable {
     const work = this.workOf(worker)!;
     const base = this.baseBranch();
     const startPoint = task.previous_branch && task.previous_branch !== work.branch && (await this.git.branchExists(task.previous_branch)) ? task.previous_branch : base;
-    const prepared = await this.git.prepare(work, startPoint);
+    const prepared = await this.git.prepare(work, startPoint, this.previousWork(workerId));
     if (!prepared.ok) {
       this.engine.execute({ command: 'fail', args: { worker: workerId, reason: `setup failed: ${prepared.message}`, attempt: work.attempt }, actor: 'crew' });
       return prepared;
@@ -177,6 +177,18 @@ export class Crew implements Disposable {
 
   private workOf(worker: WorkerRow): WorkRef | undefined {
     return worker.task_id && worker.branch ? { workerId: worker.id, taskId: worker.task_id, attempt: worker.attempt, branch: worker.branch } : undefined;
+  }
+
+  /** The task this worker held before the current one: its worktree may still hold that work. */
+  private previousWork(workerId: string): { taskId: string; attempt: number } | undefined {
+    const row = this.engine.read((reader) =>
+      reader.get<{ metadata: string | null }>(
+        `SELECT metadata FROM transitions WHERE entity_type = 'worker' AND entity_id = ? AND trigger = 'assign' ORDER BY seq DESC LIMIT 1 OFFSET 1`,
+        [workerId],
+      ),
+    );
+    const previous = row?.metadata ? (JSON.parse(row.metadata) as { taskId?: string; attempt?: number }) : undefined;
+    return previous?.taskId && previous.attempt ? { taskId: previous.taskId, attempt: previous.attempt } : undefined;
   }
 
   private baseBranch(): string {

@@ -86,8 +86,15 @@ export type MergeStrategy = 'rebase' | 'merge' | 'squash';
 
 /** Git as the engine needs it (ARCHITECTURE §5); implemented with simple-git in src/infra/git. */
 export interface GitPort {
-  /** Creates or reuses the worker's worktree on the task branch, started from `startPoint` when new. */
-  prepare(work: WorkRef, startPoint: string): Promise<Result<{ worktree: string }>>;
+  /**
+   * Creates or reuses the worker's worktree on the task branch, started from `startPoint` when new.
+   * `previous` names the work the worktree may still hold, so it can be snapshotted before a switch.
+   */
+  prepare(work: WorkRef, startPoint: string, previous?: { taskId: string; attempt: number }): Promise<Result<{ worktree: string }>>;
+  /** The file list of a branch against the base, for "show changes". */
+  changedFiles(branch: string): Promise<string[]>;
+  /** A file's text at a ref ('' when absent). */
+  fileAt(ref: string, file: string): Promise<string>;
   /** Saves uncommitted and untracked changes to `refs/foreman/wip/<task>/<attempt>` without touching the worktree. */
   snapshot(work: WorkRef, reason: string): Promise<string | undefined>;
   /** Commits whatever the agent left, with the Foreman trailers. */

@@ -1,0 +1,25 @@
+/** Every command Foreman contributes; package.json declares the same ids (checked by a test). */
+export const CommandId = {
+  initialise: 'foreman.initialise',
+  addWorker: 'foreman.addWorker',
+  newTask: 'foreman.newTask',
+  newChain: 'foreman.newChainFromChecklist',
+  assign: 'foreman.assign',
+  start: 'foreman.start',
+  approve: 'foreman.approve',
+  requestChanges: 'foreman.requestChanges',
+  merge: 'foreman.merge',
+  cancel: 'foreman.cancel',
+  reset: 'foreman.reset',
+  retryTask: 'foreman.retryTask',
+  cancelTask: 'foreman.cancelTask',
+  showChanges: 'foreman.showChanges',
+  openWorktree: 'foreman.openWorktree',
+  openTerminal: 'foreman.openTerminal',
+  showLog: 'foreman.showLog',
+  exportLogs: 'foreman.exportLogs',
+  showWorkers: 'foreman.showWorkers',
+  openDashboard: 'foreman.openDashboard',
+  refresh: 'foreman.refresh',
+} as const;
+export type CommandId = (typeof CommandId)[keyof typeof CommandId];

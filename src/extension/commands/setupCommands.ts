@@ -1,0 +1,88 @@
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { parseChainJson, parseChecklist } from '../../core/checklist';
+import { CommandId } from './commandIds';
+import { type CommandTarget, askValidated, pickSession, send } from './pickers';
+import type { SessionRegistry } from '../sessionRegistry';
+
+export interface SetupDeps {
+  readonly registry: SessionRegistry;
+  /** Creates `.foreman/` in a folder and opens its session. */
+  initialise(folder: vscode.WorkspaceFolder): Promise<void>;
+  agentProfiles(): string[];
+}
+
+/** Commands that create things: initialise, workers, tasks, chains; and the view helpers. */
+export function registerSetupCommands(deps: SetupDeps): vscode.Disposable[] {
+  const { registry } = deps;
+  return [
+    vscode.commands.registerCommand(CommandId.initialise, async () => {
+      const folders = (vscode.workspace.workspaceFolders ?? []).filter((folder) => !registry.get(folder.uri.fsPath));
+      if (folders.length === 0) {
+        void vscode.window.showInformationMessage(vscode.workspace.workspaceFolders?.length ? 'Foreman is already initialised in every folder.' : 'Open a folder with a git repository first.');
+        return;
+      }
+      const folder = folders.length === 1 ? folders[0] : (await vscode.window.showQuickPick(folders.map((f) => ({ label: f.name, description: f.uri.fsPath, folder: f })), { title: 'Initialise Foreman in…' }))?.folder;
+      if (!folder) return;
+      await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Foreman: initialising ${folder.name}` }, () => deps.initialise(folder));
+    }),
+    vscode.commands.registerCommand(CommandId.addWorker, async () => {
+      const session = await pickSession(registry);
+      if (!session) return;
+      const taken = new Set(session.snapshot().workers.map((w) => w.id));
+      const id = await askValidated({ title: 'Foreman: Add Worker', prompt: 'Worker id: lowercase letters, digits and dashes', placeHolder: 'e.g. worker-1', value: nextWorkerId(taken), rule: 'workerId' });
+      if (!id) return;
+      const agent = await vscode.window.showQuickPick(deps.agentProfiles(), { title: `Agent for ${id}`, placeHolder: 'Which agent runs this worker\'s tasks?' });
+      if (!agent) return;
+      await send(session, { command: 'worker.add', args: { id, agent } }, `Worker ${id} added`);
+    }),
+    vscode.commands.registerCommand(CommandId.newTask, async () => {
+      const session = await pickSession(registry);
+      if (!session) return;
+      const title = await askValidated({ title: 'Foreman: New Task', prompt: 'What should the agent do? (the title)', rule: 'title' });
+      if (!title) return;
+      const prompt = await vscode.window.showInputBox({ title: `New task: ${title}`, prompt: 'More detail for the agent (optional; Enter to skip)', ignoreFocusOut: true });
+      if (prompt === undefined) return;
+      await send(session, { command: 'task.add', args: { title, prompt } }, `Task queued: ${title}`);
+    }),
+    vscode.commands.registerCommand(CommandId.newChain, async (uri?: vscode.Uri) => {
+      const session = await pickSession(registry);
+      if (!session) return;
+      const document = await chainDocument(uri);
+      if (!document) return;
+      const text = document.getText();
+      const parsed = document.fileName.endsWith('.json') ? parseChainJson(text) : parseChecklist(text);
+      if (!parsed.ok) {
+        void vscode.window.showErrorMessage(`Foreman: ${path.basename(document.fileName)}: ${parsed.message}`);
+        return;
+      }
+      const name = await askValidated({ title: `New chain of ${parsed.value.steps.length} tasks`, prompt: 'Chain name', value: parsed.value.name ?? path.basename(document.fileName).replace(/\.\w+$/, ''), rule: 'title' });
+      if (name) await send(session, { command: 'chain.add', args: { name, steps: parsed.value.steps } }, `Chain "${name}" queued`);
+    }),
+    vscode.commands.registerCommand(CommandId.exportLogs, async () => {
+      const session = await pickSession(registry);
+      if (!session) return;
+      const result = await send(session, { command: 'export', args: {} });
+      if (!result.ok) return;
+      const file = vscode.Uri.file(path.join(session.root, '.foreman', 'transitions.jsonl'));
+      const action = await vscode.window.showInformationMessage(`Foreman: exported to .foreman/transitions.jsonl and .foreman/bus.jsonl.`, 'Open Transitions');
+      if (action) await vscode.window.showTextDocument(file);
+    }),
+    vscode.commands.registerCommand(CommandId.showWorkers, () => vscode.commands.executeCommand('foreman.workers.focus')),
+    vscode.commands.registerCommand(CommandId.refresh, (_target: CommandTarget) => {
+      for (const session of registry.sessions()) session.refresh();
+    }),
+  ];
+}
+
+async function chainDocument(uri: vscode.Uri | undefined): Promise<vscode.TextDocument | undefined> {
+  if (uri) return vscode.workspace.openTextDocument(uri);
+  const active = vscode.window.activeTextEditor?.document;
+  if (active && (active.languageId === 'markdown' || active.fileName.endsWith('.json'))) return active;
+  const [picked] = (await vscode.window.showOpenDialog({ title: 'A markdown checklist or a JSON chain', filters: { Chains: ['md', 'markdown', 'json'] }, canSelectMany: false })) ?? [];
+  return picked && vscode.workspace.openTextDocument(picked);
+}
+
+function nextWorkerId(taken: ReadonlySet<string>): string {
+  for (let n = 1; ; n++) if (!taken.has(`worker-${n}`)) return `worker-${n}`;
+}

@@ -1,0 +1,77 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { CommandId } from './commandIds';
+import { type CommandTarget, pickWorker } from './pickers';
+import type { SessionRegistry } from '../sessionRegistry';
+
+/** `foreman-ref:/<file>?root=…&ref=…`: a file's text at a git ref, for the diff's left side. */
+export const refScheme = 'foreman-ref';
+
+export class RefContentProvider implements vscode.TextDocumentContentProvider {
+  constructor(private readonly registry: SessionRegistry) {}
+
+  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    const query = new URLSearchParams(uri.query);
+    const session = this.registry.get(query.get('root') ?? '');
+    if (!session) return '';
+    return session.fileAt(query.get('ref') ?? 'HEAD', uri.path.replace(/^\//, ''));
+  }
+}
+
+const anyHolder = ['ASSIGNED', 'WORKING', 'IN_REVIEW', 'APPROVED', 'STALE', 'FAILED'];
+
+/** Commands that open things: the diff of a worker's branch, its worktree, a terminal, its log. */
+export function registerWorkspaceCommands(registry: SessionRegistry): vscode.Disposable[] {
+  return [
+    vscode.workspace.registerTextDocumentContentProvider(refScheme, new RefContentProvider(registry)),
+    vscode.commands.registerCommand(CommandId.showChanges, async (target: CommandTarget) => {
+      const picked = await pickWorker(registry, target, anyHolder, 'Show changes: pick a worker');
+      if (!picked?.worker.branch) return;
+      const { session, worker } = picked;
+      const base = session.snapshot().baseBranch ?? 'main';
+      const files = await session.changedFiles(worker.branch!);
+      if (files.length === 0) {
+        void vscode.window.showInformationMessage(`${worker.branch} has no changes against ${base} yet.`);
+        return;
+      }
+      const worktree = session.worktreePath(worker.id);
+      const resources = files.map((file) => {
+        const right = vscode.Uri.file(path.join(worktree, file));
+        const left = vscode.Uri.from({ scheme: refScheme, path: `/${file}`, query: new URLSearchParams({ root: session.root, ref: base }).toString() });
+        return [right, left, right] as const;
+      });
+      await vscode.commands.executeCommand('vscode.changes', `${worker.branch} ↔ ${base}`, resources);
+    }),
+    vscode.commands.registerCommand(CommandId.openWorktree, async (target: CommandTarget) => {
+      const picked = await pickWorker(registry, target, [...anyHolder, 'IDLE', 'COMPLETED'], 'Open worktree: pick a worker');
+      if (!picked) return;
+      const folder = picked.session.worktreePath(picked.worker.id);
+      if (!fs.existsSync(folder)) {
+        void vscode.window.showWarningMessage(`${picked.worker.id} has no worktree yet; it is created when the worker starts a task.`);
+        return;
+      }
+      await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(folder), { forceNewWindow: true });
+    }),
+    vscode.commands.registerCommand(CommandId.openTerminal, async (target: CommandTarget) => {
+      const picked = await pickWorker(registry, target, [...anyHolder, 'IDLE', 'COMPLETED'], 'Open terminal: pick a worker');
+      if (!picked) return;
+      const cwd = picked.session.worktreePath(picked.worker.id);
+      if (!fs.existsSync(cwd)) {
+        void vscode.window.showWarningMessage(`${picked.worker.id} has no worktree yet.`);
+        return;
+      }
+      vscode.window.createTerminal({ name: `Foreman: ${picked.worker.id}`, cwd, iconPath: new vscode.ThemeIcon('robot') }).show();
+    }),
+    vscode.commands.registerCommand(CommandId.showLog, async (target: CommandTarget) => {
+      const picked = await pickWorker(registry, target, anyHolder, 'Show log: pick a worker');
+      if (!picked?.worker.taskId) return;
+      const file = picked.session.logFile(picked.worker.taskId, picked.worker.attempt);
+      if (!fs.existsSync(file)) {
+        void vscode.window.showInformationMessage(`No agent log for ${picked.worker.taskId} attempt ${picked.worker.attempt} yet.`);
+        return;
+      }
+      await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: true });
+    }),
+  ];
+}

@@ -1,0 +1,88 @@
+import * as vscode from 'vscode';
+import { z } from 'zod';
+import type { MergeStrategy } from '../engine/ports';
+import { type EngineSettings, defaultEngineSettings } from '../engine/settings';
+
+/**
+ * The `foreman.*` settings, read in one place and checked with zod (a hand-edited settings.json can
+ * hold anything). A bad value is reported and the default is used instead.
+ */
+const configurationSchema = z.object({
+  baseBranch: z.string().regex(/^$|^[A-Za-z0-9._/-]+$/),
+  worktreeRoot: z.string(),
+  branchTemplate: z.string().regex(/^[A-Za-z0-9/_.{}-]+$/).refine((value) => value.includes('{task}'), 'must contain {task}'),
+  concurrency: z.number().int().min(1).max(64),
+  maxAttempts: z.number().int().min(1).max(20),
+  warnSeconds: z.number().int().min(5),
+  staleSeconds: z.number().int().min(10),
+  deadSeconds: z.number().int().min(30),
+  mergeStrategy: z.enum(['rebase', 'merge', 'squash']),
+  verifyCommand: z.array(z.string().min(1)),
+  agents: z.record(z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/), z.unknown()),
+  notifications: z.object({ reviewReady: z.boolean(), stale: z.boolean(), failed: z.boolean(), mergeProblems: z.boolean() }),
+});
+export type ForemanConfiguration = z.infer<typeof configurationSchema>;
+
+const defaults: ForemanConfiguration = {
+  baseBranch: '',
+  worktreeRoot: '',
+  branchTemplate: '{worker}/{task}',
+  concurrency: 4,
+  maxAttempts: 3,
+  warnSeconds: 30,
+  staleSeconds: 100,
+  deadSeconds: 300,
+  mergeStrategy: 'rebase',
+  verifyCommand: [],
+  agents: {},
+  notifications: { reviewReady: true, stale: true, failed: true, mergeProblems: true },
+};
+
+export function readConfiguration(scope: vscode.ConfigurationScope | undefined, report: (message: string) => void): ForemanConfiguration {
+  const config = vscode.workspace.getConfiguration('foreman', scope);
+  const raw = {
+    baseBranch: config.get('baseBranch'),
+    worktreeRoot: config.get('worktreeRoot'),
+    branchTemplate: config.get('branchTemplate'),
+    concurrency: config.get('concurrency'),
+    maxAttempts: config.get('maxAttempts'),
+    warnSeconds: config.get('heartbeat.warnSeconds'),
+    staleSeconds: config.get('heartbeat.staleSeconds'),
+    deadSeconds: config.get('heartbeat.deadSeconds'),
+    mergeStrategy: config.get('mergeStrategy'),
+    verifyCommand: config.get('verifyCommand'),
+    agents: config.get('agents'),
+    notifications: {
+      reviewReady: config.get('notifications.reviewReady'),
+      stale: config.get('notifications.stale'),
+      failed: config.get('notifications.failed'),
+      mergeProblems: config.get('notifications.mergeProblems'),
+    },
+  };
+  const result: Record<string, unknown> = {};
+  for (const key of Object.keys(defaults) as Array<keyof ForemanConfiguration>) {
+    const field = configurationSchema.shape[key].safeParse(raw[key]);
+    if (field.success) result[key] = field.data;
+    else {
+      result[key] = defaults[key];
+      report(`Setting foreman.${key} is invalid (${field.error.issues[0]?.message ?? 'bad value'}); using the default.`);
+    }
+  }
+  return result as ForemanConfiguration;
+}
+
+export function engineSettingsOf(configuration: ForemanConfiguration): EngineSettings {
+  const warnMs = configuration.warnSeconds * 1000;
+  const staleMs = Math.max(configuration.staleSeconds * 1000, warnMs + 1000);
+  return {
+    ...defaultEngineSettings,
+    liveness: { warnMs, staleMs, deadMs: Math.max(configuration.deadSeconds * 1000, staleMs + 1000) },
+    defaultMaxAttempts: configuration.maxAttempts,
+    concurrency: configuration.concurrency,
+    branchTemplate: configuration.branchTemplate,
+  };
+}
+
+export function mergeStrategyOf(configuration: ForemanConfiguration): MergeStrategy {
+  return configuration.mergeStrategy;
+}

@@ -1,0 +1,70 @@
+import * as vscode from 'vscode';
+import { formatDuration } from '../core/policies';
+import type { TaskStatusView, WorkerStatus } from '../engine/statusView';
+
+/** How states look: codicons with theme colours, so every theme (and high contrast) reads them. */
+const workerIcons: Record<string, [icon: string, color?: string]> = {
+  IDLE: ['circle-large-outline', 'disabledForeground'],
+  ASSIGNED: ['debug-pause', 'charts.blue'],
+  WORKING: ['sync~spin', 'charts.blue'],
+  IN_REVIEW: ['eye', 'charts.yellow'],
+  APPROVED: ['pass', 'charts.green'],
+  COMPLETED: ['pass-filled', 'charts.green'],
+  STALE: ['warning', 'list.warningForeground'],
+  FAILED: ['error', 'list.errorForeground'],
+};
+
+const taskIcons: Record<string, [icon: string, color?: string]> = {
+  idle: ['circle-large-outline', 'disabledForeground'],
+  queued: ['clock', 'charts.blue'],
+  running: ['play-circle', 'charts.blue'],
+  done: ['pass-filled', 'charts.green'],
+  failed: ['error', 'list.errorForeground'],
+  cancelled: ['circle-slash', 'disabledForeground'],
+};
+
+function themeIcon([icon, color]: [string, string?]): vscode.ThemeIcon {
+  return new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
+}
+
+export function workerIcon(worker: WorkerStatus): vscode.ThemeIcon {
+  if (worker.state === 'WORKING' && worker.liveness === 'WARN') return themeIcon(['sync~spin', 'list.warningForeground']);
+  return themeIcon(workerIcons[worker.state] ?? ['question']);
+}
+
+export function taskIcon(task: TaskStatusView): vscode.ThemeIcon {
+  if (task.status === 'queued' && task.blockedBy) return themeIcon(['lock', 'disabledForeground']);
+  return themeIcon(taskIcons[task.status] ?? ['question']);
+}
+
+export function heartbeatAge(worker: WorkerStatus, now: number): string | undefined {
+  return worker.lastHeartbeatMs === null ? undefined : `♥ ${formatDuration(now - worker.lastHeartbeatMs)}`;
+}
+
+/** "WORKING · login · ♥ 12s · 40%" */
+export function workerDescription(worker: WorkerStatus, now: number): string {
+  const parts: string[] = [worker.state];
+  if (worker.taskId) parts.push(worker.taskId);
+  const age = worker.taskId ? heartbeatAge(worker, now) : undefined;
+  if (age) parts.push(age);
+  if (worker.progress !== null && worker.taskId) parts.push(`${Math.round(worker.progress * 100)}%`);
+  if (worker.liveness === 'WARN' || worker.liveness === 'STALE' || worker.liveness === 'DEAD') parts.push(worker.liveness);
+  return parts.join(' · ');
+}
+
+export function workerTooltip(worker: WorkerStatus, now: number): vscode.MarkdownString {
+  const tip = new vscode.MarkdownString(undefined, true);
+  tip.supportThemeIcons = true;
+  tip.appendMarkdown(`**${escapeMarkdown(worker.id)}** — ${worker.state}\n\n`);
+  if (worker.taskId) tip.appendMarkdown(`Task \`${worker.taskId}\`, attempt ${worker.attempt}, branch \`${worker.branch ?? '-'}\`\n\n`);
+  tip.appendMarkdown(`Liveness: ${worker.liveness} — ${escapeMarkdown(worker.livenessReason)}\n\n`);
+  const age = heartbeatAge(worker, now);
+  if (age) tip.appendMarkdown(`Last heartbeat ${age.slice(2)} ago\n\n`);
+  if (worker.note) tip.appendMarkdown(`Note: ${escapeMarkdown(worker.note)}\n\n`);
+  if (worker.lastError) tip.appendMarkdown(`Last error: ${escapeMarkdown(worker.lastError)}`);
+  return tip;
+}
+
+export function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!<>|]/g, '\\$&');
+}

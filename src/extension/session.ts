@@ -1,0 +1,31 @@
+import type { Request } from '../core/requests';
+import type { Result } from '../core/result';
+import type { Event } from '../engine/events';
+import type { StatusSnapshot } from '../engine/statusView';
+
+/**
+ * One workspace folder's Foreman as the UI sees it: a snapshot to draw, a change event, and a
+ * way to send requests. The owner window runs the engine in-process; a second window is a
+ * read-only client that routes its requests to the owner's endpoint.
+ */
+export interface ForemanSession {
+  readonly root: string;
+  readonly name: string;
+  /** Why this window does not own the engine, when it does not ("owned by foreman serve, pid 4121"). */
+  readonly ownerNote: string | undefined;
+  /** Agents and merges need a trusted workspace (ARCHITECTURE §9). */
+  readonly restricted: boolean;
+  snapshot(): StatusSnapshot;
+  readonly onDidChange: Event<void>;
+  execute(request: Request): Promise<Result<unknown>>;
+  /** Reads the state again (after something outside the engine's events changed it). */
+  refresh(): void;
+  worktreePath(workerId: string): string;
+  /** The agent log of one task attempt. */
+  logFile(taskId: string, attempt: number): string;
+  /** Files that differ between the base and a branch. */
+  changedFiles(branch: string): Promise<string[]>;
+  /** A file's text at a ref (empty when it does not exist there). */
+  fileAt(ref: string, file: string): Promise<string>;
+  dispose(): void;
+}

@@ -1,0 +1,70 @@
+import * as vscode from 'vscode';
+import type { ForemanSession } from './session';
+
+/** How often the views may redraw under a burst of engine events. */
+const coalesceMs = 250;
+/** Heartbeat ages in the views tick this often, and only while some worker holds a task. */
+const ageTickMs = 5_000;
+
+/**
+ * The sessions of this window (one per workspace folder that has Foreman), with one coalesced
+ * change event for the views: a burst of a thousand transitions redraws a few times, not a
+ * thousand.
+ */
+export class SessionRegistry implements vscode.Disposable {
+  private readonly bySession = new Map<string, { session: ForemanSession; subscription: { dispose(): void } }>();
+  private readonly changeEmitter = new vscode.EventEmitter<void>();
+  readonly onDidChange = this.changeEmitter.event;
+  private pending: ReturnType<typeof setTimeout> | undefined;
+  private ticker: ReturnType<typeof setInterval> | undefined;
+
+  sessions(): ForemanSession[] {
+    return [...this.bySession.values()].map((entry) => entry.session);
+  }
+
+  get(root: string): ForemanSession | undefined {
+    return this.bySession.get(root)?.session;
+  }
+
+  add(session: ForemanSession): void {
+    this.remove(session.root);
+    const subscription = session.onDidChange(() => this.changed());
+    this.bySession.set(session.root, { session, subscription });
+    this.changed();
+  }
+
+  remove(root: string): void {
+    const entry = this.bySession.get(root);
+    if (!entry) return;
+    entry.subscription.dispose();
+    entry.session.dispose();
+    this.bySession.delete(root);
+    this.changed();
+  }
+
+  private changed(): void {
+    if (this.pending) return;
+    this.pending = setTimeout(() => {
+      this.pending = undefined;
+      this.changeEmitter.fire();
+      this.updateTicker();
+    }, coalesceMs);
+  }
+
+  /** The ages shown are relative; redraw them while they move, stop when nobody is busy. */
+  private updateTicker(): void {
+    const busy = this.sessions().some((session) => session.snapshot().workers.some((worker) => worker.taskId !== null));
+    if (busy && !this.ticker) this.ticker = setInterval(() => this.changeEmitter.fire(), ageTickMs);
+    if (!busy && this.ticker) {
+      clearInterval(this.ticker);
+      this.ticker = undefined;
+    }
+  }
+
+  dispose(): void {
+    for (const root of [...this.bySession.keys()]) this.remove(root);
+    if (this.pending) clearTimeout(this.pending);
+    if (this.ticker) clearInterval(this.ticker);
+    this.changeEmitter.dispose();
+  }
+}

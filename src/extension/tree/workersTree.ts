@@ -1,0 +1,90 @@
+import * as vscode from 'vscode';
+import { formatDuration } from '../../core/policies';
+import type { WorkerStatus } from '../../engine/statusView';
+import { workerDescription, workerIcon, workerTooltip } from '../presentation';
+import type { ForemanSession } from '../session';
+import type { SessionRegistry } from '../sessionRegistry';
+
+export type WorkerNode =
+  | { readonly kind: 'folder'; readonly session: ForemanSession }
+  | { readonly kind: 'worker'; readonly session: ForemanSession; readonly worker: WorkerStatus }
+  | { readonly kind: 'detail'; readonly label: string; readonly value: string; readonly icon: string };
+
+/**
+ * The Workers view: one row per worker with its state icon, task, heartbeat age and progress;
+ * its children are the details. `contextValue` is `worker.<STATE>` so menus follow the state.
+ */
+export class WorkersTreeProvider implements vscode.TreeDataProvider<WorkerNode>, vscode.Disposable {
+  private readonly changeEmitter = new vscode.EventEmitter<WorkerNode | undefined>();
+  readonly onDidChangeTreeData = this.changeEmitter.event;
+  private readonly subscription: vscode.Disposable;
+
+  constructor(private readonly registry: SessionRegistry) {
+    this.subscription = registry.onDidChange(() => this.changeEmitter.fire(undefined));
+  }
+
+  getTreeItem(node: WorkerNode): vscode.TreeItem {
+    const now = Date.now();
+    switch (node.kind) {
+      case 'folder': {
+        const item = new vscode.TreeItem(node.session.name, vscode.TreeItemCollapsibleState.Expanded);
+        item.iconPath = new vscode.ThemeIcon('root-folder');
+        item.description = node.session.ownerNote;
+        return item;
+      }
+      case 'worker': {
+        const { worker } = node;
+        const item = new vscode.TreeItem(worker.id, worker.taskId ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+        item.id = `${node.session.root}#worker#${worker.id}`;
+        item.description = workerDescription(worker, now);
+        item.iconPath = workerIcon(worker);
+        item.tooltip = workerTooltip(worker, now);
+        item.contextValue = `worker.${worker.state}${node.session.ownerNote ? '.readonly' : ''}`;
+        item.accessibilityInformation = { label: `${worker.id}, ${worker.state}${worker.taskId ? `, task ${worker.taskId}` : ''}, ${worker.livenessReason}` };
+        return item;
+      }
+      case 'detail': {
+        const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
+        item.description = node.value;
+        item.tooltip = `${node.label}: ${node.value}`;
+        item.iconPath = new vscode.ThemeIcon(node.icon);
+        return item;
+      }
+    }
+  }
+
+  getChildren(node?: WorkerNode): WorkerNode[] {
+    const sessions = this.registry.sessions();
+    if (!node) {
+      if (sessions.length === 1) return this.workersOf(sessions[0]!);
+      return sessions.map((session) => ({ kind: 'folder', session }));
+    }
+    if (node.kind === 'folder') return this.workersOf(node.session);
+    if (node.kind === 'worker') return this.details(node.session, node.worker);
+    return [];
+  }
+
+  private workersOf(session: ForemanSession): WorkerNode[] {
+    return session.snapshot().workers.map((worker) => ({ kind: 'worker', session, worker }));
+  }
+
+  private details(session: ForemanSession, worker: WorkerStatus): WorkerNode[] {
+    const now = Date.now();
+    const rows: WorkerNode[] = [
+      { kind: 'detail', label: 'Task', value: worker.taskId ?? '-', icon: 'tasklist' },
+      { kind: 'detail', label: 'Attempt', value: String(worker.attempt), icon: 'history' },
+      { kind: 'detail', label: 'Branch', value: worker.branch ?? '-', icon: 'git-branch' },
+      { kind: 'detail', label: 'Worktree', value: session.worktreePath(worker.id), icon: 'folder' },
+      { kind: 'detail', label: 'Last transition', value: `${worker.state}, ${formatDuration(now - worker.stateChangedAt)} ago`, icon: 'arrow-swap' },
+      { kind: 'detail', label: 'Liveness', value: `${worker.liveness}: ${worker.livenessReason}`, icon: 'pulse' },
+    ];
+    if (worker.note) rows.push({ kind: 'detail', label: 'Note', value: worker.note, icon: 'comment' });
+    if (worker.lastError) rows.push({ kind: 'detail', label: 'Last error', value: worker.lastError, icon: 'error' });
+    return rows;
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.changeEmitter.dispose();
+  }
+}

@@ -1,0 +1,92 @@
+import type { GitPort, MergeStrategy, WorkRef } from '../../engine/ports';
+import { type Result, ok } from '../../core/result';
+import { resolveCommit, openGit } from './gitClient';
+import { changedFiles } from './branches';
+import { GitWorkspace, type GitWorkspaceOptions } from './gitWorkspace';
+
+/**
+ * The engine's GitPort over a GitWorkspace. Failures that only lose a convenience (a snapshot that
+ * found nothing to save) are logged and answered with `undefined`; failures that matter come back
+ * as results.
+ */
+export class GitPortAdapter implements GitPort {
+  readonly workspace: GitWorkspace;
+
+  constructor(
+    private readonly repoRoot: string,
+    private readonly baseBranch: () => string,
+    options: GitWorkspaceOptions = {},
+    private readonly log: (line: string) => void = () => undefined,
+  ) {
+    this.workspace = new GitWorkspace(repoRoot, options);
+  }
+
+  async prepare(work: WorkRef, startPoint: string, previous?: { taskId: string; attempt: number }): Promise<Result<{ worktree: string }>> {
+    const prepared = await this.workspace.prepareWorktree({
+      workerId: work.workerId,
+      taskId: work.taskId,
+      startPoint,
+      ...(previous && previous.attempt > 0 ? { current: { taskId: previous.taskId, attempt: previous.attempt } } : {}),
+    });
+    if (!prepared.ok) return prepared;
+    if (prepared.value.branch !== work.branch) {
+      return { ok: false, kind: 'invalid', code: 'branchMismatch', message: `The worktree is on ${prepared.value.branch} but the task branch is ${work.branch}; check foreman.branchTemplate.` };
+    }
+    return ok({ worktree: prepared.value.path });
+  }
+
+  async snapshot(work: WorkRef, reason: string): Promise<string | undefined> {
+    const saved = await this.workspace.snapshot(work, `Foreman wip: ${reason}`);
+    if (!saved.ok) {
+      this.log(`git: could not snapshot ${work.workerId}/${work.taskId}: ${saved.message}`);
+      return undefined;
+    }
+    if (saved.value) this.log(`git: saved the work of ${work.workerId} on ${work.taskId} (attempt ${work.attempt}) to refs/foreman/wip/${work.taskId}/${work.attempt}`);
+    return saved.value;
+  }
+
+  async commitLeftovers(work: WorkRef, message: string): Promise<string | undefined> {
+    const committed = await this.workspace.commitLeftovers(work, message);
+    if (!committed.ok) {
+      this.log(`git: could not commit the leftovers of ${work.workerId}: ${committed.message}`);
+      return undefined;
+    }
+    return committed.value;
+  }
+
+  async merge(work: WorkRef, strategy: MergeStrategy, verify?: (worktree: string) => Promise<Result<void>>): Promise<Result<{ baseBefore: string; baseAfter: string }>> {
+    return this.workspace.merge({
+      workerId: work.workerId,
+      taskId: work.taskId,
+      attempt: work.attempt,
+      base: this.baseBranch(),
+      strategy,
+      branch: work.branch,
+      ...(verify ? { verify } : {}),
+    });
+  }
+
+  async branchExists(branch: string): Promise<boolean> {
+    return (await resolveCommit(openGit(this.repoRoot), `refs/heads/${branch}`)) !== undefined;
+  }
+
+  worktreePath(workerId: string): string {
+    const path = this.workspace.worktreePathFor(workerId);
+    return path.ok ? path.value : '';
+  }
+
+  async changedFiles(branch: string): Promise<string[]> {
+    const files = await changedFiles(this.repoRoot, this.baseBranch(), branch);
+    return files.ok ? files.value.map((file) => file.path) : [];
+  }
+
+  async fileAt(ref: string, file: string): Promise<string> {
+    // `ref:file` is one argv element; a leading dash would make git read it as an option.
+    if (ref.startsWith('-') || file.startsWith('-')) return '';
+    try {
+      return await openGit(this.repoRoot).show([`${ref}:${file}`]);
+    } catch {
+      return '';
+    }
+  }
+}
