@@ -105,11 +105,11 @@ export class Monitor {
   /** A heartbeat, or failing that the last transition, is the latest sign of life. */
   private lastSign(worker: WorkerSigns): { at: number; kind: 'heartbeat' | 'assignment' } {
     const beat = worker.heartbeat_ms ?? 0;
-    // A STALE worker went silent about `staleMs` before it was marked; that is its last sign.
-    const moved = worker.state === WorkerState.Stale
-      ? worker.state_changed_at - this.settings.liveness.staleMs
-      : worker.state_changed_at;
-    return beat >= moved ? { at: beat, kind: 'heartbeat' } : { at: moved, kind: 'assignment' };
+    if (worker.state === WorkerState.Stale) {
+      // A STALE worker went silent about `staleMs` before it was marked; that is its last sign.
+      return { at: Math.max(beat, worker.state_changed_at - this.settings.liveness.staleMs), kind: beat ? 'heartbeat' : 'assignment' };
+    }
+    return beat >= worker.state_changed_at ? { at: beat, kind: 'heartbeat' } : { at: worker.state_changed_at, kind: 'assignment' };
   }
 
   private workers(reader: Reader): WorkerSigns[] {

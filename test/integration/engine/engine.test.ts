@@ -1,0 +1,272 @@
+import assert from 'node:assert/strict';
+import { after, beforeEach, describe, it } from 'node:test';
+import type { StatusSnapshot } from '../../../src/engine/statusView';
+import { type EngineHarness, openEngine } from '../../support/engineHarness';
+
+let harness: EngineHarness;
+const harnesses: EngineHarness[] = [];
+
+beforeEach(async () => {
+  harness = await openEngine();
+  harnesses.push(harness);
+});
+after(() => harnesses.forEach((h) => h.close()));
+
+const status = () => harness.value<StatusSnapshot>('status', {});
+const worker = (id: string) => status().workers.find((w) => w.id === id)!;
+const task = (id: string) => status().tasks.find((t) => t.id === id)!;
+
+describe('engine: the worker path', () => {
+  it('claims, works, reviews and merges with audit rows for every step', () => {
+    harness.value('worker.add', { id: 'w1' });
+    harness.value('task.add', { title: 'Fix login', id: 'login' });
+    const claimed = harness.value<{ id: string; attempt: number; branch: string }>('claim', { worker: 'w1' });
+    assert.deepEqual(claimed, { id: 'login', attempt: 1, branch: 'w1/login' });
+    harness.value('start', { worker: 'w1' });
+    harness.value('heartbeat', { worker: 'w1', progress: 0.5, attempt: 1 });
+    harness.value('submit', { worker: 'w1', summary: 'done', attempt: 1 });
+    harness.value('request-changes', { worker: 'w1', note: 'add a test' });
+    assert.equal(worker('w1').note, 'add a test');
+    harness.value('submit', { worker: 'w1' });
+    harness.value('approve', { worker: 'w1' });
+    harness.value('merge', { worker: 'w1' });
+    assert.equal(task('login').status, 'done');
+    assert.equal(worker('w1').state, 'IDLE');
+    assert.equal(worker('w1').taskId, null);
+    const trail = harness.value<Array<{ entity_id: string; from_state: string; to_state: string; trigger: string }>>('transitions', { limit: 100 })
+      .map((t) => `${t.entity_id} ${t.from_state}>${t.to_state} ${t.trigger}`);
+    assert.deepEqual(trail, [
+      'login idle>queued enqueue',
+      'login queued>running claim',
+      'w1 IDLE>ASSIGNED assign',
+      'w1 ASSIGNED>WORKING start',
+      'w1 WORKING>IN_REVIEW submit',
+      'w1 IN_REVIEW>WORKING requestChanges',
+      'w1 WORKING>IN_REVIEW submit',
+      'w1 IN_REVIEW>APPROVED approve',
+      'w1 APPROVED>COMPLETED merge',
+      'login running>done complete',
+      'w1 COMPLETED>IDLE recycle',
+    ]);
+  });
+
+  it('refuses illegal moves with from, to and why, and changes nothing', () => {
+    harness.value('worker.add', { id: 'w1' });
+    const before = harness.value<unknown[]>('transitions', { limit: 100 }).length;
+    const refused = harness.run('approve', { worker: 'w1' });
+    assert.ok(!refused.ok);
+    assert.equal(refused.kind, 'refused');
+    assert.match(refused.message, /'w1': A worker in IDLE cannot approve/);
+    assert.equal(harness.value<unknown[]>('transitions', { limit: 100 }).length, before);
+    const metrics = harness.value<{ rejected: { total: number; byCode: Record<string, number> } }>('metrics', {});
+    assert.deepEqual(metrics.rejected, { total: 1, byCode: { illegalTransition: 1 } });
+  });
+
+  it('fences a late heartbeat or submit from an older attempt', () => {
+    harness.value('worker.add', { id: 'w1' });
+    harness.value('worker.add', { id: 'w2' });
+    harness.value('task.add', { title: 'T', id: 't1' });
+    harness.value('claim', { worker: 'w1' });
+    harness.value('start', { worker: 'w1' });
+    harness.value('fail', { worker: 'w1', reason: 'boom', attempt: 1 });
+    assert.equal(task('t1').status, 'queued');
+    harness.clock.advance(60_000);
+    harness.value('assign', { worker: 'w1', task: 't1' });
+    const late = harness.run('heartbeat', { worker: 'w1', attempt: 1 });
+    assert.ok(!late.ok && late.code === 'staleAttempt', JSON.stringify(late));
+    assert.match(late.message, /attempt 1 but the current attempt is 2/);
+    const lateSubmit = harness.run('submit', { worker: 'w1', attempt: 1 });
+    assert.ok(!lateSubmit.ok && lateSubmit.code === 'staleAttempt');
+    assert.equal(worker('w1').state, 'ASSIGNED');
+    assert.equal(harness.value<{ rejected: { byCode: Record<string, number> } }>('metrics', {}).rejected.byCode['staleAttempt'], 2);
+  });
+
+  it('applies a request id once and answers the repeat with the first result', () => {
+    const first = harness.run('task.add', { title: 'Once' }, 'req-1');
+    const second = harness.run('task.add', { title: 'Once' }, 'req-1');
+    assert.deepEqual(second, first);
+    assert.equal(status().tasks.length, 1);
+    const reused = harness.run('worker.add', { id: 'w9' }, 'req-1');
+    assert.ok(!reused.ok && reused.code === 'requestIdReused');
+    assert.equal(harness.value<{ idempotency: { hits: number } }>('metrics', {}).idempotency.hits, 1);
+  });
+});
+
+describe('engine: retries and backoff', () => {
+  it('requeues a failed attempt after a backoff, then fails for good when attempts run out', () => {
+    harness.value('worker.add', { id: 'w1' });
+    harness.value('task.add', { title: 'Flaky', id: 'flaky', maxAttempts: 2 });
+    harness.value('claim', { worker: 'w1' });
+    harness.value('fail', { worker: 'w1', reason: 'tests red' });
+    assert.equal(task('flaky').status, 'queued');
+    assert.equal(worker('w1').state, 'IDLE');
+    assert.equal(harness.value('claim', { worker: 'w1' }), null, 'not due before the backoff');
+    harness.clock.advance(5_000);
+    assert.equal(harness.value<{ attempt: number }>('claim', { worker: 'w1' }).attempt, 2);
+    harness.value('fail', { worker: 'w1', reason: 'still red' });
+    assert.equal(task('flaky').status, 'failed');
+    assert.equal(worker('w1').state, 'FAILED');
+    assert.equal(worker('w1').lastError, 'still red');
+    harness.value('retry', { task: 'flaky' });
+    assert.equal(task('flaky').status, 'queued');
+    assert.equal(worker('w1').state, 'IDLE');
+  });
+});
+
+describe('engine: chains', () => {
+  const chain = () => harness.value<{ parent: { id: string }; children: Array<{ id: string; blocked_by_task_id: string | null }> }>(
+    'chain.add', { name: 'Release v2', steps: [{ title: 'one' }, { title: 'two' }, { title: 'three' }] });
+  const finish = (workerId: string) => {
+    harness.value('start', { worker: workerId });
+    harness.value('submit', { worker: workerId });
+    harness.value('approve', { worker: workerId });
+    harness.value('merge', { worker: workerId });
+  };
+
+  it('runs children in order, unblocking each successor, then completes the parent', () => {
+    harness.value('worker.add', { id: 'w1' });
+    const { parent, children } = chain();
+    assert.equal(parent.id, 'release-v2');
+    assert.deepEqual(children.map((c) => [c.id, c.blocked_by_task_id]), [
+      ['release-v2-1', null], ['release-v2-2', 'release-v2-1'], ['release-v2-3', 'release-v2-2'],
+    ]);
+    assert.equal(task('release-v2').status, 'running');
+    for (const child of children) {
+      assert.equal(harness.value<{ id: string }>('claim', { worker: 'w1' }).id, child.id);
+      finish('w1');
+    }
+    assert.equal(task('release-v2').status, 'done');
+  });
+
+  it('fails closed: a failed child never unblocks its successor and fails the parent', () => {
+    harness.value('worker.add', { id: 'w1', maxAttempts: 1 });
+    chain();
+    harness.value('claim', { worker: 'w1' });
+    harness.value('fail', { worker: 'w1', reason: 'broken' });
+    assert.equal(task('release-v2-1').status, 'failed');
+    assert.equal(task('release-v2-2').blockedBy, 'release-v2-1');
+    assert.equal(task('release-v2').status, 'failed');
+    harness.value('reset', { worker: 'w1' });
+    assert.equal(harness.value('claim', { worker: 'w1' }), null);
+    const assign = harness.run('assign', { worker: 'w1', task: 'release-v2-2' });
+    assert.ok(!assign.ok && assign.code === 'blocked' && /blocked by 'release-v2-1'/.test(assign.message));
+    harness.value('retry', { task: 'release-v2-1' });
+    assert.equal(task('release-v2').status, 'running', 'retrying the child resumes the chain');
+  });
+
+  it('plans a chain step by step and refuses to finalize an empty plan', () => {
+    harness.value('task.add', { title: 'Epic', id: 'epic', manual: true });
+    harness.value('plan.start', { parent: 'epic' });
+    const empty = harness.run('plan.finalize', { parent: 'epic' });
+    assert.ok(!empty.ok && empty.kind === 'invalid');
+    harness.value('plan.add', { parent: 'epic', title: 'a' });
+    harness.value('plan.add', { parent: 'epic', title: 'b' });
+    harness.value('plan.finalize', { parent: 'epic' });
+    assert.deepEqual(status().tasks.filter((t) => t.parentId === 'epic').map((t) => [t.id, t.status, t.blockedBy]), [
+      ['epic-1', 'queued', null], ['epic-2', 'queued', 'epic-1'],
+    ]);
+  });
+});
+
+describe('engine: liveness', () => {
+  /** The waker re-arms its timers on the next turn of the event loop after a commit. */
+  const settle = () => new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+  const advance = async (ms: number) => {
+    await settle();
+    harness.clock.advance(ms);
+    await settle();
+  };
+
+  it('moves a silent worker to STALE with a reason, revives it on a heartbeat, and fails it when dead', async () => {
+    harness.value('worker.add', { id: 'w1' });
+    harness.value('task.add', { title: 'T', id: 't1', maxAttempts: 1 });
+    harness.value('claim', { worker: 'w1' });
+    harness.value('start', { worker: 'w1' });
+    harness.value('heartbeat', { worker: 'w1' });
+    harness.engine.startBackground();
+    await advance(40_000);
+    assert.equal(worker('w1').liveness, 'WARN');
+    assert.equal(worker('w1').livenessReason, 'no heartbeat for 40s');
+    await advance(60_010);
+    assert.equal(worker('w1').state, 'STALE');
+    assert.match(worker('w1').lastError ?? '', /^no heartbeat for 1m40s/);
+    harness.value('heartbeat', { worker: 'w1' });
+    assert.equal(worker('w1').state, 'WORKING');
+    await advance(100_010);
+    assert.equal(worker('w1').state, 'STALE');
+    await advance(200_010);
+    assert.equal(worker('w1').state, 'FAILED');
+    assert.match(worker('w1').lastError ?? '', /^dead: no heartbeat for 5m00s/);
+    assert.equal(task('t1').status, 'failed');
+    assert.equal(harness.clock.pendingTimers(), 0, 'nothing left to wait for: no timer, no polling');
+  });
+
+  it('finds silent workers when an owner starts', () => {
+    harness.value('worker.add', { id: 'w1' });
+    harness.value('task.add', { title: 'T', id: 't1' });
+    harness.value('claim', { worker: 'w1' });
+    harness.value('start', { worker: 'w1' });
+    harness.clock.advance(150_000);
+    harness.engine.startBackground();
+    assert.equal(worker('w1').state, 'STALE');
+    assert.match(worker('w1').lastError ?? '', /checked at owner start/);
+  });
+});
+
+describe('engine: dispatcher and waker', () => {
+  it('hands queued work to idle workers on its own, within the concurrency limit', async () => {
+    harness.close();
+    harness = await openEngine({ concurrency: 2 });
+    harnesses.push(harness);
+    for (const id of ['w1', 'w2', 'w3']) harness.value('worker.add', { id });
+    harness.engine.startBackground();
+    for (let i = 1; i <= 4; i++) harness.value('task.add', { title: `task ${i}`, id: `t${i}` });
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(status().workers.map((w) => [w.id, w.state, w.taskId]), [
+      ['w1', 'ASSIGNED', 't1'], ['w2', 'ASSIGNED', 't2'], ['w3', 'IDLE', null],
+    ]);
+  });
+
+  it('prefers the worker that had the task before', async () => {
+    for (const id of ['w1', 'w2']) harness.value('worker.add', { id });
+    harness.value('task.add', { title: 'T', id: 't1' });
+    harness.value('assign', { worker: 'w2', task: 't1' });
+    harness.value('fail', { worker: 'w2', reason: 'flake' });
+    harness.clock.advance(5_000);
+    const assigned = harness.value<Array<{ worker: string }>>('dispatch', {});
+    assert.deepEqual(assigned.map((a) => a.worker), ['w2']);
+  });
+});
+
+describe('engine: message bus', () => {
+  it('delivers at least once: poll keeps the cursor, ack moves it forward only', () => {
+    const sent = harness.value<{ seq: number; id: string }>('send', { from: 'lead', to: 'w1', type: 'note', payload: { a: 1 }, id: '0b7c8a2e-1f1a-4c5e-9a7b-3d2e1f0a9b8c' });
+    const again = harness.value<{ seq: number; duplicate: boolean }>('send', { from: 'lead', to: 'w1', type: 'note', payload: { a: 1 }, id: '0b7c8a2e-1f1a-4c5e-9a7b-3d2e1f0a9b8c' });
+    assert.equal(again.seq, sent.seq);
+    assert.equal(again.duplicate, true);
+    harness.value('send', { from: 'lead', type: 'broadcast', payload: 'all' });
+    const polled = harness.value<{ messages: Array<{ seq: number; type: string; payload: unknown }> }>('poll', { agent: 'w1' });
+    assert.deepEqual(polled.messages.map((m) => [m.type, m.payload]), [['note', { a: 1 }], ['broadcast', 'all']]);
+    assert.equal(harness.value<{ messages: unknown[] }>('poll', { agent: 'w1' }).messages.length, 2, 'poll does not move the cursor');
+    harness.value('ack', { agent: 'w1', seq: polled.messages[1]!.seq });
+    assert.deepEqual(harness.value('ack', { agent: 'w1', seq: polled.messages[0]!.seq }), { cursor: polled.messages[1]!.seq, moved: false });
+    assert.equal(harness.value<{ messages: unknown[] }>('poll', { agent: 'w1' }).messages.length, 0);
+  });
+
+  it('keeps payloads over 4 KiB in blobs and refuses oversized ones', () => {
+    const big = 'x'.repeat(10_000);
+    harness.value('send', { from: 'lead', to: 'w1', type: 'big', payload: big });
+    assert.equal(harness.value<{ messages: Array<{ payload: unknown }> }>('poll', { agent: 'w1' }).messages[0]!.payload, big);
+    assert.equal(harness.blobCount(), 1);
+    const huge = harness.run('send', { from: 'lead', type: 'huge', payload: 'y'.repeat(2 * 1024 * 1024) });
+    assert.ok(!huge.ok && huge.kind === 'invalid' && /payload/.test(huge.message));
+  });
+
+  it('publishes every transition as a state_change broadcast', () => {
+    harness.value('worker.add', { id: 'w1' });
+    harness.value('task.add', { title: 'T', id: 't1' });
+    const polled = harness.value<{ messages: Array<{ type: string; payload: { id: string; to: string } }> }>('poll', { agent: 'observer' });
+    assert.deepEqual(polled.messages.map((m) => [m.type, m.payload.id, m.payload.to]), [['state_change', 't1', 'queued']]);
+  });
+});
