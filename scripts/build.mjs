@@ -15,6 +15,7 @@ const common = { bundle: true, sourcemap: true, logLevel: 'warning', absWorkingD
 const entries = [
   { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', target: 'node20', format: 'cjs' },
   { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', platform: 'node', target: 'node20', format: 'cjs', external: ['vscode'] },
+  { entryPoints: ['src/infra/agents/demoAgent.ts'], outfile: 'dist/demo-agent.js', platform: 'node', target: 'node20', format: 'cjs' },
   { entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js', platform: 'browser', target: 'es2022', format: 'iife' },
 ].filter((entry) => existsSync(join(root, entry.entryPoints[0])));
 

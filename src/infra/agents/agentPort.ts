@@ -1,0 +1,110 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { z } from 'zod';
+import type { AgentExit, AgentLaunch, AgentPort } from '../../engine/ports';
+import { type Result, ok } from '../../core/result';
+import { writeFileAtomic } from '../fs';
+import type { AgentSupervisor } from './agentSupervisor';
+import { isGroupAlive } from './processes';
+import { resolveProfile } from './profiles';
+
+/** What an owner remembers of a launched agent, so the next owner can end it after a crash. */
+const runRecordSchema = z.object({ workerId: z.string(), taskId: z.string(), attempt: z.number().int(), pid: z.number().int().positive() });
+type RunRecord = z.infer<typeof runRecordSchema>;
+
+/**
+ * The engine's AgentPort over the AgentSupervisor: resolves profile names, passes the endpoint
+ * environment, and keeps a record per running agent in `.foreman/agents/` so that an owner that
+ * starts after a crash can stop the agents the dead owner left behind (they run in their own
+ * process groups and outlive it).
+ */
+export class SupervisedAgents implements AgentPort {
+  private readonly recordDir: string;
+
+  constructor(
+    private readonly supervisor: AgentSupervisor,
+    foremanDir: string,
+    private readonly environment: () => Record<string, string>,
+    private readonly userProfiles: () => Readonly<Record<string, unknown>> = () => ({}),
+    private readonly log: (line: string) => void = () => undefined,
+  ) {
+    this.recordDir = path.join(foremanDir, 'agents');
+  }
+
+  launch(launch: AgentLaunch): Result<{ pid: number; logFile: string; exited: Promise<AgentExit> }> {
+    const profile = resolveProfile(launch.agent, this.userProfiles());
+    if (!profile.ok) return profile;
+    const run = this.supervisor.launch({ ...launch, profile: profile.value, env: this.environment() });
+    if (!run.ok) return run;
+    const record: RunRecord = { workerId: launch.workerId, taskId: launch.taskId, attempt: launch.attempt, pid: run.value.pid };
+    fs.mkdirSync(this.recordDir, { recursive: true });
+    writeFileAtomic(this.recordFile(launch.workerId), JSON.stringify(record));
+    const exited = run.value.exited.finally(() => this.forget(record));
+    return ok({ pid: run.value.pid, logFile: run.value.logFile, exited });
+  }
+
+  cancel(workerId: string): Promise<AgentExit | undefined> {
+    return this.supervisor.cancel(workerId);
+  }
+
+  signals(workerId: string): ReturnType<AgentPort['signals']> {
+    return this.supervisor.signals(workerId);
+  }
+
+  /**
+   * Ends agents a previous owner launched and could not stop (it was killed). Their work stays in
+   * the worktree; the crew snapshots it and retries the attempt.
+   */
+  async reapOrphans(graceMs = 3000): Promise<RunRecord[]> {
+    const reaped: RunRecord[] = [];
+    for (const name of fs.existsSync(this.recordDir) ? fs.readdirSync(this.recordDir) : []) {
+      const file = path.join(this.recordDir, name);
+      const parsed = runRecordSchema.safeParse(safeJson(file));
+      if (!parsed.success) {
+        fs.rmSync(file, { force: true });
+        continue;
+      }
+      const record = parsed.data;
+      if (this.supervisor.running(record.workerId)?.pid === record.pid) continue;
+      if (isGroupAlive(record.pid)) {
+        this.log(`agents: stopping the orphaned agent of ${record.workerId} (pid ${record.pid}, ${record.taskId} attempt ${record.attempt})`);
+        await endGroup(record.pid, graceMs);
+      }
+      fs.rmSync(file, { force: true });
+      reaped.push(record);
+    }
+    return reaped;
+  }
+
+  private forget(record: RunRecord): void {
+    const file = this.recordFile(record.workerId);
+    const current = runRecordSchema.safeParse(safeJson(file));
+    if (current.success && current.data.pid === record.pid) fs.rmSync(file, { force: true });
+  }
+
+  private recordFile(workerId: string): string {
+    return path.join(this.recordDir, `${workerId}.json`);
+  }
+}
+
+function safeJson(file: string): unknown {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+async function endGroup(pid: number, graceMs: number): Promise<void> {
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(-pid, name);
+    } catch {
+      // Already gone.
+    }
+  };
+  signal('SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (isGroupAlive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  if (isGroupAlive(pid)) signal('SIGKILL');
+}

@@ -1,0 +1,83 @@
+/**
+ * Everything decided before an agent process starts, without side effects: the checks that refuse
+ * a launch, the argv with placeholders substituted, the environment, the executable and the files
+ * of the attempt. A refused launch therefore leaves nothing behind — no log, no prompt file.
+ */
+import { statSync } from 'node:fs';
+import { idPattern } from '../../core/ids';
+import { type Result, invalid, ok, refused } from '../../core/result';
+import { agentEnvironment, findCommand } from './agentEnvironment';
+import { type AttemptPaths, attemptPaths } from './attemptLog';
+import { expandPlaceholders } from './placeholders';
+import type { AgentProfile } from './profiles';
+
+/** One agent to start; `env` carries what only the caller knows (FOREMAN_ENDPOINT, FOREMAN_TOKEN, FOREMAN_DIR, FOREMAN_BASE…). */
+export interface AgentLaunchSpec {
+  readonly workerId: string;
+  readonly taskId: string;
+  readonly attempt: number;
+  readonly branch: string;
+  readonly worktree: string;
+  readonly prompt: string;
+  readonly profile: AgentProfile;
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+export interface LaunchPlan {
+  /** The file to execute, found on the agent's PATH. */
+  readonly executable: string;
+  /** argv after the command, placeholders substituted. */
+  readonly args: string[];
+  readonly environment: Record<string, string>;
+  readonly paths: AttemptPaths;
+  /** Whether the prompt file must be written (file delivery, or the args name it). */
+  readonly writesPromptFile: boolean;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+export function planLaunch(spec: AgentLaunchSpec, logDir: string, cliBinDir: string): Result<LaunchPlan> {
+  // Ids become folder names and environment values: only checked ids get that far.
+  if (!idPattern.test(spec.workerId)) return invalid('invalidWorkerId', `The worker id '${spec.workerId}' is not a valid id.`);
+  if (!idPattern.test(spec.taskId)) return invalid('invalidTaskId', `The task id '${spec.taskId}' is not a valid id.`);
+  if (!Number.isInteger(spec.attempt) || spec.attempt < 1) {
+    return invalid('invalidAttempt', `Attempt ${spec.attempt} is not a positive whole number.`);
+  }
+  const { profile } = spec;
+  if (profile.mode === 'terminal') {
+    return refused(
+      'terminalProfile',
+      'This agent profile runs in a VS Code terminal (mode "terminal"); the extension launches it, not the supervisor.',
+    );
+  }
+  if (!isDirectory(spec.worktree)) {
+    return refused('worktreeMissing', `The worktree '${spec.worktree}' does not exist; prepare it before launching.`);
+  }
+  const paths = attemptPaths(logDir, spec.taskId, spec.attempt);
+  const args = expandPlaceholders(profile.args, {
+    prompt: spec.prompt,
+    promptFile: paths.promptFile,
+    taskId: spec.taskId,
+    workerId: spec.workerId,
+    branch: spec.branch,
+    worktree: spec.worktree,
+    attempt: String(spec.attempt),
+  });
+  if (!args.ok) return args;
+  const environment = agentEnvironment(spec, cliBinDir, profile.env, spec.env);
+  const executable = findCommand(profile.command, environment, spec.worktree);
+  if (!executable) {
+    return refused(
+      'agentCommandNotFound',
+      `The agent command '${profile.command}' was not found on the agent's PATH or is not executable.`,
+    );
+  }
+  const writesPromptFile = profile.prompt === 'file' || profile.args.some((arg) => arg.includes('{promptFile}'));
+  return ok({ executable, args: args.value, environment, paths, writesPromptFile });
+}

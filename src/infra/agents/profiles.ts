@@ -1,0 +1,153 @@
+/**
+ * Agent profiles (ARCHITECTURE §6, setting `foreman.agents`): how to start one kind of agent as an
+ * argv array, how it gets its prompt, and the built-in profiles Foreman ships. Profiles are checked
+ * when they are resolved, so a mistyped setting is reported before any task is claimed for it.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { z } from 'zod';
+import { type Result, invalid, ok } from '../../core/result';
+import { placeholderNames, placeholdersIn } from './placeholders';
+
+export { expandPlaceholders, placeholderNames, type PlaceholderName, type PlaceholderValues } from './placeholders';
+
+/** How the prompt reaches the agent: an argv element (`{prompt}`), its stdin, or a file (`{promptFile}`). */
+export const promptDeliveries = ['argument', 'stdin', 'file'] as const;
+export type PromptDelivery = (typeof promptDeliveries)[number];
+
+/** `process`: launched and supervised by Foreman; `terminal`: run by the extension in a VS Code terminal. */
+export const agentModes = ['process', 'terminal'] as const;
+export type AgentMode = (typeof agentModes)[number];
+
+/** The placeholder each delivery needs in the argv; stdin needs none. */
+const requiredPlaceholder: Record<PromptDelivery, string | undefined> = { argument: 'prompt', file: 'promptFile', stdin: undefined };
+
+/** Strict, so a misspelt key (`arg`, `environment`) is reported rather than silently ignored. */
+const profileFields = z.strictObject({
+  /** The executable, looked up on PATH when it has no slash; never run through a shell. */
+  command: z.string().min(1, 'the command must not be empty'),
+  /** argv after the command; placeholders are substituted inside single elements. */
+  args: z.array(z.string()).default([]),
+  /** Extra environment for this agent; Foreman's own FOREMAN_* variables win over it. */
+  env: z.record(z.string(), z.string()).optional(),
+  /** Optional in settings: inferred from the placeholders the args use (see inferDelivery). */
+  prompt: z.enum(promptDeliveries).optional(),
+  mode: z.enum(agentModes).default('process'),
+});
+
+/** A profile as the setting holds it: only `command` is required, as in package.json's schema. */
+export type AgentProfileInput = z.input<typeof profileFields>;
+
+/**
+ * Without an explicit delivery, the args say it: `{prompt}` → argument, `{promptFile}` → file,
+ * neither → stdin, so a bare `{ "command": "my-agent" }` still receives its prompt.
+ */
+function inferDelivery(args: readonly string[]): PromptDelivery {
+  const used = placeholdersIn(args);
+  if (used.includes('prompt')) return 'argument';
+  if (used.includes('promptFile')) return 'file';
+  return 'stdin';
+}
+
+export const agentProfileSchema = profileFields.transform((fields, context) => {
+  const prompt = fields.prompt ?? inferDelivery(fields.args);
+  const used = placeholdersIn(fields.args);
+  const unknown = used.filter((name) => !(placeholderNames as readonly string[]).includes(name));
+  for (const name of unknown) {
+    context.addIssue({
+      code: 'custom',
+      path: ['args'],
+      message: `unknown placeholder '{${name}}' (known: ${placeholderNames.map((known) => `{${known}}`).join(', ')})`,
+    });
+  }
+  const needed = requiredPlaceholder[prompt];
+  if (needed !== undefined && !used.includes(needed)) {
+    // Without it the agent would start with no task at all and "succeed" at nothing.
+    context.addIssue({ code: 'custom', path: ['args'], message: `prompt '${prompt}' needs the placeholder '{${needed}}' in args` });
+  }
+  if (unknown.length > 0 || (needed !== undefined && !used.includes(needed))) return z.NEVER;
+  return { ...fields, prompt };
+});
+
+/** A checked profile: every field present, placeholders known, the prompt delivery consistent with the args. */
+export type AgentProfile = z.output<typeof agentProfileSchema>;
+
+/**
+ * The demo agent's argv prefix. Bundled, it sits next to the bundle as `demo-agent.js`; from source
+ * (tests, `tsx`), it is the TypeScript file, loaded through tsx by absolute URL because the agent's
+ * cwd is a worktree where `tsx` does not resolve. Undefined when neither is present.
+ */
+export function demoAgentArgs(): string[] | undefined {
+  const bundled = join(__dirname, 'demo-agent.js');
+  if (existsSync(bundled)) return [bundled];
+  const source = join(__dirname, 'demoAgent.ts');
+  if (!existsSync(source)) return undefined;
+  const tsxLoader = pathToFileURL(createRequire(__filename).resolve('tsx')).href;
+  return ['--import', tsxLoader, source];
+}
+
+/**
+ * Profiles Foreman ships. The `--` before the prompt keeps a prompt that starts with `-` (a
+ * Markdown list, say) from being read as an option by the agent's argument parser.
+ */
+export function builtinProfiles(): Record<string, AgentProfileInput> {
+  const profiles: Record<string, AgentProfileInput> = {
+    // Claude Code in print mode: one non-interactive run; edits are accepted, other tools still follow the user's permission settings.
+    claude: { command: 'claude', args: ['-p', '--permission-mode', 'acceptEdits', '--', '{prompt}'], prompt: 'argument', mode: 'process' },
+    // Codex CLI non-interactive; --full-auto lets it write in the worktree (Foreman commits what it leaves).
+    codex: { command: 'codex', args: ['exec', '--full-auto', '--', '{prompt}'], prompt: 'argument', mode: 'process' },
+    aider: { command: 'aider', args: ['--yes-always', '--message-file', '{promptFile}'], prompt: 'file', mode: 'process' },
+  };
+  const demo = demoAgentArgs();
+  if (demo) {
+    // process.execPath is Electron inside VS Code; ELECTRON_RUN_AS_NODE makes it behave as node (plain node ignores it).
+    profiles['demo'] = {
+      command: process.execPath,
+      args: [...demo, '{promptFile}'],
+      env: { ELECTRON_RUN_AS_NODE: '1' },
+      prompt: 'file',
+      mode: 'process',
+    };
+  }
+  return profiles;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** New args without a delivery re-infer it, rather than keep a built-in delivery they may not match. */
+function overlay(builtin: AgentProfileInput, user: Record<string, unknown>): Record<string, unknown> {
+  const base: Record<string, unknown> = { ...builtin };
+  if ('args' in user && !('prompt' in user)) delete base['prompt'];
+  return { ...base, ...user };
+}
+
+/**
+ * The profile called `name`: a user profile (setting `foreman.agents`) replaces a built-in of the
+ * same name field by field, so `{ "claude": { "command": "/opt/bin/claude" } }` keeps the built-in
+ * args. The result is validated; problems name the setting path.
+ */
+export function resolveProfile(name: string, userProfiles: Readonly<Record<string, unknown>> = {}): Result<AgentProfile> {
+  const builtins = builtinProfiles();
+  const builtin = Object.hasOwn(builtins, name) ? builtins[name] : undefined;
+  const user = Object.hasOwn(userProfiles, name) ? userProfiles[name] : undefined;
+  if (builtin === undefined && user === undefined) {
+    const known = [...new Set([...Object.keys(builtins), ...Object.keys(userProfiles)])].sort();
+    const hint = name === 'demo' ? ' (the demo agent script was not found next to Foreman)' : '';
+    return invalid('unknownAgentProfile', `There is no agent profile named '${name}'${hint}; known profiles: ${known.join(', ')}.`, {
+      profile: name,
+    });
+  }
+  if (user !== undefined && !isRecord(user)) {
+    return invalid('invalidAgentProfile', `The agent profile foreman.agents.${name} must be an object with at least a "command".`, {
+      profile: name,
+    });
+  }
+  const parsed = agentProfileSchema.safeParse(builtin && user ? overlay(builtin, user) : (user ?? builtin));
+  if (parsed.success) return ok(parsed.data);
+  const problems = parsed.error.issues.map((issue) => `${['foreman.agents', name, ...issue.path.map(String)].join('.')}: ${issue.message}`);
+  return invalid('invalidAgentProfile', `The agent profile '${name}' is not valid: ${problems.join('; ')}.`, { profile: name, problems });
+}
