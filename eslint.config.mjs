@@ -9,7 +9,7 @@ const restrict = (names, message, patterns = []) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'out/**', 'node_modules/**', 'test-results/**', '.vscode-test/**', '**/*.mjs', 'bin/**', 'media/**'] },
+  { ignores: ['test/fixtures/**', '.vscode-test/**', '.demo/**', 'dist/**', 'out/**', 'node_modules/**', 'test-results/**', '.vscode-test/**', '**/*.mjs', 'bin/**', 'media/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

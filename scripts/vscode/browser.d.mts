@@ -1,0 +1,3 @@
+// Types for browser.mjs.
+import type { Browser } from 'playwright-core';
+export function launchChromium(options?: { headless?: boolean }): Promise<Browser>;

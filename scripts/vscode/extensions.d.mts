@@ -1,0 +1,5 @@
+// Types for extensions.mjs.
+export function readManifest(
+  folder: string,
+): { id: string; publisher: string; name: string; version: string; main?: string } & Record<string, unknown>;
+export function linkExtensions(extensionsDir: string, extensionFolders: string[]): string[];

@@ -1,0 +1,152 @@
+// Drives a real VS Code workbench (code-server + Debian chromium via playwright-core) for UI tests.
+// Each launch gets its own code-server, profile and browser, so tests can run side by side and never
+// see each other's state. Selectors follow REAL-VSCODE-TESTING.md; every helper waits for what it
+// needs to see instead of sleeping, because extensions activate seconds after the workbench appears.
+import { mkdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { launchChromium } from '../../../scripts/vscode/browser.mjs';
+import { startCodeServer, type CodeServer } from '../../../scripts/vscode/codeServer.mjs';
+import { linkExtensions } from '../../../scripts/vscode/extensions.mjs';
+import { newRunDir, repoRoot } from '../../../scripts/vscode/paths.mjs';
+
+export interface LaunchOptions {
+  /** Folder to open as the workspace. */
+  folder: string;
+  /** Extension folder(s) to load (each needs a package.json with publisher, name, version). */
+  extensionPath: string | string[];
+  /** A built-in theme label, e.g. "Default Light Modern". */
+  theme?: string;
+  /** Workspace trust on: the folder opens in Restricted Mode (no startup dialog). Default off. */
+  workspaceTrust?: boolean;
+  /** Extra user settings. */
+  settings?: Record<string, unknown>;
+  /** Extra environment for code-server and the extension host. */
+  env?: Record<string, string>;
+  /** Prefix for screenshot names (default: "workbench"). */
+  name?: string;
+  /** How long to wait for the workbench to show the folder (default 60 s). */
+  timeoutMs?: number;
+}
+
+export interface Workbench {
+  page: Page;
+  url: string;
+  /** Saves test-results/<name>-<shot>.png and returns its path. */
+  screenshot(shot: string): Promise<string>;
+  /** Runs a command from the palette (F1) by its title as shown there, e.g. "Harness: Say Hello". */
+  runCommand(title: string): Promise<void>;
+  /** Opens a view container from the activity bar (no-op when it is already open). */
+  clickActivityBar(label: string): Promise<void>;
+  /** The rows of a tree view, by the view's name ("Workers"). */
+  treeRows(viewName: string): Locator;
+  /** The visible labels of a tree view's rows, once at least one row shows. */
+  treeLabels(viewName: string): Promise<string[]>;
+  /** A status bar item by its id: "harness.item" (of the first extension) or a full "publisher.name.item". */
+  statusBarItem(id: string): Locator;
+  /** Notification toasts currently shown; filter with `.filter({ hasText })`. */
+  notifications(): Locator;
+  close(): Promise<void>;
+}
+
+const resultsDir = join(repoRoot, 'test-results');
+const keep = process.env.FOREMAN_VSCODE_KEEP === '1';
+
+export async function launchWorkbench(options: LaunchOptions): Promise<Workbench> {
+  const extensionPaths = [options.extensionPath].flat().map((path) => resolve(path));
+  const runDir = newRunDir('e2e');
+  const extensionIds = linkExtensions(join(runDir, 'extensions'), extensionPaths);
+
+  let server: CodeServer | undefined;
+  let browser: Browser | undefined;
+  const close = async () => {
+    await browser?.close().catch(() => {});
+    await server?.stop();
+    if (!keep) rmSync(runDir, { recursive: true, force: true });
+  };
+  try {
+    server = await startCodeServer({
+      userDataDir: join(runDir, 'user-data'),
+      extensionsDir: join(runDir, 'extensions'),
+      runDir,
+      folder: options.folder,
+      colorTheme: options.theme,
+      workspaceTrust: options.workspaceTrust,
+      settings: options.settings,
+      env: options.env,
+    });
+    browser = await launchChromium();
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(30_000);
+    await page.goto(server.url);
+    // The workbench is up once its side bar shows (extensions may still be activating).
+    await page.locator('.monaco-workbench .part.sidebar').waitFor({ timeout: options.timeoutMs ?? 60_000 });
+    return makeWorkbench(page, server.url, extensionIds, options.name ?? 'workbench', close);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+function makeWorkbench(page: Page, url: string, extensionIds: string[], name: string, close: () => Promise<void>): Workbench {
+  const tree = (viewName: string) => page.locator(`.monaco-list[aria-label="${cssString(viewName)}"] .monaco-list-row`);
+  return {
+    page,
+    url,
+    close,
+
+    async screenshot(shot) {
+      mkdirSync(resultsDir, { recursive: true });
+      const path = join(resultsDir, `${name}-${shot}.png`.replace(/[^\w.-]+/g, '-'));
+      // Toasts fade in: wait until none is mid-animation, or the picture shows a ghost.
+      await page.waitForFunction(
+        "[...document.querySelectorAll('.notification-toast')].every((t) => t.classList.contains('notification-fade-in-done'))",
+      );
+      await page.screenshot({ path });
+      return path;
+    },
+
+    async runCommand(title) {
+      await page.keyboard.press('F1');
+      const input = page.locator('.quick-input-widget input[type="text"]');
+      await input.waitFor({ state: 'visible' });
+      // F1 opens the palette with ">" typed: keep it, or the box searches files instead of commands.
+      await input.fill(`>${title}`);
+      const row = page.locator('.quick-input-list .monaco-list-row').filter({ hasText: title }).first();
+      await row.waitFor({ state: 'visible' });
+      await row.click();
+      await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+    },
+
+    async clickActivityBar(label) {
+      const item = page
+        .locator('.activitybar .action-item')
+        .filter({ has: page.locator(`a[aria-label^="${cssString(label)}"]`) })
+        .first();
+      await item.waitFor({ state: 'visible' });
+      // Clicking the active container collapses the side bar: only click when it is not active.
+      if (!/\bchecked\b/.test((await item.getAttribute('class')) ?? '')) await item.locator('a').first().click();
+      await page.locator('.part.sidebar').waitFor({ state: 'visible' });
+    },
+
+    treeRows: tree,
+
+    async treeLabels(viewName) {
+      const rows = tree(viewName);
+      await rows.first().waitFor({ state: 'visible' });
+      return rows.locator('.label-name').allInnerTexts();
+    },
+
+    statusBarItem(id) {
+      const fullId = extensionIds.some((ext) => id.startsWith(`${ext}.`)) || extensionIds.length === 0 ? id : `${extensionIds[0]}.${id}`;
+      return page.locator(`[id="${cssString(fullId)}"]`);
+    },
+
+    notifications() {
+      return page.locator('.notifications-toasts .notification-toast');
+    },
+  };
+}
+
+/** Escapes a value for use inside a double-quoted CSS attribute selector. */
+const cssString = (value: string) => value.replace(/["\\]/g, '\\$&');
