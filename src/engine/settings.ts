@@ -46,6 +46,10 @@ export const settingsFileSchema = z
     branchTemplate: z.string().regex(/^[A-Za-z0-9/_.{}-]+$/).refine((t) => t.includes('{task}'), 'must contain {task}').optional(),
     reviewTimeoutMs: z.number().int().min(1000).optional(),
     reviewTimeoutMovesToStale: z.boolean().optional(),
+    mergeStrategy: z.enum(['rebase', 'merge', 'squash']).optional(),
+    verifyCommand: z.array(z.string().min(1)).optional(),
+    worktreeRoot: z.string().min(1).optional(),
+    agents: z.record(z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, 'an agent profile name is kebab-case'), z.unknown()).optional(),
   })
   .strict();
 export type SettingsFile = z.infer<typeof settingsFileSchema>;
@@ -64,5 +68,24 @@ export function mergeSettings(file: SettingsFile, base: EngineSettings = default
     branchTemplate: file.branchTemplate ?? base.branchTemplate,
     reviewTimeoutMs: file.reviewTimeoutMs ?? base.reviewTimeoutMs,
     reviewTimeoutMovesToStale: file.reviewTimeoutMovesToStale ?? base.reviewTimeoutMovesToStale,
+  };
+}
+
+/** How work reaches git and agents: the crew's settings, beside the engine's. */
+export interface CrewSettingsFile {
+  readonly mergeStrategy: 'rebase' | 'merge' | 'squash';
+  /** argv of the verify command; empty: none. */
+  readonly verifyCommand: readonly string[];
+  readonly worktreeRoot: string | undefined;
+  /** User agent profiles by name, validated when used. */
+  readonly agents: Readonly<Record<string, unknown>>;
+}
+
+export function crewSettingsOf(file: SettingsFile): CrewSettingsFile {
+  return {
+    mergeStrategy: file.mergeStrategy ?? 'rebase',
+    verifyCommand: file.verifyCommand ?? [],
+    worktreeRoot: file.worktreeRoot,
+    agents: file.agents ?? {},
   };
 }

@@ -183,7 +183,7 @@ export class StateService {
     const worker = findWorker(unit.tx, target);
     if (worker) return this.cancelWorker(unit, worker);
     const task = findTask(unit.tx, target);
-    if (!task) return refused('notFound', `'${target}' is neither a worker nor a task.`);
+    if (!task) return { ...notFound('worker or task', target), message: `'${target}' is neither a worker nor a task.` };
     const holder = unit.tx.get<WorkerRow>('SELECT * FROM workers WHERE task_id = ? AND state IN (' + busyWorkerStates.map(() => '?').join(',') + ')', [target, ...busyWorkerStates]);
     if (holder) return this.cancelWorker(unit, holder);
     const moved = moveTask(unit, task, 'cancel', { set: { finished_at: unit.now } });

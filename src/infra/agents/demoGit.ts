@@ -65,7 +65,7 @@ export class DemoGit {
       return false;
     }
     this.run(['add', '--all']);
-    this.run(['commit', '--quiet', '--no-verify', '-m', message]);
+    this.run(['commit', '--quiet', '--no-verify', '-m', message, ...foremanTrailers()]);
     this.say(`committed "${message}" as ${this.run(['rev-parse', '--short', 'HEAD']).stdout.trim()}`);
     return true;
   }
@@ -142,4 +142,14 @@ export function keepBothSides(text: string): string {
     else if (section !== 'base') kept.push(line);
   }
   return kept.join('\n');
+}
+
+/** The agent signs its commits with the task it works on, as Foreman's own commits are signed. */
+function foremanTrailers(): string[] {
+  const trailers: Array<[string, string | undefined]> = [
+    ['Foreman-Task', process.env['FOREMAN_TASK_ID']],
+    ['Foreman-Worker', process.env['FOREMAN_WORKER_ID']],
+    ['Foreman-Attempt', process.env['FOREMAN_ATTEMPT']],
+  ];
+  return trailers.flatMap(([key, value]) => (value ? ['--trailer', `${key}: ${value}`] : []));
 }

@@ -26,3 +26,4 @@ export {
   type PromptDelivery,
 } from './profiles';
 export { SupervisedAgents } from './agentPort';
+export { verifyRunner } from './verify';

@@ -22,12 +22,18 @@ export class GitPortAdapter implements GitPort {
   }
 
   async prepare(work: WorkRef, startPoint: string, previous?: { taskId: string; attempt: number }): Promise<Result<{ worktree: string }>> {
-    const prepared = await this.workspace.prepareWorktree({
+    const request = {
       workerId: work.workerId,
       taskId: work.taskId,
       startPoint,
       ...(previous && previous.attempt > 0 ? { current: { taskId: previous.taskId, attempt: previous.attempt } } : {}),
-    });
+    };
+    let prepared = await this.workspace.prepareWorktree(request);
+    if (!prepared.ok && prepared.code === 'worktreeMissing') {
+      // Deleted by hand: git still lists it. Prune and recreate; the branch (and its commits) is intact.
+      this.log(`git: the worktree of ${work.workerId} was missing; recreating it`);
+      prepared = await this.workspace.repairMissing(request);
+    }
     if (!prepared.ok) return prepared;
     if (prepared.value.branch !== work.branch) {
       return { ok: false, kind: 'invalid', code: 'branchMismatch', message: `The worktree is on ${prepared.value.branch} but the task branch is ${work.branch}; check foreman.branchTemplate.` };

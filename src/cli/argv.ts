@@ -1,0 +1,88 @@
+/**
+ * A small argv parser, written by hand so the CLI has no parsing dependency: positionals, and
+ * `--flag value`, `--flag=value` or boolean `--flag`, against a declared set of flags.
+ * Everything after `--` is positional (for titles that start with a dash).
+ */
+import { type Result, invalid, ok } from '../core/result';
+
+export type FlagKind = 'string' | 'boolean';
+export type FlagSpec = Readonly<Record<string, FlagKind>>;
+
+export interface ParsedArgv {
+  readonly positionals: readonly string[];
+  readonly flags: ReadonlyMap<string, string | true>;
+}
+
+/** Flags every command takes; `--request-id` is added for commands that change state. */
+export const globalFlags: FlagSpec = { dir: 'string', json: 'boolean', help: 'boolean' };
+
+export function parseArgv(tokens: readonly string[], spec: FlagSpec): Result<ParsedArgv> {
+  const positionals: string[] = [];
+  const flags = new Map<string, string | true>();
+  for (let index = 0; index < tokens.length; index++) {
+    const token = tokens[index]!;
+    if (token === '--') {
+      positionals.push(...tokens.slice(index + 1));
+      break;
+    }
+    if (token === '-h') {
+      flags.set('help', true);
+      continue;
+    }
+    if (!token.startsWith('--') || token === '-') {
+      // A negative number is a value ("ack me -1" gets the rule for seq), any other dash word a mistake.
+      if (token.startsWith('-') && token !== '-' && !/^-\d/.test(token))
+        return invalid('unknownFlag', `${token}: unknown option; flags are written --name; see \`foreman help\`.`);
+      positionals.push(token);
+      continue;
+    }
+    const equals = token.indexOf('=');
+    const name = token.slice(2, equals >= 0 ? equals : undefined);
+    const kind = spec[name];
+    if (kind === undefined)
+      return invalid('unknownFlag', `--${name}: unknown option for this command; see \`foreman help\`.`, { flag: name });
+    if (flags.has(name)) return invalid('repeatedFlag', `--${name}: given more than once.`, { flag: name });
+    if (kind === 'boolean') {
+      if (equals >= 0) return invalid('badFlag', `--${name}: takes no value.`, { flag: name });
+      flags.set(name, true);
+      continue;
+    }
+    const value = equals >= 0 ? token.slice(equals + 1) : tokens[++index];
+    if (value === undefined) return invalid('missingValue', `--${name}: expected a value after it.`, { flag: name });
+    flags.set(name, value);
+  }
+  return ok({ positionals, flags });
+}
+
+/** The text of a string flag, undefined when absent. */
+export function stringFlag(argv: ParsedArgv, name: string): string | undefined {
+  const value = argv.flags.get(name);
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function booleanFlag(argv: ParsedArgv, name: string): boolean {
+  return argv.flags.get(name) === true;
+}
+
+/** Strict integers: "3" yes; "3.0", "3abc", "", " 3" no. */
+export function parseInteger(field: string, text: string): Result<number> {
+  const value = Number(text);
+  if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(value))
+    return invalid('notAnInteger', `${field}: expected an integer, got '${text}'.`, { field });
+  return ok(value);
+}
+
+/** Strict decimal numbers ("0.5", "1", "1e-3"); no hex, no blanks, no Infinity. */
+export function parseNumber(field: string, text: string): Result<number> {
+  const value = Number(text);
+  if (!/^-?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(text) || !Number.isFinite(value)) {
+    return invalid('notANumber', `${field}: expected a number, got '${text}'.`, { field });
+  }
+  return ok(value);
+}
+
+/** An optional integer flag. */
+export function integerFlag(argv: ParsedArgv, name: string): Result<number | undefined> {
+  const text = stringFlag(argv, name);
+  return text === undefined ? ok(undefined) : parseInteger(name, text);
+}

@@ -1,0 +1,130 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { integerFlag, stringFlag } from '../argv';
+import { type Printer, printFailure, processPrinter } from '../format';
+import { resolveTarget, route } from '../route';
+import { parseRequest } from '../../core/requests';
+import { ExitCode, invalid } from '../../core/result';
+import { validateTransitionLog } from '../../core/transitionLog';
+import type { StatusSnapshot } from '../../engine/statusView';
+import { draft } from './helpers';
+import type { CommandInput, CommandSpec } from './spec';
+
+const json = (input: CommandInput): boolean => input.argv.flags.get('json') === true;
+const logTo =
+  (printer: Printer) =>
+  (line: string): void =>
+    printer.err(`foreman: ${line}`);
+
+/** `init` works on the folder given (no search upwards: it is what creates `.foreman/`). */
+async function init(input: CommandInput): Promise<number> {
+  const printer = processPrinter;
+  const repoRoot = path.resolve(input.cwd, stringFlag(input.argv, 'dir') ?? input.env.dir ?? '.');
+  const base = stringFlag(input.argv, 'base');
+  const { initWorkspace } = await import('../../infra/workspace/init.js');
+  const report = await initWorkspace(repoRoot, { ...(base !== undefined ? { base } : {}), log: logTo(printer) });
+  if (report.ok) {
+    const { value } = report;
+    if (json(input)) printer.out(JSON.stringify(value));
+    else if (value.created) printer.out(`initialised Foreman in ${value.repoRoot} (base branch ${value.baseBranch})`);
+    else if (value.changed.includes('base_branch')) printer.out(`Foreman in ${value.repoRoot}: base branch is now ${value.baseBranch}`);
+    else printer.out(`Foreman is already initialised in ${value.repoRoot} (base branch ${value.baseBranch}); nothing changed`);
+    return ExitCode.ok;
+  }
+  // A running owner holds the store: report what exists through it, change nothing.
+  if (report.code === 'ownedByOther' && base === undefined) {
+    const request = parseRequest({ command: 'status', args: {}, actor: 'cli' });
+    if (!request.ok) throw new Error(request.message);
+    const status = await route({ kind: 'workspace', repoRoot }, request.request);
+    if (status.ok) {
+      const baseBranch = (status.value as StatusSnapshot).baseBranch ?? '-';
+      if (json(input))
+        printer.out(JSON.stringify({ repoRoot, foremanDir: path.join(repoRoot, '.foreman'), baseBranch, created: false, changed: [] }));
+      else printer.out(`Foreman is already initialised in ${repoRoot} (base branch ${baseBranch}); nothing changed`);
+      return ExitCode.ok;
+    }
+  }
+  return printFailure(printer, report, json(input));
+}
+
+function validateTransitions(input: CommandInput): number {
+  const printer = processPrinter;
+  const file = input.positional['file']!;
+  let text: string;
+  try {
+    text = fs.readFileSync(path.resolve(input.cwd, file), 'utf8');
+  } catch (error) {
+    return printFailure(
+      printer,
+      invalid('unreadableFile', `file: cannot read '${file}' (${(error as NodeJS.ErrnoException).code ?? String(error)}).`),
+      json(input),
+    );
+  }
+  const report = validateTransitionLog(text);
+  if (json(input)) printer.out(JSON.stringify(report));
+  else if (report.ok) printer.out(`${file}: ${report.count} transitions, all valid`);
+  else {
+    for (const error of report.errors) printer.err(`${file}:${error.line}: ${error.message}`);
+    printer.err(`foreman: ${file}: ${report.errors.length} problems in ${report.count} transitions`);
+  }
+  return report.ok ? ExitCode.ok : ExitCode.refused;
+}
+
+/** Setting up, looking at, and owning a workspace. */
+export const workspaceCommands: readonly CommandSpec[] = [
+  {
+    kind: 'local',
+    name: 'init',
+    usage: '[--base <branch>]',
+    summary: 'create .foreman/ in a git repository (base: default the branch checked out)',
+    flags: { base: 'string' },
+    run: init,
+  },
+  { kind: 'engine', name: 'status', usage: '', summary: 'workers and tasks', build: () => draft('status', {}) },
+  {
+    kind: 'engine',
+    name: 'transitions',
+    usage: '[--entity <id>] [--limit N]',
+    summary: 'the audit log, oldest first',
+    flags: { entity: 'string', limit: 'string' },
+    build: (input) => {
+      const limit = integerFlag(input.argv, 'limit');
+      return limit.ok ? draft('transitions', { entity: stringFlag(input.argv, 'entity'), limit: limit.value }) : limit;
+    },
+  },
+  {
+    kind: 'engine',
+    name: 'metrics',
+    usage: '',
+    summary: 'transition counts, time in state, rejections, idempotency hits',
+    build: () => draft('metrics', {}),
+  },
+  {
+    kind: 'engine',
+    name: 'export',
+    usage: '',
+    summary: 'append new transitions and messages to .foreman/transitions.jsonl and bus.jsonl',
+    build: () => draft('export', {}),
+  },
+  { kind: 'engine', name: 'compact', usage: '', summary: 'drop messages every agent has acknowledged', build: () => draft('compact', {}) },
+  {
+    kind: 'local',
+    name: 'validate-transitions',
+    usage: '<file>',
+    summary: 'check an exported transitions log (exit 3 when it has problems)',
+    positionals: ['file'],
+    run: (input) => Promise.resolve(validateTransitions(input)),
+  },
+  {
+    kind: 'local',
+    name: 'serve',
+    usage: '',
+    summary: 'own the workspace until stopped: endpoint, dispatcher, monitor (exit 3 if another process owns it)',
+    run: async (input) => {
+      const target = resolveTarget(stringFlag(input.argv, 'dir'), { ...input.env, endpoint: undefined }, input.cwd);
+      if (target.kind !== 'workspace') throw new Error('serve always runs on a workspace folder');
+      const { serve } = await import('../serve.js');
+      return serve(target.repoRoot, json(input), processPrinter);
+    },
+  },
+];

@@ -1,0 +1,205 @@
+/**
+ * What the CLI prints. People get lines and tables; `--json` prints the result's value as JSON on
+ * one line. Errors go to stderr as `foreman: <message>`, or with `--json` to stdout as
+ * `{"error":{kind,code,message,details}}` so scripts read one stream.
+ */
+import type { CommandName } from '../core/requests';
+import { ExitCode } from '../core/result';
+import type { TransitionEvent } from '../core/transitionLog';
+import type { Metrics } from '../engine/metrics';
+import type { TaskRow, WorkerRow } from '../engine/rows';
+import type { StatusSnapshot, TaskStatusView, WorkerStatus } from '../engine/statusView';
+import type { EndpointResult } from '../infra/endpoint';
+import { cell, duration, table } from './table';
+
+type Failure = Extract<EndpointResult, { ok: false }>;
+
+export interface Printer {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+export const processPrinter: Printer = {
+  out: (line) => process.stdout.write(`${line}\n`),
+  err: (line) => process.stderr.write(`${line}\n`),
+};
+
+/** Prints a result and returns the exit code it stands for. */
+export function printResult(printer: Printer, command: CommandName, result: EndpointResult, json: boolean): number {
+  if (!result.ok) return printFailure(printer, result, json);
+  if (json) printer.out(JSON.stringify(result.value ?? null));
+  else for (const line of humanLines(command, result.value)) printer.out(line);
+  return ExitCode.ok;
+}
+
+export function printFailure(printer: Printer, failure: Failure, json: boolean): number {
+  const details = 'details' in failure && failure.details ? failure.details : undefined;
+  if (json)
+    printer.out(
+      JSON.stringify({ error: { kind: failure.kind, code: failure.code, message: failure.message, ...(details ? { details } : {}) } }),
+    );
+  else printer.err(`foreman: ${failure.message}`);
+  return failure.kind === 'unexpected' ? ExitCode.unexpected : ExitCode[failure.kind];
+}
+
+function humanLines(command: CommandName, value: unknown): string[] {
+  switch (command) {
+    case 'status':
+      return statusLines(value as StatusSnapshot);
+    case 'worker.list':
+      return workerTable(value as WorkerStatus[]);
+    case 'transitions':
+      return transitionLines(value as TransitionEvent[]);
+    case 'metrics':
+      return metricLines(value as Metrics);
+    case 'assign':
+    case 'claim': {
+      const claimed = value as { id: string; attempt: number; branch: string } | null;
+      return [
+        claimed
+          ? `claimed task ${claimed.id} (attempt ${claimed.attempt}, branch ${claimed.branch})`
+          : 'nothing to claim: no runnable task',
+      ];
+    }
+    case 'dispatch': {
+      const assignments = value as Array<{ worker: string; task: string; attempt: number }>;
+      return assignments.length
+        ? assignments.map((a) => `assigned task ${a.task} to ${a.worker} (attempt ${a.attempt})`)
+        : ['nothing to dispatch'];
+    }
+    case 'chain.add':
+    case 'plan.finalize': {
+      const chain = value as { parent: TaskRow; children: TaskRow[] };
+      return [
+        `chain ${chain.parent.id} "${chain.parent.title}": ${chain.children.length} tasks`,
+        ...chain.children.map((child) => `  ${taskLine(child)}`),
+      ];
+    }
+    case 'cancel': {
+      const { worker, task } = value as { worker?: string; task?: string };
+      return [[task ? `cancelled task ${task}` : undefined, worker ? `worker ${worker} is IDLE` : undefined].filter(Boolean).join('; ')];
+    }
+    case 'heartbeat': {
+      const beat = value as { worker: string; state: string; attempt: number; recovered: boolean };
+      return [`heartbeat from ${beat.worker} (${beat.state}, attempt ${beat.attempt})${beat.recovered ? ': recovered from STALE' : ''}`];
+    }
+    case 'send': {
+      const sent = value as { seq: number; id: string; duplicate: boolean };
+      return [
+        sent.duplicate ? `already published as message ${sent.seq} (id ${sent.id})` : `published message ${sent.seq} (id ${sent.id})`,
+      ];
+    }
+    case 'poll':
+      return pollLines(
+        value as { cursor: number; messages: Array<{ seq: number; from: string; to: string | null; type: string; payload: unknown }> },
+      );
+    case 'ack': {
+      const ack = value as { cursor: number; moved: boolean };
+      return [ack.moved ? `cursor moved to ${ack.cursor}` : `cursor stays at ${ack.cursor}`];
+    }
+    case 'export': {
+      const counts = value as { transitions: number; messages: number };
+      return [
+        `exported ${counts.transitions} transitions to .foreman/transitions.jsonl and ${counts.messages} messages to .foreman/bus.jsonl`,
+      ];
+    }
+    case 'compact': {
+      const compacted = value as { removed: number; below: number };
+      return [`compacted ${compacted.removed} messages below seq ${compacted.below}`];
+    }
+    default:
+      return genericLines(value);
+  }
+}
+
+/** Workers and tasks returned by a transition; anything else as compact JSON. */
+function genericLines(value: unknown): string[] {
+  if (value && typeof value === 'object' && 'state' in value && 'id' in value) {
+    const worker = value as WorkerRow;
+    return [
+      `worker ${worker.id}: ${worker.state}${worker.task_id ? ` on task ${worker.task_id} (attempt ${worker.attempt}, branch ${worker.branch ?? '-'})` : ''}`,
+    ];
+  }
+  if (value && typeof value === 'object' && 'status' in value && 'title' in value) return [taskLine(value as TaskRow)];
+  return [JSON.stringify(value ?? null)];
+}
+
+function taskLine(task: TaskRow): string {
+  const blocked = task.blocked_by_task_id ? `, after ${task.blocked_by_task_id}` : '';
+  return `task ${task.id}: ${task.status}${blocked} "${task.title}"`;
+}
+
+function statusLines(status: StatusSnapshot): string[] {
+  const lines = [`base branch: ${status.baseBranch ?? '-'}`, ''];
+  lines.push(...(status.workers.length ? workerTable(status.workers) : ['no workers (add one: foreman worker add <id>)']), '');
+  lines.push(...(status.tasks.length ? taskTable(status.tasks) : ['no tasks (add one: foreman task add <title>)']));
+  return lines;
+}
+
+function workerTable(workers: readonly WorkerStatus[]): string[] {
+  return table(
+    ['WORKER', 'STATE', 'TASK', 'ATTEMPT', 'HEARTBEAT', 'LIVENESS'],
+    workers.map((w) => [
+      w.id,
+      w.state,
+      cell(w.taskId),
+      String(w.attempt),
+      w.heartbeatAgeMs === null ? '-' : `${duration(w.heartbeatAgeMs)} ago`,
+      `${w.liveness} ${cell(w.livenessReason, 60)}`,
+    ]),
+  );
+}
+
+function taskTable(tasks: readonly TaskStatusView[]): string[] {
+  return table(
+    ['TASK', 'STATUS', 'WORKER', 'ATTEMPT', 'AFTER', 'PARENT', 'TITLE'],
+    tasks.map((t) => [
+      t.id,
+      t.status,
+      cell(t.workerId),
+      `${t.attempt}/${t.maxAttempts}`,
+      cell(t.blockedBy),
+      cell(t.parentId),
+      cell(t.title),
+    ]),
+  );
+}
+
+function transitionLines(events: readonly TransitionEvent[]): string[] {
+  if (events.length === 0) return ['no transitions'];
+  return events.map(
+    (e) =>
+      `${e.seq}  ${e.timestamp}  ${e.entity_id}  ${e.from_state} → ${e.to_state}  (${e.trigger}) by ${e.actor}${e.reason ? `: ${cell(e.reason, 80)}` : ''}`,
+  );
+}
+
+function metricLines(metrics: Metrics): string[] {
+  const queue =
+    Object.entries(metrics.queue)
+      .map(([status, count]) => `${status} ${count}`)
+      .join(', ') || 'empty';
+  const rejected = Object.entries(metrics.rejected.byCode)
+    .map(([code, count]) => `${code} ${count}`)
+    .join(', ');
+  return [
+    `queue: ${queue}`,
+    `done in the last hour: ${metrics.throughputPerHour}`,
+    `rejected transitions: ${metrics.rejected.total}${rejected ? ` (${rejected})` : ''}`,
+    `idempotency: ${metrics.idempotency.hits} repeats answered from ${metrics.idempotency.keys} keys`,
+    'transitions:',
+    ...table(
+      ['ENTITY', 'FROM', 'TO', 'COUNT'],
+      metrics.transitions.map((t) => [t.entity, t.from, t.to, String(t.count)]),
+    ).map((line) => `  ${line}`),
+  ];
+}
+
+function pollLines(poll: {
+  cursor: number;
+  messages: Array<{ seq: number; from: string; to: string | null; type: string; payload: unknown }>;
+}): string[] {
+  const lines = [`cursor ${poll.cursor}, ${poll.messages.length} new`];
+  for (const m of poll.messages)
+    lines.push(`  ${m.seq}  ${m.from} → ${m.to ?? '*'}  ${m.type}  ${cell(m.payload === undefined ? '' : JSON.stringify(m.payload), 80)}`);
+  return lines;
+}

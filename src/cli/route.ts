@@ -1,0 +1,115 @@
+import * as path from 'node:path';
+import type { Request } from '../core/requests';
+import { invalid, refused } from '../core/result';
+// Narrow imports on purpose: a call routed to an owner never loads sql.js, git or the engine.
+import { readOwner } from '../infra/db/ownerLock';
+import { type EndpointAddress, type EndpointResult, type SendOutcome, sendRequest, sendToEndpoint } from '../infra/endpoint';
+import { findWorkspaceRoot, foremanDir, isInitialised } from '../infra/workspace/paths';
+import type { CliEnvironment } from './commands/spec';
+
+/** A one-shot call exports the whole image only once the journal has grown this long. */
+const oneShotCheckpointBytes = 1024 * 1024;
+
+/** Where a request goes: a workspace folder (owner or local), or an endpoint given by the environment. */
+export type Target =
+  { readonly kind: 'workspace'; readonly repoRoot: string } | { readonly kind: 'endpoint'; readonly address: EndpointAddress };
+
+/** How long an owner may take to answer one request. */
+const responseTimeoutMs = 60_000;
+/** How long to wait for an owner that holds the lock but does not answer yet (starting or stopping). */
+const endpointPatienceMs = 5_000;
+/** How long to wait for another one-shot CLI call to finish with the lock. */
+const lockPatienceMs = 30_000;
+
+/**
+ * `--dir`, else `FOREMAN_DIR`, else an endpoint from `FOREMAN_ENDPOINT` + `FOREMAN_TOKEN` (agents
+ * in worktrees outside the repository), else the current folder; folders are searched upwards
+ * for an initialised `.foreman/`.
+ */
+export function resolveTarget(dirFlag: string | undefined, env: CliEnvironment, cwd: string): Target {
+  const given = dirFlag ?? env.dir;
+  if (given === undefined && env.endpoint && env.token)
+    return { kind: 'endpoint', address: { socketPath: env.endpoint, token: env.token } };
+  const start = path.resolve(cwd, given ?? '.');
+  return { kind: 'workspace', repoRoot: findWorkspaceRoot(start) ?? start };
+}
+
+export interface RouteOptions {
+  readonly log?: (line: string) => void;
+}
+
+/**
+ * Executes a request with the same result wherever it runs (ARCHITECTURE §2): through the live
+ * owner's endpoint when there is one; otherwise here, as a short-lived owner (lock, open, execute,
+ * checkpoint, release). Losing the race for the lock means an owner appeared: go through it.
+ */
+export async function route(target: Target, request: Request, options: RouteOptions = {}): Promise<EndpointResult> {
+  if (target.kind === 'endpoint') return answerOf(await sendToEndpoint(target.address, request, { timeoutMs: responseTimeoutMs }));
+  const dir = foremanDir(target.repoRoot);
+  if (!isInitialised(dir)) {
+    return invalid(
+      'notInitialised',
+      `No Foreman here (${target.repoRoot}); run \`foreman init\` in the repository, or pass --dir <repo>.`,
+      { dir: target.repoRoot },
+    );
+  }
+  const started = Date.now();
+  for (let round = 0; ; round++) {
+    const owner = readOwner(dir);
+    let patience = lockPatienceMs;
+    if (owner && owner.endpoint) {
+      const sent = await sendRequest(dir, request, { timeoutMs: responseTimeoutMs });
+      if (sent.kind !== 'unreachable') return answerOf(sent);
+      patience = endpointPatienceMs;
+    } else if (!owner) {
+      const { openOwner } = await import('../infra/workspace/owner.js');
+      const opened = await openOwner(target.repoRoot, { role: 'cli', closeCheckpointBytes: oneShotCheckpointBytes, ...(options.log ? { log: options.log } : {}) });
+      if (opened.ok) {
+        try {
+          return await opened.value.execute(request);
+        } finally {
+          closeQuietly(opened.value, options.log);
+        }
+      }
+      if (opened.code !== 'ownedByOther') return opened;
+    } else if (owner.role !== 'cli') {
+      // A long-running owner between taking the lock and announcing its endpoint.
+      patience = endpointPatienceMs;
+    }
+    if (Date.now() - started > patience) {
+      const who = readOwner(dir);
+      return refused(
+        'ownerUnreachable',
+        `The workspace is owned by ${who ? `pid ${who.pid} (${who.role})` : 'another process'}, which did not take the request within ${Math.round(patience / 1000)} s; try again, or stop that process.`,
+      );
+    }
+    await sleep(Math.min(200, 10 + round * 10) * (0.5 + Math.random()));
+  }
+}
+
+function answerOf(sent: SendOutcome): EndpointResult {
+  switch (sent.kind) {
+    case 'response':
+      return sent.response.result;
+    case 'unreachable':
+      return refused('ownerUnreachable', `The owner's endpoint cannot be reached (${sent.reason}).`);
+    case 'failed':
+      return { ok: false, kind: 'unexpected', code: 'endpointFailed', message: `The request to the owner failed: ${sent.reason}.` };
+  }
+}
+
+/**
+ * The request is journalled (durable) before execute returns, so a failed checkpoint while
+ * closing must not turn its answer into an error: the next owner replays the journal.
+ */
+function closeQuietly(owner: { close(): void }, log: ((line: string) => void) | undefined): void {
+  try {
+    owner.close();
+  } catch (error) {
+    log?.(`closing the store failed (${String(error)}); the journal keeps every acknowledged write.`);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,222 @@
+/**
+ * The redo journal (ARCHITECTURE §2): one checksummed record per committed transaction, appended
+ * and fsync'd before the transaction is acknowledged.
+ *
+ * Record layout: `[u32 LE payload length][u32 LE crc32 of payload][payload: JSON, UTF-8]`, payload
+ * `{ "seq": n, "ts": ms, "schema": v, "stmts": [[sql, params], ...] }`. `seq` grows by exactly one
+ * per record over the database's whole life, across checkpoints and journal rotations.
+ */
+import * as fs from 'node:fs';
+import type { SqlValue } from '../../engine/ports';
+
+/** One write statement as executed: its SQL text and the values bound to its placeholders. */
+export type JournalStatement = readonly [sql: string, params: readonly SqlValue[]];
+
+/** One committed transaction. */
+export interface JournalRecord {
+  readonly seq: number;
+  /** Wall-clock time of the commit, for people reading the journal; replay ignores it. */
+  readonly ts: number;
+  /** Schema version the statements were written against (absent in hand-made records). */
+  readonly schema?: number;
+  readonly stmts: readonly JournalStatement[];
+}
+
+const headerBytes = 8;
+/** A length beyond this is garbage, not a record: it keeps resynchronisation cheap and safe. */
+const maxPayloadBytes = 256 * 1024 * 1024;
+
+const crcTable = (() => {
+  const table = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c >>> 0;
+  }
+  return table;
+})();
+
+/** CRC-32 (IEEE 802.3, the zlib/PNG polynomial). */
+export function crc32(bytes: Uint8Array): number {
+  let crc = 0xffffffff;
+  for (let i = 0; i < bytes.length; i++) crc = crcTable[(crc ^ bytes[i]!) & 0xff]! ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+// JSON cannot carry bytes or non-finite numbers; tagged objects do, and plain values stay plain.
+type EncodedValue = string | number | null | { $b64: string } | { $num: string };
+
+function encodeValue(value: SqlValue): EncodedValue {
+  if (value instanceof Uint8Array) return { $b64: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') };
+  if (typeof value === 'number' && !Number.isFinite(value)) return { $num: String(value) };
+  return value;
+}
+
+function decodeValue(value: unknown): SqlValue {
+  if (value === null || typeof value === 'string' || typeof value === 'number') return value;
+  if (typeof value === 'object') {
+    const tagged = value as Record<string, unknown>;
+    if (typeof tagged.$b64 === 'string') return new Uint8Array(Buffer.from(tagged.$b64, 'base64'));
+    if (typeof tagged.$num === 'string') return Number(tagged.$num);
+  }
+  throw new Error(`unexpected journal value ${JSON.stringify(value)}`);
+}
+
+/** Encodes a record into one buffer, so that it reaches the file in a single write. */
+export function encodeRecord(record: JournalRecord): Buffer {
+  const stmts = record.stmts.map(([sql, params]) => [sql, params.map(encodeValue)]);
+  const payload: Record<string, unknown> = { seq: record.seq, ts: record.ts };
+  if (record.schema !== undefined) payload.schema = record.schema;
+  payload.stmts = stmts;
+  const json = JSON.stringify(payload);
+  const length = Buffer.byteLength(json, 'utf8');
+  const buffer = Buffer.allocUnsafe(headerBytes + length);
+  buffer.write(json, headerBytes, 'utf8');
+  buffer.writeUInt32LE(length, 0);
+  buffer.writeUInt32LE(crc32(buffer.subarray(headerBytes)), 4);
+  return buffer;
+}
+
+/** Parses a payload; undefined when it is not a well-formed record (so it cannot be replayed). */
+function parsePayload(payload: Buffer): JournalRecord | undefined {
+  if (payload[0] !== 0x7b /* '{' */) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(payload.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  const { seq, ts, schema, stmts } = parsed as Record<string, unknown>;
+  if (!Number.isSafeInteger(seq) || (seq as number) < 1 || typeof ts !== 'number' || !Array.isArray(stmts)) return undefined;
+  if (schema !== undefined && !Number.isSafeInteger(schema)) return undefined;
+  try {
+    const decoded = stmts.map((stmt: unknown): JournalStatement => {
+      if (!Array.isArray(stmt) || typeof stmt[0] !== 'string' || !Array.isArray(stmt[1])) throw new Error('bad statement');
+      return [stmt[0], (stmt[1] as unknown[]).map(decodeValue)];
+    });
+    return { seq: seq as number, ts, ...(schema === undefined ? {} : { schema: schema as number }), stmts: decoded };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Decodes the record starting at `offset`, or undefined if there is no intact record there. */
+export function decodeRecordAt(bytes: Buffer, offset: number): { record: JournalRecord; end: number } | undefined {
+  if (bytes.length - offset < headerBytes) return undefined;
+  const length = bytes.readUInt32LE(offset);
+  const end = offset + headerBytes + length;
+  if (length > maxPayloadBytes || end > bytes.length) return undefined;
+  const payload = bytes.subarray(offset + headerBytes, end);
+  if (crc32(payload) !== bytes.readUInt32LE(offset + 4)) return undefined;
+  const record = parsePayload(payload);
+  return record && { record, end };
+}
+
+/** Bytes that could not be read as records, followed by intact ones: not a torn write. */
+export interface JournalDamage {
+  readonly offset: number;
+  readonly length: number;
+}
+
+export interface JournalScan {
+  /** Every intact record, in file order. */
+  readonly records: JournalRecord[];
+  /** Where the intact prefix plus any intact later records end; the file may be cut here. */
+  readonly validBytes: number;
+  /** A torn last write (incomplete or failing its checksum with nothing intact after it). */
+  readonly tornTail?: { readonly offset: number; readonly length: number };
+  /** Unreadable regions with intact records after them. */
+  readonly damage: JournalDamage[];
+}
+
+/**
+ * Reads every record. A bad region is resynchronised by searching for the next intact record:
+ * if one exists the region is damage (acknowledged data may be missing there); if none does, it is
+ * a torn tail from an interrupted append and may be dropped, as it was never acknowledged.
+ */
+export function scanJournal(bytes: Buffer): JournalScan {
+  const records: JournalRecord[] = [];
+  const damage: JournalDamage[] = [];
+  let offset = 0;
+  while (offset < bytes.length) {
+    const decoded = decodeRecordAt(bytes, offset);
+    if (decoded) {
+      records.push(decoded.record);
+      offset = decoded.end;
+      continue;
+    }
+    let next = offset + 1;
+    while (next < bytes.length && !decodeRecordAt(bytes, next)) next++;
+    if (next >= bytes.length) {
+      return { records, validBytes: offset, tornTail: { offset, length: bytes.length - offset }, damage };
+    }
+    damage.push({ offset, length: next - offset });
+    offset = next;
+  }
+  return { records, validBytes: offset, damage };
+}
+
+/** Appends records to one journal file; the caller decides when to fsync. */
+export class JournalWriter {
+  private fd: number | undefined;
+  private unsynced = false;
+
+  private constructor(
+    readonly path: string,
+    fd: number,
+    private bytes: number,
+  ) {
+    this.fd = fd;
+  }
+
+  /** Opens (creating if needed) for appending; `validBytes` cuts off a torn tail first. */
+  static open(path: string, validBytes?: number): JournalWriter {
+    const fd = fs.openSync(path, 'a');
+    try {
+      const size = fs.fstatSync(fd).size;
+      if (validBytes !== undefined && validBytes < size) {
+        fs.ftruncateSync(fd, validBytes);
+        fs.fsyncSync(fd);
+      }
+      return new JournalWriter(path, fd, Math.min(size, validBytes ?? size));
+    } catch (error) {
+      fs.closeSync(fd);
+      throw error;
+    }
+  }
+
+  /** Bytes in the file, including records not yet fsync'd. */
+  get size(): number {
+    return this.bytes;
+  }
+
+  append(record: JournalRecord, durable: boolean): void {
+    const fd = this.openFd();
+    const buffer = encodeRecord(record);
+    let written = 0;
+    while (written < buffer.length) written += fs.writeSync(fd, buffer, written, buffer.length - written);
+    this.bytes += buffer.length;
+    this.unsynced = true;
+    if (durable) this.sync();
+  }
+
+  /** Makes every appended record durable, including earlier non-durable ones. */
+  sync(): void {
+    if (!this.unsynced) return;
+    fs.fsyncSync(this.openFd());
+    this.unsynced = false;
+  }
+
+  close(): void {
+    if (this.fd === undefined) return;
+    const fd = this.fd;
+    this.fd = undefined;
+    fs.closeSync(fd);
+  }
+
+  private openFd(): number {
+    if (this.fd === undefined) throw new Error(`journal ${this.path} is closed`);
+    return this.fd;
+  }
+}

@@ -1,0 +1,17 @@
+/**
+ * Every schema change, oldest first (STYLE rule 12). A version is never edited once released;
+ * a change is a new entry. Migrations are not journalled: the store checkpoints after applying any.
+ */
+import { migration0001 } from './0001_initial';
+import { migration0002 } from './0002_picker_indexes';
+
+export interface Migration {
+  /** Consecutive from 1; stored in `meta.schema_version` once applied. */
+  readonly version: number;
+  readonly sql: string;
+}
+
+export const migrations: readonly Migration[] = [
+  { version: 1, sql: migration0001 },
+  { version: 2, sql: migration0002 },
+];

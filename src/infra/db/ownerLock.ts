@@ -1,0 +1,244 @@
+/**
+ * Ownership of a workspace's state (ARCHITECTURE §2): `.foreman/owner.lock`, created with O_EXCL
+ * by the one process allowed to write the store. A lock whose process is gone is taken over.
+ */
+import * as crypto from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { ok, refused } from '../../core/result';
+import type { Result } from '../../core/result';
+import { ensureForemanDir } from './storeFiles';
+
+const lockName = 'owner.lock';
+/** A lock file that cannot be parsed is being written right now, unless it is older than this. */
+const unparsableGraceMs = 10_000;
+/** Takeover markers are kept this long so that no slow racer can reuse a stale judgement. */
+const markerLifetimeMs = 24 * 60 * 60 * 1000;
+
+/** Who owns the workspace: what is written in `owner.lock`. */
+export interface OwnerInfo {
+  readonly pid: number;
+  readonly host: string;
+  /** Epoch ms when the lock was taken. */
+  readonly startedAt: number;
+  /** What kind of process owns it, e.g. `window`, `serve`, `cli`. */
+  readonly role: string;
+  /** Where clients send commands, once the owner listens. */
+  readonly endpoint?: string;
+}
+
+export interface OwnerLock {
+  readonly info: OwnerInfo;
+  /** Rewrites the lock atomically, e.g. to publish the endpoint once it is known. */
+  update(change: { readonly role?: string; readonly endpoint?: string }): void;
+  /** Deletes the lock if it is still ours. Safe to call twice. */
+  release(): void;
+}
+
+type LockFile =
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'parsed'; readonly info: OwnerInfo; readonly stat: fs.Stats }
+  | { readonly kind: 'unparsable'; readonly stat: fs.Stats };
+
+function readLockFile(lockPath: string): LockFile {
+  let fd: number;
+  try {
+    fd = fs.openSync(lockPath, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'missing' };
+    throw error;
+  }
+  try {
+    // Content and identity (inode, mtime) come from one open file, so they describe the same lock.
+    const stat = fs.fstatSync(fd);
+    const text = fs.readFileSync(fd, 'utf8');
+    try {
+      const parsed = JSON.parse(text) as Partial<OwnerInfo> | null;
+      if (
+        parsed &&
+        Number.isSafeInteger(parsed.pid) &&
+        typeof parsed.host === 'string' &&
+        typeof parsed.startedAt === 'number' &&
+        typeof parsed.role === 'string'
+      ) {
+        return { kind: 'parsed', info: parsed as OwnerInfo, stat };
+      }
+    } catch {
+      // Falls through: a half-written or foreign file.
+    }
+    return { kind: 'unparsable', stat };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Epoch ms when a local process started, where the OS tells (Linux); undefined elsewhere. */
+function processStartedAt(pid: number): number | undefined {
+  if (pid === process.pid) return performance.timeOrigin;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    const bootSeconds = Number(/^btime (\d+)$/m.exec(fs.readFileSync('/proc/stat', 'utf8'))?.[1]);
+    // Linux reports start times in clock ticks of 1/100 s (USER_HZ) on every common platform.
+    return Number.isFinite(ticks) && Number.isFinite(bootSeconds) ? bootSeconds * 1000 + ticks * 10 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the lock's process still runs. Another host's process cannot be checked: assume it does. */
+function isAlive(info: OwnerInfo): boolean {
+  if (info.host !== os.hostname()) return true;
+  try {
+    process.kill(info.pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  // A process that started after the lock was taken only reuses the pid (common after a reboot).
+  const startedAt = processStartedAt(info.pid);
+  return startedAt === undefined || startedAt <= info.startedAt + 2000;
+}
+
+function describe(info: OwnerInfo): string {
+  const where = info.host === os.hostname() ? '' : ` on host ${info.host}`;
+  return `pid ${info.pid} (${info.role})${where}, since ${new Date(info.startedAt).toISOString()}`;
+}
+
+function writeLock(lockPath: string, info: OwnerInfo, flag: 'wx' | 'w'): void {
+  const fd = fs.openSync(lockPath, flag);
+  try {
+    fs.writeSync(fd, JSON.stringify(info));
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Removes a stale lock so that exactly one racer does. The stale file is first hard-linked to a
+ * name derived from its identity: link() fails if that name exists, so of all processes that
+ * judged this same file stale only the first proceeds, and it removes the file it judged (nobody
+ * else can have replaced it: its owner is dead and every other racer lost the link). Renaming the
+ * lock instead would let a slow racer rename away the fresh lock of the racer that won.
+ * Returns false when another process got there first.
+ */
+function removeStale(dir: string, lockPath: string, stat: fs.Stats): boolean {
+  const marker = path.join(dir, `${lockName}.stale-${stat.ino}-${Math.trunc(stat.mtimeMs)}`);
+  try {
+    fs.linkSync(lockPath, marker);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' || code === 'ENOENT') return false;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw error;
+    // No hard links on this file system: a unique rename is the best left (see above for its race).
+    try {
+      fs.renameSync(lockPath, `${marker}-${crypto.randomUUID()}`);
+      return true;
+    } catch (renameError) {
+      if ((renameError as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw renameError;
+    }
+  }
+  fs.rmSync(lockPath, { force: true });
+  return true;
+}
+
+function removeOldMarkers(dir: string): void {
+  for (const name of fs.readdirSync(dir)) {
+    if (!name.startsWith(`${lockName}.stale-`)) continue;
+    const marker = path.join(dir, name);
+    try {
+      if (Date.now() - fs.statSync(marker).mtimeMs > markerLifetimeMs) fs.rmSync(marker, { force: true });
+    } catch {
+      // Another process removed it.
+    }
+  }
+}
+
+class HeldOwnerLock implements OwnerLock {
+  private released = false;
+
+  constructor(
+    private readonly dir: string,
+    public info: OwnerInfo,
+  ) {}
+
+  private get lockPath(): string {
+    return path.join(this.dir, lockName);
+  }
+
+  private isStillOurs(): boolean {
+    const current = readLockFile(this.lockPath);
+    return current.kind === 'parsed' && current.info.pid === this.info.pid && current.info.startedAt === this.info.startedAt;
+  }
+
+  update(change: { readonly role?: string; readonly endpoint?: string }): void {
+    if (this.released || !this.isStillOurs()) throw new Error(`${this.lockPath} is no longer held by this process.`);
+    const info: OwnerInfo = { ...this.info, ...change };
+    const temp = `${this.lockPath}.${process.pid}-${crypto.randomUUID()}.tmp`;
+    writeLock(temp, info, 'w');
+    fs.renameSync(temp, this.lockPath);
+    this.info = info;
+  }
+
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    if (this.isStillOurs()) fs.rmSync(this.lockPath, { force: true });
+  }
+}
+
+/** Takes ownership of the workspace whose state lives in `foremanDir`, or says who has it. */
+export function acquireOwnerLock(
+  foremanDir: string,
+  info: { readonly role: string; readonly endpoint?: string },
+  options: { readonly log?: (line: string) => void } = {},
+): Result<OwnerLock> {
+  ensureForemanDir(foremanDir);
+  const lockPath = path.join(foremanDir, lockName);
+  // Each pass either wins, refuses, or saw the lock change under it; a few passes settle any race.
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const ours: OwnerInfo = { pid: process.pid, host: os.hostname(), startedAt: Date.now(), ...info };
+    try {
+      writeLock(lockPath, ours, 'wx');
+      removeOldMarkers(foremanDir);
+      return ok(new HeldOwnerLock(foremanDir, ours));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const existing = readLockFile(lockPath);
+    if (existing.kind === 'missing') continue;
+    if (existing.kind === 'parsed' && isAlive(existing.info)) {
+      const owner = existing.info;
+      return refused(
+        'ownedByOther',
+        `This workspace is owned by ${describe(owner)}; send commands to it${owner.endpoint ? ` at ${owner.endpoint}` : ''}, or stop it first. If that process no longer runs, delete ${lockPath}.`,
+        {
+          pid: owner.pid,
+          host: owner.host,
+          role: owner.role,
+          startedAt: owner.startedAt,
+          ...(owner.endpoint ? { endpoint: owner.endpoint } : {}),
+        },
+      );
+    }
+    if (existing.kind === 'unparsable' && Date.now() - existing.stat.mtimeMs < unparsableGraceMs) {
+      return refused(
+        'ownedByOther',
+        `Another process is taking ownership of this workspace right now (${lockPath} is being written); try again shortly.`,
+      );
+    }
+    if (removeStale(foremanDir, lockPath, existing.stat)) {
+      const previous = existing.kind === 'parsed' ? `of ${describe(existing.info)}, which no longer runs` : 'that could not be read';
+      options.log?.(`Taking over ${lockPath}: removed the stale lock ${previous}.`);
+    }
+  }
+  return refused('ownedByOther', `Could not take ${lockPath}: other processes keep changing it; try again.`);
+}
+
+/** The live owner of the workspace, or undefined when there is none (or its process is gone). */
+export function readOwner(foremanDir: string): OwnerInfo | undefined {
+  const existing = readLockFile(path.join(foremanDir, lockName));
+  return existing.kind === 'parsed' && isAlive(existing.info) ? existing.info : undefined;
+}

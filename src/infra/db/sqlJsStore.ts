@@ -1,0 +1,292 @@
+/**
+ * The durable single-writer store (ARCHITECTURE §2): sql.js in memory, every committed write
+ * appended to a redo journal and fsync'd before it is acknowledged, and checkpoints that export the
+ * whole image without ever leaving the folder unloadable.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { SqlJsStatic } from 'sql.js';
+import type { Reader, Store, Tx, WriteOptions } from '../../engine/ports';
+import type { Result } from '../../core/result';
+import { Connection } from './connection';
+import { writeImageFile } from './imageFile';
+import { JournalWriter } from './journal';
+import type { JournalStatement } from './journal';
+import { applyMigrations, schemaVersionOf } from './migrator';
+import { migrations as knownMigrations } from './migrations/index';
+import type { Migration } from './migrations/index';
+import { loadSqlJs } from './sqlJsModule';
+import { StoreError } from './storeError';
+import { configure, loadDatabase } from './storeLoader';
+import { ensureForemanDir, fsyncDirectory, imageName, installImage, journalName, listStoreFiles, tempImageName } from './storeFiles';
+import { GuardedReader, Transaction } from './transaction';
+
+export interface SqlJsStoreOptions {
+  /** Receives one line per notable event: recoveries, torn records, checkpoint failures. */
+  readonly log?: (line: string) => void;
+  /** Checkpoint after a write once the journal is larger than this. Default 8 MiB. */
+  readonly checkpointBytes?: number;
+  /**
+   * At close, fold the journal into the image only when it is at least this long. Default 1:
+   * whenever anything was written. One-shot CLI calls pass more, since a short journal is cheap to
+   * replay and a full export per call is not.
+   */
+  readonly closeCheckpointBytes?: number;
+  /** Older images (and their journals) to keep as fallbacks. Default 2. */
+  readonly backups?: number;
+  /** The schema history; tests pass longer lists to exercise upgrades. Default: the shipped one. */
+  readonly migrations?: readonly Migration[];
+}
+
+type StoreState = 'open' | 'broken' | 'closed';
+
+/** Where a store keeps its files; absent for a store that lives only in memory. */
+interface Disk {
+  readonly dir: string;
+  journal: JournalWriter;
+  readonly checkpointBytes: number;
+  readonly closeCheckpointBytes: number;
+  readonly backups: number;
+  /** The journal size at which to try the next automatic checkpoint. */
+  nextCheckpointAt: number;
+}
+
+export class SqlJsStore implements Store {
+  private state: StoreState = 'open';
+  private brokenBecause = '';
+  private writing = false;
+  private readonly reader: Reader;
+
+  private constructor(
+    private readonly connection: Connection,
+    private readonly disk: Disk | undefined,
+    /** The seq of the last journal record written (or included in the loaded image). */
+    private lastSeq: number,
+    /** Stamped on each journal record, so a replay knows which migrations come first. */
+    private readonly schema: number,
+    private readonly log: (line: string) => void,
+  ) {
+    this.reader = new GuardedReader(connection);
+  }
+
+  /** Opens (recovering or creating as needed) the store kept in `foremanDir`, usually `.foreman/`. */
+  static async open(foremanDir: string, options: SqlJsStoreOptions = {}): Promise<SqlJsStore> {
+    const SQL = await loadSqlJs();
+    const log = options.log ?? (() => undefined);
+    const migrations = options.migrations ?? knownMigrations;
+    ensureForemanDir(foremanDir);
+    // A leftover temp image is an interrupted checkpoint: the files it was to replace still hold everything.
+    fs.rmSync(path.join(foremanDir, tempImageName), { force: true });
+    const files = listStoreFiles(foremanDir);
+    const fresh = files.images.length === 0 && files.journals.length === 0;
+    const loaded = fresh ? undefined : loadDatabase(SQL, foremanDir, files, migrations, log);
+    const connection = loaded?.connection ?? SqlJsStore.newConnection(SQL);
+    let journal: JournalWriter | undefined;
+    try {
+      const applied = applyMigrations(connection, migrations);
+      // A new folder gets its image before any journal exists: a crash in between leaves a folder
+      // that still reads as new, rather than a journal without an image (which is refused).
+      if (fresh) SqlJsStore.writeFirstImage(foremanDir, connection);
+      if (loaded?.recovered) SqlJsStore.setDamagedImageAside(foremanDir, files.images, loaded.image?.name, log);
+      // Cutting a torn tail first: records appended after garbage would read as damage later.
+      journal = JournalWriter.open(path.join(foremanDir, journalName), loaded?.currentJournalValidBytes);
+      const checkpointBytes = options.checkpointBytes ?? 8 * 1024 * 1024;
+      const disk: Disk = { dir: foremanDir, journal, checkpointBytes, closeCheckpointBytes: options.closeCheckpointBytes ?? 1, backups: options.backups ?? 2, nextCheckpointAt: checkpointBytes };
+      const store = new SqlJsStore(connection, disk, loaded?.lastSeq ?? 0, schemaVersionOf(connection), log);
+      // Migrations are not journalled, and a recovery should not have to be repeated next time.
+      if (!fresh && (applied.length > 0 || loaded?.recovered)) store.checkpoint();
+      if (!fresh && applied.length > 0) log(`Migrated the database in ${foremanDir} to schema version ${applied.at(-1) ?? 0}.`);
+      return store;
+    } catch (error) {
+      journal?.close();
+      connection.close();
+      throw error;
+    }
+  }
+
+  /** A store with no files, for tests and benchmarks: writes commit but are never journalled. */
+  static async openInMemory(options: Pick<SqlJsStoreOptions, 'migrations'> = {}): Promise<SqlJsStore> {
+    const connection = SqlJsStore.newConnection(await loadSqlJs());
+    applyMigrations(connection, options.migrations ?? knownMigrations);
+    return new SqlJsStore(connection, undefined, 0, schemaVersionOf(connection), () => undefined);
+  }
+
+  read<T>(fn: (reader: Reader) => T): T {
+    this.assertUsable('read');
+    if (this.writing) return fn(this.reader);
+    try {
+      return fn(this.reader);
+    } catch (error) {
+      // Outside a transaction a writing Reader statement has already committed, unjournalled.
+      if (error instanceof StoreError && error.code === 'misuse') this.markBroken(error.message);
+      throw error;
+    }
+  }
+
+  write<T>(fn: (tx: Tx) => Result<T>, options: WriteOptions = {}): Result<T> {
+    this.assertUsable('write');
+    if (this.writing)
+      throw new StoreError('misuse', 'Store.write was called inside another Store.write; compose the work into one transaction.');
+    const tx = new Transaction(this.connection);
+    let result: Result<T>;
+    this.writing = true;
+    try {
+      this.connection.run('BEGIN');
+      try {
+        result = fn(tx);
+        if (typeof result !== 'object' || result === null || typeof (result as { ok?: unknown }).ok !== 'boolean') {
+          throw new StoreError('misuse', 'A Store.write callback must return a Result synchronously.');
+        }
+      } catch (error) {
+        this.rollback();
+        throw error;
+      }
+      if (!result.ok) {
+        this.rollback();
+        return result;
+      }
+      try {
+        this.connection.run('COMMIT');
+      } catch (error) {
+        this.rollback();
+        throw error;
+      }
+    } finally {
+      tx.close();
+      this.writing = false;
+    }
+    if (this.disk && tx.changedAnything) this.journalCommit(this.disk, tx.statements, options.durable ?? true);
+    return result;
+  }
+
+  checkpoint(): void {
+    this.assertUsable('checkpoint');
+    if (this.writing)
+      throw new StoreError('misuse', 'Store.checkpoint was called inside Store.write; sql.js cannot export inside a transaction.');
+    const disk = this.disk;
+    if (!disk) return;
+    disk.journal.sync();
+    SqlJsStore.writeTempImage(disk.dir, this.connection, this.lastSeq);
+    try {
+      disk.journal.close();
+      installImage(disk.dir, disk.backups);
+      disk.journal = JournalWriter.open(path.join(disk.dir, journalName));
+      fsyncDirectory(disk.dir);
+    } catch (error) {
+      // Files are half rotated (each step still loadable) and no journal is open to append to.
+      this.markBroken(`a checkpoint failed while replacing files: ${String(error)}`);
+      throw error;
+    }
+    disk.nextCheckpointAt = disk.checkpointBytes;
+  }
+
+  /** Checkpoints (unless the store is broken) and releases the database. Safe to call twice. */
+  close(): void {
+    if (this.state === 'closed') return;
+    if (this.writing) throw new StoreError('misuse', 'Store.close was called inside Store.write.');
+    try {
+      // Below the threshold the journal stays (replayed at the next open); only what is unsynced is synced.
+      if (this.state === 'open' && this.disk) {
+        if (this.disk.journal.size >= this.disk.closeCheckpointBytes) this.checkpoint();
+        else this.disk.journal.sync();
+      }
+    } finally {
+      this.disk?.journal.close();
+      this.connection.close();
+      this.state = 'closed';
+    }
+  }
+
+  /** The schema version in use (the newest migration applied). */
+  get schemaVersion(): number {
+    return this.schema;
+  }
+
+  private journalCommit(disk: Disk, statements: JournalStatement[], durable: boolean): void {
+    try {
+      disk.journal.append({ seq: this.lastSeq + 1, ts: Date.now(), schema: this.schema, stmts: statements }, durable);
+    } catch (error) {
+      // Memory holds a commit the disk does not: it must never be acknowledged, nor checkpointed.
+      this.markBroken(`appending to ${disk.journal.path} failed: ${String(error)}`);
+      throw new StoreError(
+        'broken',
+        `A write was not saved: appending to ${disk.journal.path} failed (${String(error)}). ` +
+          'The store is closed for further use; reopen it to continue from the last saved write.',
+        { cause: error },
+      );
+    }
+    this.lastSeq++;
+    if (disk.journal.size > disk.nextCheckpointAt) this.checkpointAfterWrite(disk);
+  }
+
+  /** The write is already durable, so a failed checkpoint is logged, not thrown, and retried later. */
+  private checkpointAfterWrite(disk: Disk): void {
+    try {
+      this.checkpoint();
+    } catch (error) {
+      disk.nextCheckpointAt = disk.journal.size + disk.checkpointBytes;
+      this.log(`Checkpoint of ${disk.dir} failed (${String(error)}); the journal keeps every write and it will be retried.`);
+    }
+  }
+
+  private rollback(): void {
+    try {
+      this.connection.run('ROLLBACK');
+    } catch {
+      // SQLite already rolled back (some errors end the transaction themselves).
+    }
+  }
+
+  private markBroken(reason: string): void {
+    this.state = 'broken';
+    this.brokenBecause = reason;
+    this.log(`Store is unusable: ${reason}`);
+  }
+
+  private assertUsable(operation: string): void {
+    if (this.state === 'closed') throw new StoreError('misuse', `Store.${operation} was called after close().`);
+    if (this.state === 'broken') {
+      throw new StoreError('broken', `The store cannot be used (${this.brokenBecause}); reopen it to continue from the last saved write.`);
+    }
+  }
+
+  /** Exports to an fsync'd `foreman.db.tmp`, with the journal seq it includes recorded in it. */
+  private static writeTempImage(dir: string, connection: Connection, journalSeq: number): void {
+    connection.run(`INSERT INTO meta (key, value) VALUES ('journal_seq', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [
+      String(journalSeq),
+    ]);
+    const tempPath = path.join(dir, tempImageName);
+    try {
+      writeImageFile(tempPath, connection.export());
+    } catch (error) {
+      // Nothing has moved yet: the image and journal on disk are intact, and the store goes on.
+      fs.rmSync(tempPath, { force: true });
+      throw error;
+    }
+  }
+
+  private static writeFirstImage(dir: string, connection: Connection): void {
+    SqlJsStore.writeTempImage(dir, connection, 0);
+    fs.renameSync(path.join(dir, tempImageName), path.join(dir, imageName));
+    fsyncDirectory(dir);
+  }
+
+  private static newConnection(SQL: SqlJsStatic): Connection {
+    const connection = new Connection(new SQL.Database());
+    configure(connection);
+    return connection;
+  }
+
+  /** A recovered-from image is kept for inspection under a new name, never deleted. */
+  private static setDamagedImageAside(
+    dir: string,
+    images: readonly { name: string; generation: number }[],
+    loadedName: string | undefined,
+    log: (line: string) => void,
+  ): void {
+    if (loadedName === imageName || !images.some((image) => image.generation === 0)) return;
+    const aside = `${imageName}.damaged-${Date.now()}`;
+    fs.renameSync(path.join(dir, imageName), path.join(dir, aside));
+    log(`Kept the damaged ${imageName} as ${aside}.`);
+  }
+}

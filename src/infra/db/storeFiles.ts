@@ -1,0 +1,122 @@
+/**
+ * The store's files in `.foreman/` and the crash-safe way to replace them.
+ *
+ * Generation 0 is the current file (`foreman.db`, `foreman.journal`); generation n is the n-th
+ * older one (`foreman.db.1`, `foreman.journal.1`, ...). Journal n holds the records written after
+ * image n was taken, so image n plus journals n..0 rebuild the latest state.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+export const imageName = 'foreman.db';
+export const journalName = 'foreman.journal';
+export const tempImageName = 'foreman.db.tmp';
+
+/** A store file and how many checkpoints old it is (0 = current). */
+export interface GenerationFile {
+  readonly path: string;
+  readonly name: string;
+  readonly generation: number;
+}
+
+export interface StoreFiles {
+  /** Images, newest first. */
+  readonly images: GenerationFile[];
+  /** Journals, oldest first (the order their records were written). */
+  readonly journals: GenerationFile[];
+}
+
+export function generationName(base: string, generation: number): string {
+  return generation === 0 ? base : `${base}.${generation}`;
+}
+
+export function listStoreFiles(dir: string): StoreFiles {
+  const images: GenerationFile[] = [];
+  const journals: GenerationFile[] = [];
+  for (const name of fs.readdirSync(dir)) {
+    for (const [base, list] of [
+      [imageName, images],
+      [journalName, journals],
+    ] as const) {
+      const match = name === base ? '0' : name.startsWith(`${base}.`) ? name.slice(base.length + 1) : undefined;
+      if (match !== undefined && /^(0|[1-9]\d{0,5})$/.test(match)) {
+        list.push({ path: path.join(dir, name), name, generation: Number(match) });
+      }
+    }
+  }
+  images.sort((a, b) => a.generation - b.generation);
+  journals.sort((a, b) => b.generation - a.generation);
+  return { images, journals };
+}
+
+/**
+ * Creates `.foreman/` and its `.gitignore` (tool state is never committed) if missing. Both steps
+ * tolerate another process creating the same things at the same moment.
+ */
+export function ensureForemanDir(dir: string): void {
+  fs.mkdirSync(dir, { recursive: true });
+  try {
+    fs.writeFileSync(path.join(dir, '.gitignore'), '*\n', { flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+}
+
+/** Makes renames and creations in `dir` durable. Windows cannot open folders; NTFS journals them. */
+export function fsyncDirectory(dir: string): void {
+  if (process.platform === 'win32') return;
+  const fd = fs.openSync(dir, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function renameIfExists(from: string, to: string): void {
+  try {
+    fs.renameSync(from, to);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
+
+/**
+ * Moves every generation of `base` one step older, dropping the oldest (a rename replaces it).
+ * Oldest first, so no rename ever overwrites a file that has not moved on yet.
+ */
+function shiftGenerations(dir: string, base: string, backups: number): void {
+  for (let generation = backups; generation >= 1; generation--) {
+    renameIfExists(path.join(dir, generationName(base, generation - 1)), path.join(dir, generationName(base, generation)));
+  }
+}
+
+/**
+ * Installs the fsync'd `foreman.db.tmp` as the new `foreman.db`, keeping `backups` older images and
+ * their journals, and leaves no current journal (the caller opens a fresh one).
+ *
+ * Invariant, at every instant and so after a crash at any point: some image on disk plus the
+ * journals on disk hold every record newer than that image. It holds because
+ *  - the new image is complete and fsync'd before anything moves, and holds every record;
+ *  - images and journals only move one generation older, oldest first: an image is overwritten only
+ *    by the next newer image, and a journal only by the next newer journal, after the image that
+ *    needed it was itself overwritten;
+ *  - with no backups kept, the journal is deleted only after the new image has replaced the old
+ *    one, and holds nothing newer than it.
+ * While `foreman.db` is briefly missing (between the rotation and the final rename), the loader
+ * uses `foreman.db.1` plus the journals. The folder is fsync'd after the rotation and after the
+ * final rename so that, on file systems that reorder metadata, no later step lands before an
+ * earlier one.
+ */
+export function installImage(dir: string, backups: number): void {
+  if (backups > 0) {
+    shiftGenerations(dir, imageName, backups);
+    shiftGenerations(dir, journalName, backups);
+    fsyncDirectory(dir);
+    fs.renameSync(path.join(dir, tempImageName), path.join(dir, imageName));
+  } else {
+    fs.renameSync(path.join(dir, tempImageName), path.join(dir, imageName));
+    fsyncDirectory(dir);
+    fs.rmSync(path.join(dir, journalName), { force: true });
+  }
+}

@@ -1,0 +1,255 @@
+/**
+ * Rebuilds the database from the files in `.foreman/`: the newest image that is intact and that the
+ * journals cover, plus replay of every journal record newer than it (ARCHITECTURE §2).
+ *
+ * The loader only reads. The store applies what it decides (cutting a torn tail, keeping a damaged
+ * image aside, checkpointing) once loading has succeeded, so a refusal leaves the files untouched.
+ */
+import * as fs from 'node:fs';
+import type { SqlJsStatic } from 'sql.js';
+import { Connection } from './connection';
+import { readImageFile } from './imageFile';
+import { scanJournal } from './journal';
+import type { JournalRecord, JournalScan } from './journal';
+import { applyMigrations, assertKnownVersion, latestVersion, schemaVersionOf } from './migrator';
+import type { Migration } from './migrations/index';
+import { StoreError } from './storeError';
+import type { GenerationFile, StoreFiles } from './storeFiles';
+
+export interface LoadedDatabase {
+  readonly connection: Connection;
+  /** The newest journal seq the database now includes. */
+  readonly lastSeq: number;
+  /** The image loaded, or undefined when rebuilt from the journals alone. */
+  readonly image: GenerationFile | undefined;
+  /** Where the current journal's intact records end, when a torn tail follows them. */
+  readonly currentJournalValidBytes: number | undefined;
+  /** True when anything but a clean `foreman.db` plus clean journals was needed. */
+  readonly recovered: boolean;
+}
+
+interface ScannedJournal {
+  readonly file: GenerationFile;
+  readonly scan: JournalScan;
+}
+
+/** Sets the connection pragmas; they are per connection and do not come with the image. */
+export function configure(connection: Connection): void {
+  connection.exec('PRAGMA journal_mode = MEMORY; PRAGMA foreign_keys = ON;');
+}
+
+/** Opens one image and checks it; returns the reason it cannot be used instead of throwing. */
+function openImage(SQL: SqlJsStatic, file: GenerationFile): { connection: Connection; journalSeq: number } | string {
+  const read = readImageFile(file.path);
+  if (read.kind === 'damaged') return read.reason;
+  let connection: Connection | undefined;
+  try {
+    connection = new Connection(new SQL.Database(read.bytes));
+    // A checksummed image is byte for byte what sql.js exported. Any other (written by hand or by
+    // another tool) gets SQLite's full integrity check: slow, but rare, and the best evidence there is.
+    if (!read.checksummed) {
+      const check = connection.all<{ integrity_check: string }>('PRAGMA integrity_check');
+      if (check.length !== 1 || check[0]?.integrity_check !== 'ok') {
+        connection.close();
+        return `its integrity check failed (${check
+          .slice(0, 3)
+          .map((row) => row.integrity_check)
+          .join('; ')})`;
+      }
+    }
+    const seq =
+      schemaVersionOf(connection) > 0 ? connection.get<{ value: string }>(`SELECT value FROM meta WHERE key = 'journal_seq'`) : undefined;
+    if (!seq || !/^\d+$/.test(seq.value)) {
+      connection.close();
+      return 'its meta table (schema_version, journal_seq) is missing';
+    }
+    return { connection, journalSeq: Number(seq.value) };
+  } catch (error) {
+    connection?.close();
+    return `SQLite cannot read it (${error instanceof Error ? error.message : String(error)})`;
+  }
+}
+
+/** Every intact record of every journal, by seq. Two different records with one seq are damage. */
+function mergeRecords(journals: readonly ScannedJournal[], dir: string): JournalRecord[] {
+  const bySeq = new Map<number, { record: JournalRecord; name: string }>();
+  for (const { file, scan } of journals) {
+    for (const record of scan.records) {
+      const existing = bySeq.get(record.seq);
+      if (!existing) bySeq.set(record.seq, { record, name: file.name });
+      else if (JSON.stringify(existing.record.stmts) !== JSON.stringify(record.stmts)) {
+        throw new StoreError(
+          'damaged',
+          `${existing.name} and ${file.name} in ${dir} hold two different records with seq ${record.seq}; ` +
+            'the journals are inconsistent. Nothing was changed: move the .foreman folder aside or restore a backup of it.',
+        );
+      }
+    }
+  }
+  return [...bySeq.values()].map((entry) => entry.record).sort((a, b) => a.seq - b.seq);
+}
+
+/** The first seq after `fromSeq` missing from `records` (sorted), or undefined if none is. */
+function firstGap(records: readonly JournalRecord[], fromSeq: number): number | undefined {
+  let expected = fromSeq + 1;
+  for (const record of records) {
+    if (record.seq < expected) continue;
+    if (record.seq !== expected) return expected;
+    expected++;
+  }
+  return undefined;
+}
+
+/** Replays records newer than `fromSeq`, one transaction each, migrating when a record says so. */
+function replay(connection: Connection, records: readonly JournalRecord[], fromSeq: number, migrations: readonly Migration[]): number {
+  let lastSeq = fromSeq;
+  for (const record of records) {
+    if (record.seq <= fromSeq) continue;
+    if (record.schema !== undefined && record.schema > schemaVersionOf(connection)) {
+      assertKnownVersion(record.schema, migrations, `journal record ${record.seq}`);
+      applyMigrations(connection, migrations, record.schema);
+    }
+    connection.exec('BEGIN');
+    try {
+      for (const [sql, params] of record.stmts) connection.run(sql, params);
+      connection.exec('COMMIT');
+    } catch (error) {
+      connection.exec('ROLLBACK');
+      throw new Error(`replaying journal record ${record.seq} failed: ${error instanceof Error ? error.message : String(error)}`, {
+        cause: error,
+      });
+    }
+    lastSeq = record.seq;
+  }
+  return lastSeq;
+}
+
+function describeDamage(journals: readonly ScannedJournal[]): string {
+  const damaged = journals.flatMap(({ file, scan }) =>
+    scan.damage.map((region) => `${file.name} has ${region.length} unreadable bytes at byte offset ${region.offset}`),
+  );
+  return damaged.length ? ` (${damaged.join('; ')})` : '';
+}
+
+/** The records of a choice of journals, and what was wrong with those journals. */
+interface JournalView {
+  readonly records: JournalRecord[];
+  /** Empty, or a parenthesised list of unreadable regions. */
+  readonly damage: string;
+}
+
+/**
+ * Reads journals on demand. Opening `foreman.db` normally needs only the current journal: every
+ * older journal was rotated out by a checkpoint whose image (now `foreman.db` or older) includes all
+ * of it. Older journals are read only for an older image, or when the current one does not reach
+ * back to `foreman.db`, so a clean open does not parse megabytes of history.
+ */
+class JournalSet {
+  private readonly scans = new Map<GenerationFile, ScannedJournal>();
+
+  constructor(
+    private readonly files: readonly GenerationFile[],
+    private readonly dir: string,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  view(all: boolean): JournalView {
+    const journals = this.files.filter((file) => all || file.generation === 0).map((file) => this.scan(file));
+    return { records: mergeRecords(journals, this.dir), damage: describeDamage(journals) };
+  }
+
+  /** Where the current journal's intact records end, if a torn tail follows them. */
+  get currentValidBytes(): number | undefined {
+    const current = [...this.scans.values()].find((journal) => journal.file.generation === 0);
+    return current?.scan.tornTail ? current.scan.validBytes : undefined;
+  }
+
+  private scan(file: GenerationFile): ScannedJournal {
+    let scanned = this.scans.get(file);
+    if (!scanned) {
+      scanned = { file, scan: scanJournal(fs.readFileSync(file.path)) };
+      this.scans.set(file, scanned);
+      const torn = scanned.scan.tornTail;
+      if (torn) {
+        this.log(
+          `${file.name}: ignoring an incomplete last record at byte offset ${torn.offset} (${torn.length} bytes), ` +
+            'left by an append that was interrupted and never acknowledged.',
+        );
+      }
+    }
+    return scanned;
+  }
+}
+
+export function loadDatabase(
+  SQL: SqlJsStatic,
+  dir: string,
+  files: StoreFiles,
+  migrations: readonly Migration[],
+  log: (line: string) => void,
+): LoadedDatabase {
+  const journals = new JournalSet(files.journals, dir, log);
+  const problems: string[] = [];
+  if (!files.images.some((image) => image.generation === 0)) problems.push(`foreman.db: it is missing`);
+
+  for (const image of files.images) {
+    const opened = openImage(SQL, image);
+    if (typeof opened === 'string') {
+      problems.push(`${image.name}: ${opened}`);
+      continue;
+    }
+    let view = journals.view(image.generation !== 0);
+    if (image.generation === 0 && firstGap(view.records, opened.journalSeq) !== undefined) view = journals.view(true);
+    const gap = firstGap(view.records, opened.journalSeq);
+    if (gap !== undefined) {
+      opened.connection.close();
+      problems.push(
+        `${image.name} includes the journal up to seq ${opened.journalSeq}, but seq ${gap} is missing from the journals${view.damage}`,
+      );
+      continue;
+    }
+    try {
+      assertKnownVersion(schemaVersionOf(opened.connection), migrations, image.path);
+      configure(opened.connection);
+      const lastSeq = Math.max(opened.journalSeq, replay(opened.connection, view.records, opened.journalSeq, migrations));
+      if (problems.length || view.damage) {
+        const reasons = problems.length
+          ? problems.join('; ')
+          : `the journals are partly unreadable${view.damage}, though every record is accounted for`;
+        log(`Recovered from ${image.name} plus the journals up to seq ${lastSeq}, because ${reasons}.`);
+      }
+      const recovered = problems.length > 0 || image.generation !== 0 || view.damage !== '';
+      return { connection: opened.connection, lastSeq, image, currentJournalValidBytes: journals.currentValidBytes, recovered };
+    } catch (error) {
+      opened.connection.close();
+      if (error instanceof StoreError) throw error;
+      problems.push(`${image.name}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  // Journals that reach back to seq 1 hold the whole history: rebuilding from nothing loses nothing.
+  const { records } = journals.view(true);
+  if (records[0]?.seq === 1 && firstGap(records, 0) === undefined) {
+    const connection = new Connection(new SQL.Database());
+    try {
+      configure(connection);
+      const schema = records[0].schema ?? latestVersion(migrations);
+      assertKnownVersion(schema, migrations, `journal record 1`);
+      applyMigrations(connection, migrations, schema);
+      const lastSeq = replay(connection, records, 0, migrations);
+      log(`Rebuilt the database from the journals (seq 1 to ${lastSeq}), because ${problems.join('; ')}.`);
+      return { connection, lastSeq, image: undefined, currentJournalValidBytes: journals.currentValidBytes, recovered: true };
+    } catch (error) {
+      connection.close();
+      if (error instanceof StoreError) throw error;
+      problems.push(`rebuilding from the journals alone: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  throw new StoreError(
+    'damaged',
+    `The Foreman database in ${dir} is damaged and no backup plus journal covers every committed transaction: ` +
+      `${problems.join('; ')}. Nothing was changed. Move the .foreman folder aside (Foreman then starts an empty ` +
+      'database) or restore a backup of it.',
+  );
+}

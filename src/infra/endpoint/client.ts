@@ -1,0 +1,86 @@
+import * as net from 'node:net';
+import { readAnnouncement } from './announcement';
+import { LineBuffer } from './lineBuffer';
+import { type EndpointResponse, endpointResponseSchema } from './protocol';
+
+/** Where to send and the secret to send with it. */
+export interface EndpointAddress {
+  readonly socketPath: string;
+  readonly token: string;
+}
+
+export type SendOutcome =
+  /** The owner answered (which may itself be a failure result). */
+  | { readonly kind: 'response'; readonly response: EndpointResponse }
+  /** Nothing was sent: no announcement, or no process listening. Safe to execute elsewhere. */
+  | { readonly kind: 'unreachable'; readonly reason: string }
+  /** The request went out but no valid answer came back; it may or may not have been applied. */
+  | { readonly kind: 'failed'; readonly reason: string };
+
+export interface SendOptions {
+  readonly timeoutMs: number;
+}
+
+/** Responses can be large (a long transitions listing) but not unbounded. */
+const maxResponseBytes = 256 * 1024 * 1024;
+
+/** Sends one request to the owner announced in `foremanDir/endpoint.json`. */
+export async function sendRequest(foremanDir: string, request: unknown, options: SendOptions): Promise<SendOutcome> {
+  const announcement = readAnnouncement(foremanDir);
+  if (!announcement) return { kind: 'unreachable', reason: 'no endpoint is announced in endpoint.json' };
+  return sendToEndpoint({ socketPath: announcement.info.socketPath, token: announcement.token }, request, options);
+}
+
+/** Sends one request line to a socket and reads one response line. */
+export function sendToEndpoint(address: EndpointAddress, request: unknown, options: SendOptions): Promise<SendOutcome> {
+  return new Promise((resolve) => {
+    const socket = net.createConnection(address.socketPath);
+    const lines = new LineBuffer(maxResponseBytes);
+    let connected = false;
+    let settled = false;
+    const finish = (outcome: SendOutcome): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(outcome);
+    };
+    const timer = setTimeout(() => {
+      finish(
+        connected
+          ? {
+              kind: 'failed',
+              reason: `the owner did not answer within ${options.timeoutMs} ms; the request may or may not have been applied`,
+            }
+          : { kind: 'unreachable', reason: `could not connect to ${address.socketPath} within ${options.timeoutMs} ms` },
+      );
+    }, options.timeoutMs);
+    socket.on('connect', () => {
+      connected = true;
+      socket.write(`${JSON.stringify({ token: address.token, request })}\n`);
+    });
+    socket.on('data', (chunk: Buffer) => {
+      const { lines: complete, overflow } = lines.push(chunk);
+      if (overflow) return finish({ kind: 'failed', reason: 'the owner sent an oversized response' });
+      const [first] = complete;
+      if (first === undefined) return;
+      finish(parseResponse(first));
+    });
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      // Before the connection exists nothing was sent, so the caller may safely go elsewhere.
+      if (!connected) finish({ kind: 'unreachable', reason: `${address.socketPath}: ${error.code ?? error.message}` });
+      else finish({ kind: 'failed', reason: `the connection to the owner failed: ${error.message}` });
+    });
+    socket.on('close', () => finish({ kind: 'failed', reason: 'the owner closed the connection without answering' }));
+  });
+}
+
+function parseResponse(line: string): SendOutcome {
+  try {
+    const parsed = endpointResponseSchema.safeParse(JSON.parse(line));
+    if (parsed.success) return { kind: 'response', response: parsed.data };
+  } catch {
+    // Falls through to the failure below.
+  }
+  return { kind: 'failed', reason: 'the owner sent a response that is not valid' };
+}

@@ -1,0 +1,14 @@
+/** The owner's local endpoint: a token-guarded Unix socket speaking newline-delimited JSON. */
+export { EndpointServer, type EndpointServerOptions, type Executor } from './server';
+export { sendRequest, sendToEndpoint, type EndpointAddress, type SendOptions, type SendOutcome } from './client';
+export { readAnnouncement, type Announcement } from './announcement';
+export {
+  endpointFileName,
+  maxLineBytes,
+  socketPathFor,
+  tokenFileName,
+  type EndpointInfo,
+  type EndpointResponse,
+  type EndpointResult,
+  type UnexpectedFailure,
+} from './protocol';

@@ -1,0 +1,72 @@
+/**
+ * The local endpoint's wire format: newline-delimited JSON over a Unix domain socket. One request
+ * line `{ token, request }` gets one response line `{ ok, exitCode, result }`. Both ends parse
+ * everything they receive with these schemas.
+ */
+import { createHash } from 'node:crypto';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { z } from 'zod';
+import type { Result } from '../../core/result';
+
+/** The largest request line the owner reads; a longer one is refused and the connection closed. */
+export const maxLineBytes = 1024 * 1024;
+/** Unix socket paths are limited (108 bytes on Linux, 104 on macOS); keep a margin. */
+const maxSocketPathBytes = 100;
+
+export const endpointFileName = 'endpoint.json';
+export const tokenFileName = 'endpoint.token';
+export const socketFileName = 'foreman.sock';
+
+/** One request line. The token is optional here so that a missing one reads as a bad token, not as bad JSON. */
+export const endpointRequestSchema = z.object({ token: z.string().max(1024).optional(), request: z.unknown() });
+
+/** An unexpected error in the owner (exit 1): not one of the engine's expected failures. */
+export interface UnexpectedFailure {
+  readonly ok: false;
+  readonly kind: 'unexpected';
+  readonly code: string;
+  readonly message: string;
+}
+
+export type EndpointResult = Result<unknown> | UnexpectedFailure;
+
+const failureSchema = z.object({
+  ok: z.literal(false),
+  kind: z.enum(['invalid', 'refused', 'notFound', 'unexpected']),
+  code: z.string(),
+  message: z.string(),
+  details: z.record(z.string(), z.unknown()).optional(),
+});
+const successSchema = z.object({ ok: z.literal(true), value: z.unknown() });
+
+/** One response line: the engine's result and the exit code a CLI should end with. */
+export const endpointResponseSchema = z.object({
+  ok: z.boolean(),
+  exitCode: z.number().int().min(0).max(255),
+  result: z.union([successSchema, failureSchema]),
+});
+export interface EndpointResponse {
+  readonly ok: boolean;
+  readonly exitCode: number;
+  readonly result: EndpointResult;
+}
+
+/** `.foreman/endpoint.json`: where the owner listens. The token is kept apart, in a 0600 file. */
+export const endpointInfoSchema = z.object({
+  socketPath: z.string().min(1),
+  pid: z.number().int().positive(),
+  startedAt: z.number(),
+});
+export type EndpointInfo = z.infer<typeof endpointInfoSchema>;
+
+/**
+ * `.foreman/foreman.sock` when its path is short enough for a socket address; otherwise a name in
+ * the temp folder derived from the workspace, so every process computes the same one.
+ */
+export function socketPathFor(foremanDir: string): string {
+  const inside = path.join(foremanDir, socketFileName);
+  if (Buffer.byteLength(inside) <= maxSocketPathBytes) return inside;
+  const digest = createHash('sha256').update(path.resolve(foremanDir)).digest('hex').slice(0, 16);
+  return path.join(os.tmpdir(), `foreman-${digest}.sock`);
+}

@@ -1,0 +1,61 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Crew } from '../../engine/crew';
+import type { Engine } from '../../engine/engine';
+import type { CrewSettingsFile } from '../../engine/settings';
+import { readMeta } from '../../engine/rows';
+import { AgentSupervisor, SupervisedAgents, verifyRunner } from '../agents';
+import { GitPortAdapter } from '../git/gitPort';
+
+export interface CrewParts {
+  readonly crew: Crew;
+  readonly git: GitPortAdapter;
+  readonly agents: SupervisedAgents | undefined;
+  readonly supervisor: AgentSupervisor | undefined;
+}
+
+export interface CrewOptions {
+  /** Launch agents (a long-running, trusted owner); one-shot CLI calls and Restricted Mode do not. */
+  readonly launchAgents: boolean;
+  /** Extra environment for agents, read at each launch (the endpoint is known only later). */
+  readonly agentEnvironment?: () => Record<string, string>;
+  readonly log: (line: string) => void;
+}
+
+/** The folder holding the `foreman` executable, put first on the agents' PATH. */
+export function cliBinDir(): string {
+  for (let dir = __dirname; ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'bin', 'foreman'))) return path.join(dir, 'bin');
+    if (path.dirname(dir) === dir) return path.join(__dirname, '..', 'bin');
+  }
+}
+
+/** Git, agents and the crew over an engine: one composition for `serve`, the CLI and VS Code. */
+export function assembleCrew(repoRoot: string, foremanDir: string, engine: Engine, settings: CrewSettingsFile, options: CrewOptions): CrewParts {
+  const baseBranch = () => engine.read((reader) => readMeta(reader, 'base_branch')) ?? 'main';
+  const git = new GitPortAdapter(repoRoot, baseBranch, { branchTemplate: engine.settings.branchTemplate, ...(settings.worktreeRoot ? { worktreeRoot: settings.worktreeRoot } : {}) }, options.log);
+  let supervisor: AgentSupervisor | undefined;
+  let agents: SupervisedAgents | undefined;
+  if (options.launchAgents) {
+    supervisor = new AgentSupervisor({
+      logDir: path.join(foremanDir, 'logs'),
+      cliBinDir: cliBinDir(),
+      log: options.log,
+      // While a launched agent's process lives, Foreman heartbeats for it: a long, silent model
+      // call is not death (ARCHITECTURE §4). The agent's own heartbeats add progress.
+      onHeartbeat: (run) => engine.execute({ command: 'heartbeat', args: { worker: run.workerId, status: 'working', attempt: run.attempt }, actor: 'supervisor' }),
+    });
+    agents = new SupervisedAgents(
+      supervisor,
+      foremanDir,
+      () => ({ FOREMAN_DIR: repoRoot, FOREMAN_BASE: baseBranch(), ...(options.agentEnvironment?.() ?? {}) }),
+      () => settings.agents,
+      options.log,
+    );
+    const signals = agents;
+    engine.monitor.useSignals((workerId) => signals.signals(workerId));
+  }
+  const verify = verifyRunner(settings.verifyCommand);
+  const crew = new Crew(engine, git, agents, { mergeStrategy: settings.mergeStrategy, log: options.log, ...(verify ? { verify } : {}) });
+  return { crew, git, agents, supervisor };
+}

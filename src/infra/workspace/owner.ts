@@ -1,0 +1,119 @@
+import * as path from 'node:path';
+import { type Result, invalid, ok } from '../../core/result';
+import { Engine } from '../../engine/engine';
+import type { Disposable } from '../../engine/events';
+import type { Clock } from '../../engine/ports';
+import type { Request } from '../../core/requests';
+import type { CrewSettingsFile, EngineSettings } from '../../engine/settings';
+import { type CrewParts, assembleCrew } from './crewParts';
+import type { WorktreeReport } from '../git';
+import { type OwnerLock, SqlJsStore, acquireOwnerLock } from '../db';
+import { FileBlobStore, JsonlExportSink } from '../fs';
+import { foremanDir as foremanDirOf, isInitialised } from './paths';
+import { loadWorkspaceSettings } from './settings';
+
+/** Who is opening the workspace, as written in the owner lock. */
+export type OwnerRole = 'serve' | 'cli' | 'vscode';
+
+export interface OpenOwnerOptions {
+  readonly role: OwnerRole;
+  /** Recoveries, lock takeovers and checkpoint problems, one line each. */
+  readonly log?: (line: string) => void;
+  readonly clock?: Clock;
+  /** Launch agents on assignment (long-running, trusted owners only). Default false. */
+  readonly launchAgents?: boolean;
+  /** Settings from the host (VS Code), replacing `.foreman/settings.json`. */
+  readonly settings?: { engine: EngineSettings; crew: CrewSettingsFile };
+  readonly agentEnvironment?: () => Record<string, string>;
+  /** Passed to the store: one-shot calls leave short journals for the next open to replay. */
+  readonly closeCheckpointBytes?: number;
+}
+
+/** The single writer of a workspace (ARCHITECTURE §2): its lock, its store and the engine over them. */
+export interface WorkspaceOwner extends Disposable {
+  readonly repoRoot: string;
+  readonly foremanDir: string;
+  readonly engine: Engine;
+  readonly store: SqlJsStore;
+  readonly lock: OwnerLock;
+  readonly parts: CrewParts;
+  /** Every request: `start` and `merge` do their git work, the rest goes to the engine. */
+  execute(request: Request): Promise<Result<unknown>>;
+  /**
+   * For long-running owners: restart recovery (orphaned agents stopped, their work saved and
+   * retried; worktrees reconciled), then the dispatcher, waker and monitor.
+   */
+  start(): Promise<void>;
+  /** Stops agents and the engine, checkpoints the store and releases the lock. Safe to call twice. */
+  close(): void;
+}
+
+/**
+ * Becomes the owner of the workspace at `repoRoot`. Expected refusals are results: `notInitialised`
+ * (invalid: run `foreman init`), a bad settings file (invalid), and `ownedByOther` (refused; the
+ * caller routes to that owner instead).
+ */
+export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Promise<Result<WorkspaceOwner>> {
+  const dir = foremanDirOf(repoRoot);
+  if (!isInitialised(dir)) {
+    return invalid('notInitialised', `No Foreman here (${repoRoot}); run \`foreman init\` in the repository first.`, { dir: repoRoot });
+  }
+  const loaded = options.settings ? ok(options.settings) : loadWorkspaceSettings(dir);
+  if (!loaded.ok) return loaded;
+  const log = options.log ?? (() => undefined);
+  const lock = acquireOwnerLock(dir, { role: options.role }, options.log ? { log: options.log } : {});
+  if (!lock.ok) return lock;
+  let store: SqlJsStore;
+  try {
+    store = await SqlJsStore.open(dir, { ...(options.log ? { log: options.log } : {}), ...(options.closeCheckpointBytes ? { closeCheckpointBytes: options.closeCheckpointBytes } : {}) });
+  } catch (error) {
+    lock.value.release();
+    throw error;
+  }
+  const engine = new Engine({
+    store,
+    settings: loaded.value.engine,
+    blobs: new FileBlobStore(path.join(dir, 'blobs')),
+    exports: new JsonlExportSink(dir),
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  const parts = assembleCrew(repoRoot, dir, engine, loaded.value.crew, {
+    launchAgents: options.launchAgents ?? false,
+    log,
+    ...(options.agentEnvironment ? { agentEnvironment: options.agentEnvironment } : {}),
+  });
+  const start = async (): Promise<void> => {
+    engine.startBackground();
+    // Only workers holding a task are expected to have a worktree; idle ones get theirs on start.
+    const holders = engine.read((reader) => reader.all<{ id: string }>('SELECT id FROM workers WHERE task_id IS NOT NULL')).map((w) => w.id);
+    const report = await parts.git.workspace.reconcile(holders);
+    if (report.ok) logWorktreeReport(report.value, log);
+    if (parts.agents) {
+      await parts.agents.reapOrphans();
+      await parts.crew.recoverOrphans();
+    }
+  };
+  let closed = false;
+  const close = (): void => {
+    if (closed) return;
+    closed = true;
+    try {
+      parts.crew.dispose();
+      void parts.supervisor?.dispose();
+      engine.dispose();
+      store.close();
+    } finally {
+      lock.value.release();
+    }
+  };
+  return ok({ repoRoot, foremanDir: dir, engine, store, lock: lock.value, parts, execute: (request) => parts.crew.execute(request), start, close, dispose: close });
+}
+
+function logWorktreeReport(report: WorktreeReport, log: (line: string) => void): void {
+  const say = (what: string, findings: ReadonlyArray<{ workerId: string; path: string }>) =>
+    findings.forEach((finding) => log(`worktree of ${finding.workerId} is ${what}: ${finding.path}`));
+  say('missing (recreated when the worker next starts)', report.missing);
+  say('moved (repair with the worktree link)', report.moved);
+  say('broken (its .git link is gone)', report.broken);
+  say('occupied by something else (left untouched)', report.foreign);
+}

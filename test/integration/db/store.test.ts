@@ -1,0 +1,288 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+// The module object itself (not a namespace copy), so that a mock reaches the store's calls too.
+import nodeFs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { ok, refused } from '../../../src/core/result';
+import { SqlJsStore, StoreError, migrations } from '../../../src/infra/db/index';
+import { scanJournal } from '../../../src/infra/db/journal';
+import { collectLog, copyOf, insertTask, tempForemanDir } from './helpers';
+
+function taskIds(store: SqlJsStore): string[] {
+  return store.read((reader) => reader.all<{ id: string }>('SELECT id FROM tasks ORDER BY id').map((row) => row.id));
+}
+
+function journalSize(dir: string): number {
+  return fs.statSync(path.join(dir, 'foreman.journal')).size;
+}
+
+describe('SqlJsStore', () => {
+  it('creates a new database with its .gitignore, and writes and reads', async () => {
+    const dir = tempForemanDir();
+    const store = await SqlJsStore.open(dir);
+    assert.equal(fs.readFileSync(path.join(dir, '.gitignore'), 'utf8').trim(), '*');
+    assert.ok(fs.existsSync(path.join(dir, 'foreman.db')));
+    assert.deepEqual(store.write(insertTask('a')), ok(1));
+    assert.deepEqual(taskIds(store), ['a']);
+    const claimed = store.write((tx) =>
+      ok(tx.returning<{ id: string }>(`UPDATE tasks SET status = 'running' WHERE id = ? RETURNING id`, ['a'])),
+    );
+    assert.deepEqual(claimed, ok([{ id: 'a' }]));
+    store.close();
+  });
+
+  it('rolls back a failure result and an exception, and journals neither', async () => {
+    const dir = tempForemanDir();
+    const store = await SqlJsStore.open(dir);
+    const before = journalSize(dir);
+    const failure = store.write((tx) => {
+      insertTask('a')(tx);
+      return refused('nope', 'Refused for the test.');
+    });
+    assert.equal(failure.ok, false);
+    assert.throws(
+      () =>
+        store.write((tx) => {
+          insertTask('b')(tx);
+          throw new Error('boom');
+        }),
+      /boom/,
+    );
+    assert.throws(
+      () =>
+        store.write((tx) => {
+          insertTask('c')(tx);
+          return insertTask('c')(tx); // primary key violation
+        }),
+      /UNIQUE/,
+    );
+    assert.deepEqual(taskIds(store), []);
+    assert.equal(journalSize(dir), before);
+    store.close();
+  });
+
+  it('journals nothing for a write that changed no row', async () => {
+    const dir = tempForemanDir();
+    const store = await SqlJsStore.open(dir);
+    const before = journalSize(dir);
+    const result = store.write((tx) => ok(tx.run(`UPDATE tasks SET status = 'running' WHERE id = 'missing'`)));
+    assert.deepEqual(result, ok(0));
+    assert.equal(journalSize(dir), before);
+    store.close();
+  });
+
+  it('refuses a write inside a write, transaction control in a Tx, and a Reader that writes', async () => {
+    const store = await SqlJsStore.open(tempForemanDir());
+    assert.throws(
+      () => store.write(() => store.write(insertTask('a'))),
+      (error: unknown) => error instanceof StoreError && error.code === 'misuse',
+    );
+    assert.throws(() => store.write((tx) => ok(tx.run('COMMIT'))), /manages the transaction/);
+    assert.throws(
+      () =>
+        store.write((tx) => {
+          insertTask('z')(tx);
+          return ok(tx.get(`UPDATE tasks SET title = 'x' RETURNING id`));
+        }),
+      /Reader statement changed rows/,
+    );
+    assert.deepEqual(store.write(insertTask('b')), ok(1), 'the store is still usable');
+    assert.deepEqual(taskIds(store), ['b']);
+    store.close();
+  });
+
+  it('stops after a Reader outside a write changed rows, since that change escaped the journal', async () => {
+    const store = await SqlJsStore.open(tempForemanDir());
+    store.write(insertTask('a'));
+    assert.throws(() => store.read((reader) => reader.get(`UPDATE tasks SET title = 'x' RETURNING id`)), /Reader statement changed rows/);
+    assert.throws(
+      () => store.write(insertTask('b')),
+      (error: unknown) => error instanceof StoreError && error.code === 'broken',
+    );
+    store.close();
+  });
+
+  it('reopens after close from the image alone', async () => {
+    const dir = tempForemanDir();
+    const store = await SqlJsStore.open(dir);
+    store.write(insertTask('a'));
+    store.write(insertTask('b'), { durable: false });
+    store.close();
+    assert.equal(journalSize(dir), 0);
+    const reopened = await SqlJsStore.open(dir);
+    assert.deepEqual(taskIds(reopened), ['a', 'b']);
+    reopened.close();
+  });
+
+  it('reopens without close by replaying the journal, across a checkpoint', async () => {
+    const dir = tempForemanDir();
+    const store = await SqlJsStore.open(dir);
+    store.write(insertTask('a'));
+    assert.deepEqual(taskIds(await SqlJsStore.open(copyOf(dir))), ['a']);
+    store.checkpoint();
+    store.write(insertTask('b'));
+    store.write(insertTask('c'), { durable: false });
+    const copy = copyOf(dir);
+    assert.deepEqual(
+      scanJournal(fs.readFileSync(path.join(copy, 'foreman.journal'))).records.map((r) => r.seq),
+      [2, 3],
+    );
+    const reopened = await SqlJsStore.open(copy);
+    assert.deepEqual(taskIds(reopened), ['a', 'b', 'c']);
+    reopened.write(insertTask('d'));
+    reopened.close();
+    assert.deepEqual(taskIds(await SqlJsStore.open(copy)), ['a', 'b', 'c', 'd']);
+    store.close();
+  });
+
+  it('checkpoints by itself once the journal passes checkpointBytes, keeping the backups asked for', async () => {
+    const dir = tempForemanDir();
+    const store = await SqlJsStore.open(dir, { checkpointBytes: 2000, backups: 1 });
+    for (let i = 0; i < 40; i++) store.write(insertTask(`t${String(i).padStart(2, '0')}`, i));
+    assert.ok(journalSize(dir) <= 2300, `journal is ${journalSize(dir)} bytes`);
+    const names = fs.readdirSync(dir).sort();
+    assert.deepEqual(
+      names.filter((name) => name.startsWith('foreman.')),
+      ['foreman.db', 'foreman.db.1', 'foreman.journal', 'foreman.journal.1'],
+    );
+    const reopened = await SqlJsStore.open(copyOf(dir));
+    assert.equal(taskIds(reopened).length, 40);
+    const seq = reopened.read((reader) => reader.get<{ value: string }>(`SELECT value FROM meta WHERE key = 'journal_seq'`));
+    assert.ok(Number(seq?.value) > 0);
+    reopened.close();
+    store.close();
+  });
+
+  it('keeps foreign keys on and the rollback journal in memory across export', async () => {
+    const store = await SqlJsStore.open(tempForemanDir());
+    store.checkpoint();
+    const pragmas = store.read((reader) => [reader.get('PRAGMA foreign_keys'), reader.get('PRAGMA journal_mode')]);
+    assert.deepEqual(pragmas, [{ foreign_keys: 1 }, { journal_mode: 'memory' }]);
+    assert.throws(
+      () =>
+        store.write((tx) =>
+          ok(
+            tx.run(
+              `INSERT INTO tasks (id, title, status, sort_order, created_at, parent_task_id) VALUES ('x', 'X', 'queued', 1, 1, 'nobody')`,
+            ),
+          ),
+        ),
+      /FOREIGN KEY/,
+    );
+    store.close();
+  });
+
+  it('round-trips Uint8Array parameters through the journal', async () => {
+    const dir = tempForemanDir();
+    const store = await SqlJsStore.open(dir);
+    const bytes = new Uint8Array(300).map((_, i) => (i * 7) % 256);
+    store.write((tx) => ok(tx.run(`INSERT INTO meta (key, value) VALUES ('blob', ?)`, [bytes])));
+    const reopened = await SqlJsStore.open(copyOf(dir));
+    const row = reopened.read((reader) => reader.get<{ value: Uint8Array }>(`SELECT value FROM meta WHERE key = 'blob'`));
+    assert.ok(row?.value instanceof Uint8Array);
+    assert.deepEqual([...row.value], [...bytes]);
+    reopened.close();
+    store.close();
+  });
+
+  it('applies pending migrations in order, records schema_version, and checkpoints them', async () => {
+    const dir = tempForemanDir();
+    const store = await SqlJsStore.open(dir, { migrations: migrations.slice(0, 1) });
+    assert.equal(store.schemaVersion, 1);
+    store.write(insertTask('a'));
+    store.close();
+    const latest = migrations.length + 1;
+    const upgraded = [...migrations, { version: latest, sql: 'CREATE TABLE notes (id TEXT PRIMARY KEY, body TEXT NOT NULL);' }];
+    const { lines, log } = collectLog();
+    const migrated = await SqlJsStore.open(dir, { migrations: upgraded, log });
+    assert.equal(migrated.schemaVersion, latest);
+    assert.deepEqual(
+      migrated.read((reader) => reader.get(`SELECT value FROM meta WHERE key = 'schema_version'`)),
+      { value: String(latest) },
+    );
+    assert.ok(
+      lines.some((line) => line.includes(`schema version ${latest}`)),
+      lines.join('\n'),
+    );
+    migrated.write((tx) => ok(tx.run(`INSERT INTO notes (id, body) VALUES ('n', 'hello')`)));
+    // Without close: the migration must already be in the image, the insert in the journal.
+    const copy = await SqlJsStore.open(copyOf(dir), { migrations: upgraded });
+    assert.deepEqual(
+      copy.read((reader) => reader.all('SELECT id, body FROM notes')),
+      [{ id: 'n', body: 'hello' }],
+    );
+    assert.deepEqual(taskIds(copy), ['a']);
+    copy.close();
+    migrated.close();
+  });
+
+  it('lets the claim use the picker index (schema version 2)', async () => {
+    const store = await SqlJsStore.open(tempForemanDir());
+    const plan = store.read((reader) =>
+      reader.all<{ detail: string }>(
+        `EXPLAIN QUERY PLAN SELECT id FROM tasks WHERE status = 'queued' AND blocked_by_task_id IS NULL AND auto_dispatch = 1
+       AND planning_phase = 'none' AND (scheduled_for IS NULL OR scheduled_for <= ?) ORDER BY sort_order, created_at LIMIT 1`,
+        [0],
+      ),
+    );
+    assert.deepEqual(
+      plan.map((row) => row.detail),
+      ['SEARCH tasks USING INDEX tasks_runnable (status=?)'],
+    );
+    store.close();
+  });
+
+  it('refuses a database from a newer schema, and changes nothing', async () => {
+    const dir = tempForemanDir();
+    const store = await SqlJsStore.open(dir);
+    store.write((tx) => ok(tx.run(`UPDATE meta SET value = '99' WHERE key = 'schema_version'`)));
+    store.close();
+    const before = fs.readFileSync(path.join(dir, 'foreman.db'));
+    await assert.rejects(
+      SqlJsStore.open(dir),
+      (error: unknown) =>
+        error instanceof StoreError &&
+        error.code === 'newerSchema' &&
+        /schema version 99/.test(error.message) &&
+        /foreman\.db/.test(error.message),
+    );
+    assert.ok(fs.readFileSync(path.join(dir, 'foreman.db')).equals(before));
+  });
+
+  for (const failing of ['writeSync', 'fsyncSync'] as const) {
+    it(`never acknowledges a write whose journal append fails (${failing}), and stops`, async (t) => {
+      const dir = tempForemanDir();
+      const { lines, log } = collectLog();
+      const store = await SqlJsStore.open(dir, { log });
+      store.write(insertTask('a'));
+      const failure = Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
+      const mocked = t.mock.method(nodeFs, failing, () => {
+        throw failure;
+      });
+      assert.throws(
+        () => store.write(insertTask('b')),
+        (error: unknown) => error instanceof StoreError && error.code === 'broken' && /not saved/.test(error.message),
+      );
+      mocked.mock.restore();
+      assert.throws(
+        () => store.read(() => 1),
+        (error: unknown) => error instanceof StoreError && error.code === 'broken',
+      );
+      assert.ok(lines.some((line) => /Store is unusable/.test(line)));
+      store.close(); // no checkpoint: memory holds the unsaved write
+      const reopened = await SqlJsStore.open(dir);
+      // A record written but not fsync'd may still be in the file: an unacknowledged write's fate is
+      // unknown, as with any database whose commit failed. One that never reached the file is gone.
+      assert.deepEqual(taskIds(reopened), failing === 'writeSync' ? ['a'] : ['a', 'b']);
+      reopened.close();
+    });
+  }
+
+  it('refuses use after close', async () => {
+    const store = await SqlJsStore.open(tempForemanDir());
+    store.close();
+    store.close();
+    assert.throws(() => store.read(() => 1), /after close/);
+  });
+});
