@@ -11,13 +11,13 @@ import { type Printer, printFailure } from './format';
  * taken answered, a checkpoint, the announcement removed, the lock released.
  * Resolves to the exit code: 0 after a signal, 1 when the store broke, 3 when another process owns the workspace.
  */
-export async function serve(repoRoot: string, json: boolean, printer: Printer): Promise<number> {
+export async function serve(repoRoot: string, json: boolean, printer: Printer, options: { launchAgents: boolean }): Promise<number> {
   const log = (line: string): void => printer.err(`foreman serve: ${line}`);
   let socketPath: string | undefined;
   const opened = await openOwner(repoRoot, {
     role: 'serve',
     log,
-    launchAgents: true,
+    launchAgents: options.launchAgents,
     agentEnvironment: (): Record<string, string> => (socketPath ? { FOREMAN_ENDPOINT: socketPath } : {}),
   });
   if (!opened.ok) return printFailure(printer, opened, json);

@@ -27,5 +27,7 @@ export interface ForemanSession {
   changedFiles(branch: string): Promise<string[]>;
   /** A file's text at a ref (empty when it does not exist there). */
   fileAt(ref: string, file: string): Promise<string>;
+  /** Releases everything (for the owner: the endpoint, then the lock) and resolves when done. */
+  close(): Promise<void>;
   dispose(): void;
 }

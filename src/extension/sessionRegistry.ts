@@ -27,19 +27,20 @@ export class SessionRegistry implements vscode.Disposable {
   }
 
   add(session: ForemanSession): void {
-    this.remove(session.root);
+    void this.remove(session.root);
     const subscription = session.onDidChange(() => this.changed());
     this.bySession.set(session.root, { session, subscription });
     this.changed();
   }
 
-  remove(root: string): void {
+  /** Removes a folder's session and resolves once it has let go (of the owner lock, say). */
+  remove(root: string): Promise<void> {
     const entry = this.bySession.get(root);
-    if (!entry) return;
+    if (!entry) return Promise.resolve();
     entry.subscription.dispose();
-    entry.session.dispose();
     this.bySession.delete(root);
     this.changed();
+    return entry.session.close();
   }
 
   private changed(): void {
@@ -54,7 +55,7 @@ export class SessionRegistry implements vscode.Disposable {
   /** The ages shown are relative; redraw them while they move, stop when nobody is busy. */
   private updateTicker(): void {
     const busy = this.sessions().some((session) => session.snapshot().workers.some((worker) => worker.taskId !== null));
-    if (busy && !this.ticker) this.ticker = setInterval(() => this.changeEmitter.fire(), ageTickMs);
+    if (busy && !this.ticker) this.ticker = setInterval(() => this.sessions().forEach((session) => session.refresh()), ageTickMs);
     if (!busy && this.ticker) {
       clearInterval(this.ticker);
       this.ticker = undefined;
@@ -62,7 +63,7 @@ export class SessionRegistry implements vscode.Disposable {
   }
 
   dispose(): void {
-    for (const root of [...this.bySession.keys()]) this.remove(root);
+    for (const root of [...this.bySession.keys()]) void this.remove(root);
     if (this.pending) clearTimeout(this.pending);
     if (this.ticker) clearInterval(this.ticker);
     this.changeEmitter.dispose();

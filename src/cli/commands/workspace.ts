@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { integerFlag, stringFlag } from '../argv';
+import { booleanFlag, integerFlag, stringFlag } from '../argv';
 import { type Printer, printFailure, processPrinter } from '../format';
 import { resolveTarget, route } from '../route';
 import { parseRequest } from '../../core/requests';
@@ -118,13 +118,14 @@ export const workspaceCommands: readonly CommandSpec[] = [
   {
     kind: 'local',
     name: 'serve',
-    usage: '',
-    summary: 'own the workspace until stopped: endpoint, dispatcher, monitor (exit 3 if another process owns it)',
+    usage: '[--no-agents]',
+    summary: 'own the workspace until stopped: endpoint, dispatcher, monitor, agents (--no-agents: agents drive themselves through the CLI; exit 3 if another process owns it)',
+    flags: { 'no-agents': 'boolean' },
     run: async (input) => {
       const target = resolveTarget(stringFlag(input.argv, 'dir'), { ...input.env, endpoint: undefined }, input.cwd);
       if (target.kind !== 'workspace') throw new Error('serve always runs on a workspace folder');
       const { serve } = await import('../serve.js');
-      return serve(target.repoRoot, json(input), processPrinter);
+      return serve(target.repoRoot, json(input), processPrinter, { launchAgents: !booleanFlag(input.argv, 'no-agents') });
     },
   },
 ];

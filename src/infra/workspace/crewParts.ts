@@ -30,6 +30,11 @@ export function cliBinDir(): string {
   }
 }
 
+/** Half the WARN threshold, at most the supervisor's default 15 s and at least 250 ms. */
+export function supervisorHeartbeatMs(warnMs: number): number {
+  return Math.max(250, Math.min(15_000, Math.floor(warnMs / 2)));
+}
+
 /** Git, agents and the crew over an engine: one composition for `serve`, the CLI and VS Code. */
 export function assembleCrew(repoRoot: string, foremanDir: string, engine: Engine, settings: CrewSettingsFile, options: CrewOptions): CrewParts {
   const baseBranch = () => engine.read((reader) => readMeta(reader, 'base_branch')) ?? 'main';
@@ -42,7 +47,9 @@ export function assembleCrew(repoRoot: string, foremanDir: string, engine: Engin
       cliBinDir: cliBinDir(),
       log: options.log,
       // While a launched agent's process lives, Foreman heartbeats for it: a long, silent model
-      // call is not death (ARCHITECTURE §4). The agent's own heartbeats add progress.
+      // call is not death (ARCHITECTURE §4). The agent's own heartbeats add progress. The period
+      // follows the liveness settings, so a live agent never reaches even WARN by silence.
+      heartbeatEveryMs: supervisorHeartbeatMs(engine.settings.liveness.warnMs),
       onHeartbeat: (run) => engine.execute({ command: 'heartbeat', args: { worker: run.workerId, status: 'working', attempt: run.attempt }, actor: 'supervisor' }),
     });
     agents = new SupervisedAgents(

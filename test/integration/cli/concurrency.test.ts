@@ -81,7 +81,7 @@ describe('foreman CLI: concurrency through one owner', { timeout: 180_000 }, () 
       assert.equal(finished.length, taskCount);
       assert.equal(new Set(finished).size, taskCount);
 
-      const second = await foreman(repo, ['serve']);
+      const second = await foreman(repo, ['serve', '--no-agents']);
       assert.equal(second.code, 3, second.stdout + second.stderr);
       assert.match(second.stderr, new RegExp(`pid ${server.pid} \\(serve\\)`));
 

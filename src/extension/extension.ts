@@ -1,0 +1,116 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { readOwner } from '../infra/db';
+import { initWorkspace } from '../infra/workspace';
+import { registerSetupCommands } from './commands/setupCommands';
+import { registerWorkerCommands } from './commands/workerCommands';
+import { registerWorkspaceCommands } from './commands/workspaceCommands';
+import { type ForemanConfiguration, engineSettingsOf, readConfiguration } from './configuration';
+import { Notifier } from './notifications';
+import { SessionRegistry } from './sessionRegistry';
+import { ClientSession } from './sessions/clientSession';
+import { OwnerSession } from './sessions/ownerSession';
+import { LivenessStatusItem } from './statusBar/livenessItem';
+import { QueueTreeProvider } from './tree/queueTree';
+import { WorkersTreeProvider } from './tree/workersTree';
+
+const builtinAgents = ['demo', 'claude', 'codex', 'aider'];
+
+/**
+ * The composition root (STYLE rule 6): everything is created here and handed its dependencies.
+ * Activation registers the views and commands and returns; the engines open in the background so
+ * the window never waits on a database or git.
+ */
+export function activate(context: vscode.ExtensionContext): { registry: SessionRegistry; ready: Promise<void> } {
+  const output = vscode.window.createOutputChannel('Foreman', { log: true });
+  const log = (line: string) => output.info(line);
+  const registry = new SessionRegistry();
+  const configuration = (folder?: vscode.WorkspaceFolder) => readConfiguration(folder?.uri, (message) => output.warn(message));
+  const workers = new WorkersTreeProvider(registry);
+  const queue = new QueueTreeProvider(registry);
+  const workersView = vscode.window.createTreeView('foreman.workers', { treeDataProvider: workers, showCollapseAll: true });
+  const queueView = vscode.window.createTreeView('foreman.queue', { treeDataProvider: queue, showCollapseAll: true });
+  context.subscriptions.push(output, registry, workers, queue, workersView, queueView, new LivenessStatusItem(registry));
+
+  const updateContext = () => {
+    const sessions = registry.sessions();
+    void vscode.commands.executeCommand('setContext', 'foreman.active', sessions.length > 0);
+    void vscode.commands.executeCommand('setContext', 'foreman.noWorkers', sessions.every((s) => s.snapshot().workers.length === 0));
+    void vscode.commands.executeCommand('setContext', 'foreman.noTasks', sessions.every((s) => s.snapshot().tasks.length === 0));
+    const restricted = sessions.some((s) => s.restricted);
+    workersView.message = restricted ? 'Restricted Mode: Foreman launches no agent and runs no merge until you trust this workspace.' : undefined;
+  };
+  context.subscriptions.push(registry.onDidChange(updateContext));
+
+  const openFolder = async (folder: vscode.WorkspaceFolder): Promise<void> => {
+    const root = folder.uri.fsPath;
+    if (!fs.existsSync(path.join(root, '.foreman'))) return;
+    const config = configuration(folder);
+    const opened = await OwnerSession.open({
+      root,
+      name: folder.name,
+      trusted: vscode.workspace.isTrusted,
+      settings: { engine: engineSettingsOf(config), crew: crewSettingsOf(config) },
+      log: (line) => log(`${folder.name}: ${line}`),
+    });
+    if (opened.ok) {
+      const notifier = new Notifier(opened.value, () => configuration(folder).notifications);
+      context.subscriptions.push({ dispose: opened.value.onDidCommit((events) => notifier.onEvents(events)).dispose });
+      registry.add(opened.value);
+      log(`${folder.name}: this window owns Foreman${vscode.workspace.isTrusted ? '' : ' (Restricted Mode: no agents, no merges)'}`);
+    } else if (opened.code === 'ownedByOther') {
+      const owner = readOwner(path.join(root, '.foreman'));
+      const note = owner ? `read-only: owned by ${owner.role === 'vscode' ? 'another window' : `foreman ${owner.role}`} (pid ${owner.pid})` : 'read-only';
+      registry.add(new ClientSession(root, folder.name, note, config.worktreeRoot || undefined));
+      log(`${folder.name}: ${note}`);
+    } else {
+      log(`${folder.name}: ${opened.message}`);
+      void vscode.window.showErrorMessage(`Foreman (${folder.name}): ${opened.message}`);
+    }
+  };
+
+  const initialise = async (folder: vscode.WorkspaceFolder): Promise<void> => {
+    const config = configuration(folder);
+    const report = await initWorkspace(folder.uri.fsPath, config.baseBranch ? { base: config.baseBranch } : {});
+    if (!report.ok) {
+      void vscode.window.showErrorMessage(`Foreman: ${report.message}`);
+      return;
+    }
+    await openFolder(folder);
+  };
+
+  context.subscriptions.push(
+    ...registerSetupCommands({ registry, initialise, agentProfiles: () => [...new Set([...builtinAgents, ...Object.keys(configuration().agents)])] }),
+    ...registerWorkerCommands(registry),
+    ...registerWorkspaceCommands(registry),
+    vscode.commands.registerCommand('foreman.openDashboard', () => vscode.commands.executeCommand('foreman.workers.focus')),
+    vscode.workspace.onDidChangeWorkspaceFolders((change) => {
+      change.removed.forEach((folder) => void registry.remove(folder.uri.fsPath));
+      change.added.forEach((folder) => void openFolder(folder));
+    }),
+    // Trust granted: reopen the engines so agents can launch and merges run.
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      for (const folder of vscode.workspace.workspaceFolders ?? []) {
+        void registry.remove(folder.uri.fsPath).then(() => openFolder(folder));
+      }
+    }),
+  );
+  updateContext();
+  const ready = Promise.all((vscode.workspace.workspaceFolders ?? []).map((folder) => openFolder(folder))).then(() => updateContext());
+  return { registry, ready };
+}
+
+function crewSettingsOf(config: ForemanConfiguration) {
+  return {
+    mergeStrategy: config.mergeStrategy,
+    verifyCommand: config.verifyCommand,
+    worktreeRoot: config.worktreeRoot || undefined,
+    agents: config.agents,
+  };
+}
+
+export function deactivate(): void {
+  // Nothing to save here: every commit is already journalled (ARCHITECTURE §2). The sessions are
+  // disposed through context.subscriptions, which releases the owner lock.
+}

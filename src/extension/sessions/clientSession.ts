@@ -1,0 +1,96 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Request } from '../../core/requests';
+import { type Result, refused } from '../../core/result';
+import { Emitter } from '../../engine/events';
+import type { StatusSnapshot } from '../../engine/statusView';
+import { sendRequest } from '../../infra/endpoint';
+import { GitPortAdapter } from '../../infra/git/gitPort';
+import type { ForemanSession } from '../session';
+
+const emptySnapshot: StatusSnapshot = { baseBranch: null, workers: [], tasks: [] };
+
+/**
+ * Another process owns the workspace (a second window, or `foreman serve`): this window shows the
+ * state read-only and routes its requests to the owner's endpoint. It learns of changes by watching
+ * the owner's journal, which grows with every commit, instead of polling.
+ */
+export class ClientSession implements ForemanSession {
+  private readonly changeEmitter = new Emitter<void>();
+  readonly onDidChange = this.changeEmitter.event;
+  readonly restricted = false;
+  private cached: StatusSnapshot = emptySnapshot;
+  private readonly watcher: fs.FSWatcher | undefined;
+  private readonly git: GitPortAdapter;
+  private pending = false;
+
+  constructor(
+    readonly root: string,
+    readonly name: string,
+    readonly ownerNote: string,
+    private readonly worktreeRoot: string | undefined,
+  ) {
+    const dir = path.join(root, '.foreman');
+    this.git = new GitPortAdapter(root, () => this.cached.baseBranch ?? 'main', worktreeRoot ? { worktreeRoot } : {});
+    try {
+      this.watcher = fs.watch(dir, (_event, file) => {
+        if (file && /^foreman\.(journal|db)$/.test(file.toString())) this.refresh();
+      });
+    } catch {
+      this.watcher = undefined;
+    }
+    this.refresh();
+  }
+
+  snapshot(): StatusSnapshot {
+    return this.cached;
+  }
+
+  async execute(request: Request): Promise<Result<unknown>> {
+    const sent = await sendRequest(path.join(this.root, '.foreman'), request, { timeoutMs: 60_000 });
+    if (sent.kind !== 'response') return refused('ownerUnreachable', `The owner of this workspace did not answer (${sent.reason}).`);
+    const result = sent.response.result;
+    return result.ok ? result : { ...result, kind: result.kind === 'unexpected' ? 'refused' : result.kind };
+  }
+
+  /** Asks the owner for a fresh snapshot; bursts of journal writes coalesce into one request. */
+  refresh(): void {
+    if (this.pending) return;
+    this.pending = true;
+    setTimeout(() => {
+      void this.execute({ command: 'status', args: {}, actor: 'vscode' }).then((result) => {
+        this.pending = false;
+        if (result.ok) {
+          this.cached = result.value as StatusSnapshot;
+          this.changeEmitter.fire();
+        }
+      });
+    }, 150);
+  }
+
+  worktreePath(workerId: string): string {
+    return this.git.worktreePath(workerId);
+  }
+
+  logFile(taskId: string, attempt: number): string {
+    return path.join(this.root, '.foreman', 'logs', taskId, `attempt-${attempt}.log`);
+  }
+
+  changedFiles(branch: string): Promise<string[]> {
+    return this.git.changedFiles(branch);
+  }
+
+  fileAt(ref: string, file: string): Promise<string> {
+    return this.git.fileAt(ref, file);
+  }
+
+  close(): Promise<void> {
+    this.watcher?.close();
+    this.changeEmitter.dispose();
+    return Promise.resolve();
+  }
+
+  dispose(): void {
+    void this.close();
+  }
+}

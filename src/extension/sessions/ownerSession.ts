@@ -1,0 +1,125 @@
+import * as path from 'node:path';
+import type { Request } from '../../core/requests';
+import { type Result, refused } from '../../core/result';
+import { Emitter } from '../../engine/events';
+import type { StatusSnapshot } from '../../engine/statusView';
+import type { EngineEvent } from '../../engine/unit';
+import { EndpointServer } from '../../infra/endpoint';
+import { type WorkspaceOwner, openOwner } from '../../infra/workspace';
+import type { CrewSettingsFile, EngineSettings } from '../../engine/settings';
+import type { ForemanSession } from '../session';
+
+/** Workspace Trust (ARCHITECTURE §9): in Restricted Mode no merge runs. */
+const restrictedMerge = refused('restricted', 'This workspace is in Restricted Mode: Foreman runs no merge and launches no agent until you trust it.');
+
+export interface OwnerSessionOptions {
+  readonly root: string;
+  readonly name: string;
+  readonly trusted: boolean;
+  readonly settings: { engine: EngineSettings; crew: CrewSettingsFile };
+  readonly log: (line: string) => void;
+}
+
+/**
+ * This window owns the workspace (ARCHITECTURE §2): the engine runs in the extension host, the
+ * endpoint serves the CLI and other windows, and, in a trusted workspace, agents are launched.
+ */
+export class OwnerSession implements ForemanSession {
+  private readonly changeEmitter = new Emitter<void>();
+  readonly onDidChange = this.changeEmitter.event;
+  private readonly eventEmitter = new Emitter<readonly EngineEvent[]>();
+  /** The engine's events, for notifications. */
+  readonly onDidCommit = this.eventEmitter.event;
+  private cached: StatusSnapshot | undefined;
+  readonly ownerNote = undefined;
+
+  private constructor(
+    readonly root: string,
+    readonly name: string,
+    readonly restricted: boolean,
+    private readonly owner: WorkspaceOwner,
+    private readonly endpoint: EndpointServer,
+  ) {
+    owner.engine.onDidCommit((events) => {
+      this.cached = undefined;
+      this.eventEmitter.fire(events);
+      this.changeEmitter.fire();
+    });
+  }
+
+  /** Becomes the owner, or returns the refusal (`ownedByOther` when another process owns it). */
+  static async open(options: OwnerSessionOptions): Promise<Result<OwnerSession>> {
+    let socketPath: string | undefined;
+    const opened = await openOwner(options.root, {
+      role: 'vscode',
+      log: options.log,
+      launchAgents: options.trusted,
+      settings: options.settings,
+      agentEnvironment: (): Record<string, string> => (socketPath ? { FOREMAN_ENDPOINT: socketPath } : {}),
+    });
+    if (!opened.ok) return opened;
+    const owner = opened.value;
+    const restricted = !options.trusted;
+    const guarded = (request: Request) => (restricted && request.command === 'merge' ? Promise.resolve(restrictedMerge) : owner.execute(request));
+    try {
+      const endpoint = await EndpointServer.start(owner.foremanDir, guarded, { log: options.log });
+      socketPath = endpoint.socketPath;
+      owner.lock.update({ endpoint: endpoint.socketPath });
+      const session = new OwnerSession(options.root, options.name, restricted, owner, endpoint);
+      // Recovery and the first dispatch run after activation has returned: the window never waits on them.
+      setImmediate(() => void owner.start().catch((error: unknown) => options.log(`start failed: ${String(error)}`)));
+      return { ok: true, value: session };
+    } catch (error) {
+      owner.close();
+      throw error;
+    }
+  }
+
+  snapshot(): StatusSnapshot {
+    if (!this.cached) {
+      const result = this.owner.engine.execute({ command: 'status', args: {}, actor: 'vscode' });
+      if (!result.ok) throw new Error(result.message);
+      this.cached = result.value as StatusSnapshot;
+    }
+    return this.cached;
+  }
+
+  execute(request: Request): Promise<Result<unknown>> {
+    return this.restricted && request.command === 'merge' ? Promise.resolve(restrictedMerge) : this.owner.execute(request);
+  }
+
+  refresh(): void {
+    this.cached = undefined;
+    this.changeEmitter.fire();
+  }
+
+  worktreePath(workerId: string): string {
+    return this.owner.parts.git.worktreePath(workerId);
+  }
+
+  logFile(taskId: string, attempt: number): string {
+    return path.join(this.owner.foremanDir, 'logs', taskId, `attempt-${attempt}.log`);
+  }
+
+  changedFiles(branch: string): Promise<string[]> {
+    return this.owner.parts.git.changedFiles(branch);
+  }
+
+  fileAt(ref: string, file: string): Promise<string> {
+    return this.owner.parts.git.fileAt(ref, file);
+  }
+
+  async close(): Promise<void> {
+    this.changeEmitter.dispose();
+    this.eventEmitter.dispose();
+    try {
+      await this.endpoint.close();
+    } finally {
+      this.owner.close();
+    }
+  }
+
+  dispose(): void {
+    void this.close();
+  }
+}
