@@ -69,7 +69,11 @@ export function readStatus(reader: Reader, monitor: Monitor, now: number): Statu
       summary: worker.summary,
     };
   });
-  const tasks = reader.all<TaskRow>('SELECT * FROM tasks ORDER BY sort_order, created_at').map((task): TaskStatusView => ({
+  // Only the columns the view shows: prompts and results can be long, and this runs on every change.
+  const tasks = reader.all<TaskRow>(
+    `SELECT id, title, status, blocked_by_task_id, worker_id, attempt, max_attempts, parent_task_id, planning_phase,
+            scheduled_for, last_error, auto_dispatch FROM tasks ORDER BY sort_order, created_at`,
+  ).map((task): TaskStatusView => ({
     id: task.id,
     title: task.title,
     status: task.status,

@@ -31,8 +31,17 @@ export class Connection {
   all<T extends object = Row>(sql: string, params?: readonly SqlValue[]): T[] {
     const statement = this.bound(sql, params);
     try {
+      // getAsObject asks sql.js for the column names again on every row; asking once and zipping
+      // the value arrays is about twice as fast for large reads (the status of 10,000 tasks).
       const rows: T[] = [];
-      while (statement.step()) rows.push(statement.getAsObject() as T);
+      let names: string[] | undefined;
+      while (statement.step()) {
+        names ??= statement.getColumnNames();
+        const values = statement.get();
+        const row: Record<string, unknown> = {};
+        for (let i = 0; i < names.length; i++) row[names[i]!] = values[i];
+        rows.push(row as T);
+      }
       return rows;
     } finally {
       statement.reset();
