@@ -41,6 +41,10 @@ export class Crew implements Disposable {
         return this.serialized(request.args.worker, () => this.start(request.args.worker, request));
       case 'merge':
         return this.serialized(request.args.worker, () => this.merge(request.args.worker, request));
+      case 'cancel':
+        return this.release(request, this.holderOf(request.args.target), 'cancelled');
+      case 'reset':
+        return this.release(request, request.args.worker, 'reset');
       default:
         return this.engine.execute(request);
     }
@@ -140,6 +144,30 @@ export class Crew implements Disposable {
     return merged;
   }
 
+  /**
+   * Cancel and reset let go of a worker's task. Its agent is stopped and whatever the worktree holds
+   * uncommitted is snapshotted (ARCHITECTURE §5) before the worker can be given anything else: the
+   * whole release runs in the worker's queue, ahead of any start a new assignment queues.
+   */
+  private release(request: Request, workerId: string | undefined, reason: string): Promise<Result<unknown>> {
+    if (!workerId) return Promise.resolve(this.engine.execute(request));
+    return this.serialized(workerId, async () => {
+      const worker = this.engine.read((reader) => findWorker(reader, workerId));
+      const work = worker ? this.workOf(worker) : undefined;
+      const released = this.engine.execute(request);
+      if (released.ok && work) {
+        await this.stopAgent(workerId);
+        await this.git.snapshot(work, reason);
+      }
+      return released;
+    });
+  }
+
+  /** The worker a cancel targets: the worker itself, or the one holding that task. */
+  private holderOf(target: string): string | undefined {
+    return this.engine.read((reader) => findWorker(reader, target)?.id ?? reader.get<{ id: string }>('SELECT id FROM workers WHERE task_id = ?', [target])?.id);
+  }
+
   /** Reactions of a long-running owner with agents. */
   private react(event: EngineEvent): void {
     if (event.kind !== 'worker' || this.disposed) return;
@@ -148,7 +176,13 @@ export class Crew implements Disposable {
       void this.serialized(event.id, () => this.relaunch(event.id));
     }
     if (event.trigger === 'cancel' || event.trigger === 'dead' || event.trigger === 'heartbeatTimeout') {
-      void this.serialized(event.id, () => this.stopAgent(event.id));
+      // A STALE worker still holds its task: what its agent left is saved before the retry.
+      const worker = this.engine.read((reader) => findWorker(reader, event.id));
+      const work = worker?.state === WorkerState.Stale ? this.workOf(worker) : undefined;
+      void this.serialized(event.id, async () => {
+        await this.stopAgent(event.id);
+        if (work) await this.git.snapshot(work, `agent stopped: ${worker?.last_error ?? event.trigger}`);
+      });
     }
   }
 

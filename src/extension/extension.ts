@@ -56,7 +56,7 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
     });
     if (opened.ok) {
       const notifier = new Notifier(opened.value, () => configuration(folder).notifications);
-      context.subscriptions.push({ dispose: opened.value.onDidCommit((events) => notifier.onEvents(events)).dispose });
+      context.subscriptions.push(opened.value.onDidCommit((events) => notifier.onEvents(events)));
       registry.add(opened.value);
       log(`${folder.name}: this window owns Foreman${vscode.workspace.isTrusted ? '' : ' (Restricted Mode: no agents, no merges)'}`);
     } else if (opened.code === 'ownedByOther') {

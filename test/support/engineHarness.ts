@@ -48,7 +48,7 @@ export async function openEngine(overrides: Partial<EngineSettings> = {}): Promi
     store,
     clock,
     run,
-    value<T>(command: CommandName, args: never): T {
+    value<T>(command: CommandName, args: CommandInput<CommandName>): T {
       const result = run(command, args);
       if (!result.ok) throw new Error(`${command} failed: ${result.code}: ${result.message}`);
       return result.value as T;
@@ -59,5 +59,5 @@ export async function openEngine(overrides: Partial<EngineSettings> = {}): Promi
       store.close();
       rmSync(dir, { recursive: true, force: true });
     },
-  } as EngineHarness;
+  };
 }

@@ -34,6 +34,16 @@ export class GitPortAdapter implements GitPort {
       this.log(`git: the worktree of ${work.workerId} was missing; recreating it`);
       prepared = await this.workspace.repairMissing(request);
     }
+    const saved = prepared.ok ? undefined : prepared.details?.['wipSha'];
+    if (!prepared.ok && prepared.code === 'dirtyWorktree' && typeof saved === 'string') {
+      // The previous task's leftovers are now in a wip ref: clear them so the worker can move on,
+      // rather than fail every task it is given from now on.
+      const cleared = await this.workspace.discardSnapshotted(work.workerId, saved);
+      if (cleared.ok) {
+        this.log(`git: cleared the worktree of ${work.workerId} for ${work.taskId}; its previous changes are in ${String(prepared.details?.['wipRef'])}`);
+        prepared = await this.workspace.prepareWorktree(request);
+      }
+    }
     if (!prepared.ok) return prepared;
     if (prepared.value.branch !== work.branch) {
       return { ok: false, kind: 'invalid', code: 'branchMismatch', message: `The worktree is on ${prepared.value.branch} but the task branch is ${work.branch}; check foreman.branchTemplate.` };

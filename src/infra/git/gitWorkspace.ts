@@ -11,7 +11,7 @@ import { type MergeOutcome, type MergeRequest, mergeBranch } from './mergeQueue'
 import { branchFor, checkBranchTemplate, defaultBranchTemplate, validateBranchName } from './names';
 import { type WorktreeReport, reconcileWorktrees, repairMissingWorktree, repairWorktreeLink } from './reconcile';
 import { type RepoInfo, initRepoInfo } from './repoInfo';
-import { type WipSnapshot, listWip, restoreWip, snapshotWip } from './snapshots';
+import { type WipSnapshot, discardSnapshotted, listWip, restoreWip, snapshotWip } from './snapshots';
 import { verifyWorktreeTopLevel } from './topLevel';
 import { type EnsuredWorktree, type WorkInProgress, defaultWorktreePath, ensureWorktree, removeWorktree } from './worktrees';
 
@@ -116,6 +116,13 @@ export class GitWorkspace {
     const path = this.worktreePathFor(task.workerId);
     if (!path.ok) return path;
     return snapshotWip({ worktreePath: path.value, taskId: task.taskId, attempt: task.attempt, message });
+  }
+
+  /** Clears the worker's worktree, only if the snapshot `sha` holds exactly what it clears. */
+  async discardSnapshotted(workerId: string, sha: string): Promise<Result<void>> {
+    const path = this.worktreePathFor(workerId);
+    if (!path.ok) return path;
+    return discardSnapshotted(path.value, sha);
   }
 
   listWip(): Promise<WipSnapshot[]> {

@@ -86,6 +86,37 @@ export async function snapshotWip(request: SnapshotRequest): Promise<Result<stri
 }
 
 /**
+ * Clears a worktree's uncommitted and untracked changes, but only when the snapshot `sha` holds
+ * exactly them: its first parent is HEAD and its tree is the worktree's. This is what lets a worker
+ * move on to its next task after the last one's leftovers were saved; anything changed since the
+ * snapshot makes it refuse. Ignored files stay (snapshots never held them).
+ */
+export async function discardSnapshotted(worktreePath: string, sha: string): Promise<Result<void>> {
+  const topLevel = await verifyWorktreeTopLevel(worktreePath);
+  if (!topLevel.ok) return topLevel;
+  const worktree = topLevel.value;
+  const git = openGit(worktree);
+  const scratch = await mkdtemp(join(tmpdir(), 'foreman-index-'));
+  try {
+    const head = await resolveCommit(git, 'HEAD');
+    const realIndex = resolve(worktree, (await git.raw(['rev-parse', '--git-path', 'index'])).trim());
+    const tree = await writeWorktreeTree(worktree, join(scratch, 'index'), realIndex, head);
+    const savedTree = (await git.raw(['rev-parse', '--verify', '--end-of-options', `${sha}^{tree}`])).trim();
+    if (head === undefined || (await resolveCommit(git, `${sha}^1`)) !== head || tree !== savedTree) {
+      return refused('notSnapshotted', `'${worktreePath}' has changes that ${sha} does not hold; nothing was discarded.`, { path: worktreePath, sha });
+    }
+    await git.raw(['reset', '--quiet', '--hard', 'HEAD', '--']);
+    await git.raw(['clean', '--quiet', '--force', '-d', '--', '.']);
+    return ok(undefined);
+  } catch (error) {
+    if (!isGitFailure(error)) throw error;
+    return refused('discardFailed', `Could not clear '${worktreePath}': ${errorText(error)}`, { path: worktreePath });
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
  * The tree of everything in the worktree, built in a throwaway index. Starting from a copy of the
  * real index keeps git's file-stat cache (only changed files get hashed) and its skip-worktree bits
  * (a sparse checkout's absent files are not recorded as deleted); without one, start from HEAD.

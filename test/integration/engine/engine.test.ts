@@ -228,7 +228,7 @@ describe('engine: dispatcher and waker', () => {
     ]);
   });
 
-  it('prefers the worker that had the task before', async () => {
+  it('prefers the worker that had the task before', () => {
     for (const id of ['w1', 'w2']) harness.value('worker.add', { id });
     harness.value('task.add', { title: 'T', id: 't1' });
     harness.value('assign', { worker: 'w2', task: 't1' });
