@@ -16,7 +16,8 @@ const entries = [
   { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', target: 'node20', format: 'cjs' },
   { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', platform: 'node', target: 'node20', format: 'cjs', external: ['vscode'] },
   { entryPoints: ['src/infra/agents/demoAgent.ts'], outfile: 'dist/demo-agent.js', platform: 'node', target: 'node20', format: 'cjs' },
-  { entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js', platform: 'browser', target: 'es2022', format: 'iife' },
+  { entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js', platform: 'browser', target: 'es2022', format: 'iife', minify: true },
+  { entryPoints: ['webview/dashboard.css'], outfile: 'dist/webview.css', target: 'chrome110' },
 ].filter((entry) => existsSync(join(root, entry.entryPoints[0])));
 
 await Promise.all(entries.map((entry) => build({ ...common, ...entry })));

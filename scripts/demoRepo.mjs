@@ -2,7 +2,7 @@
 // initialised, two demo workers and a short chain whose prompts the demo agent understands.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
 const cli = (root, dir, ...args) => execFileSync(process.execPath, [join(root, 'dist/cli.js'), ...args, '--dir', dir], { stdio: ['ignore', 'pipe', 'inherit'] }).toString();
 const git = (dir, ...args) => execFileSync('git', ['-C', dir, ...args], { stdio: ['ignore', 'pipe', 'inherit'] }).toString();
@@ -29,6 +29,9 @@ const checklist = `# Greeting feature
 export function ensureDemoRepo(root, dir = join(root, '.demo', 'demo-repo')) {
   if (existsSync(join(dir, '.foreman'))) return dir;
   mkdirSync(join(dir, 'src'), { recursive: true });
+  // The default home (.demo/ inside this project) holds a git repository and the workers' worktrees:
+  // keep all of it out of the project's own `git status`.
+  if (basename(dirname(dir)) === '.demo') writeFileSync(join(dirname(dir), '.gitignore'), '*\n');
   git(dir, 'init', '-q', '-b', 'main');
   git(dir, 'config', 'user.name', 'Demo User');
   git(dir, 'config', 'user.email', 'demo@foreman.invalid');
@@ -41,6 +44,6 @@ export function ensureDemoRepo(root, dir = join(root, '.demo', 'demo-repo')) {
   cli(root, dir, 'worker', 'add', 'ada', '--agent', 'demo');
   cli(root, dir, 'worker', 'add', 'grace', '--agent', 'demo');
   cli(root, dir, 'chain', 'add', 'Greeting feature', '--from', join(dir, 'greeting-chain.md'));
-  cli(root, dir, 'task', 'add', 'Add a license file', '--prompt', 'write LICENSE MIT License — demo\nsleep 2000\ncommit Add license', '--manual');
+  cli(root, dir, 'task', 'add', 'Add a license file', '--id', 'add-license', '--prompt', 'write LICENSE MIT License — demo\nsleep 2000\ncommit Add license', '--manual');
   return dir;
 }

@@ -12,6 +12,8 @@ export interface CrewSettings {
   /** Runs the verify command in a worktree (seed 003's validating step); absent when none is set. */
   readonly verify?: (worktree: string) => Promise<Result<void>>;
   readonly log?: (line: string) => void;
+  /** How often the crew heartbeats for a worker while nothing else does (its verify runs); default 15000. */
+  readonly heartbeatEveryMs?: number;
 }
 
 /**
@@ -119,12 +121,28 @@ export class Crew implements Disposable {
       return;
     }
     await this.git.commitLeftovers(work, `Leftovers of ${work.taskId}`);
-    const verified = this.settings.verify ? await this.settings.verify(worktree) : ok(undefined);
+    const verified = await this.verify(work, worktree);
     if (!verified.ok) {
       fail(`verify failed: ${verified.message}`);
       return;
     }
     this.engine.execute({ command: 'submit', args: { worker: work.workerId, attempt: work.attempt, summary: exit.reason }, actor: 'crew' });
+  }
+
+  /**
+   * The verify step after the agent exited. Nothing heartbeats for the worker then, so the crew
+   * does: a test suite that runs longer than `staleMs` must not look like a dead worker and be retried.
+   */
+  private async verify(work: WorkRef, worktree: string): Promise<Result<void>> {
+    if (!this.settings.verify) return ok(undefined);
+    const heartbeat = () =>
+      this.engine.execute({ command: 'heartbeat', args: { worker: work.workerId, status: 'working', attempt: work.attempt }, actor: 'crew' });
+    const timer = setInterval(heartbeat, this.settings.heartbeatEveryMs ?? 15_000);
+    try {
+      return await this.settings.verify(worktree);
+    } finally {
+      clearInterval(timer);
+    }
   }
 
   private async merge(workerId: string, request: Request): Promise<Result<unknown>> {
@@ -135,7 +153,12 @@ export class Crew implements Disposable {
       return refused('illegalTransition', `'${workerId}': A worker in ${worker.state} cannot merge; only an APPROVED worker can.`, { from: worker.state, trigger: 'merge' });
     }
     const work = this.workOf(worker)!;
-    const merged = await this.git.merge(work, this.settings.mergeStrategy, this.settings.verify);
+    let merged = await this.git.merge(work, this.settings.mergeStrategy, this.settings.verify);
+    if (!merged.ok && merged.code === 'worktreeMissing') {
+      // Deleted by hand: the branch holds the work, so recreate the worktree from it and merge.
+      const prepared = await this.git.prepare(work, this.baseBranch());
+      if (prepared.ok) merged = await this.git.merge(work, this.settings.mergeStrategy, this.settings.verify);
+    }
     if (merged.ok) return this.engine.execute(request);
     if (merged.code === 'mergeConflict') {
       const files = Array.isArray(merged.details?.['files']) ? (merged.details['files'] as string[]) : [];

@@ -41,13 +41,18 @@ export function heartbeatAge(worker: WorkerStatus, now: number): string | undefi
   return worker.lastHeartbeatMs === null ? undefined : `♥ ${formatDuration(now - worker.lastHeartbeatMs)}`;
 }
 
+/** States in which an agent runs and its heartbeat and progress mean something. */
+const agentRunning = new Set(['WORKING', 'STALE']);
+
 /** "WORKING · login · ♥ 12s · 40%" */
 export function workerDescription(worker: WorkerStatus, now: number): string {
   const parts: string[] = [worker.state];
   if (worker.taskId) parts.push(worker.taskId);
-  const age = worker.taskId ? heartbeatAge(worker, now) : undefined;
+  // In review or approved the agent has exited: its last heartbeat only ages and its progress is stale.
+  const running = worker.taskId !== null && agentRunning.has(worker.state);
+  const age = running ? heartbeatAge(worker, now) : undefined;
   if (age) parts.push(age);
-  if (worker.progress !== null && worker.taskId) parts.push(`${Math.round(worker.progress * 100)}%`);
+  if (worker.progress !== null && running) parts.push(`${Math.round(worker.progress * 100)}%`);
   if (worker.liveness === 'WARN' || worker.liveness === 'STALE' || worker.liveness === 'DEAD') parts.push(worker.liveness);
   return parts.join(' · ');
 }

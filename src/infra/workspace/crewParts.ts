@@ -31,7 +31,7 @@ export function cliBinDir(): string {
 }
 
 /** Half the WARN threshold, at most the supervisor's default 15 s and at least 250 ms. */
-export function supervisorHeartbeatMs(warnMs: number): number {
+export function ownerHeartbeatMs(warnMs: number): number {
   return Math.max(250, Math.min(15_000, Math.floor(warnMs / 2)));
 }
 
@@ -49,7 +49,7 @@ export function assembleCrew(repoRoot: string, foremanDir: string, engine: Engin
       // While a launched agent's process lives, Foreman heartbeats for it: a long, silent model
       // call is not death (ARCHITECTURE §4). The agent's own heartbeats add progress. The period
       // follows the liveness settings, so a live agent never reaches even WARN by silence.
-      heartbeatEveryMs: supervisorHeartbeatMs(engine.settings.liveness.warnMs),
+      heartbeatEveryMs: ownerHeartbeatMs(engine.settings.liveness.warnMs),
       onHeartbeat: (run) => engine.execute({ command: 'heartbeat', args: { worker: run.workerId, status: 'working', attempt: run.attempt }, actor: 'supervisor' }),
     });
     agents = new SupervisedAgents(
@@ -63,6 +63,11 @@ export function assembleCrew(repoRoot: string, foremanDir: string, engine: Engin
     engine.monitor.useSignals((workerId) => signals.signals(workerId));
   }
   const verify = verifyRunner(settings.verifyCommand);
-  const crew = new Crew(engine, git, agents, { mergeStrategy: settings.mergeStrategy, log: options.log, ...(verify ? { verify } : {}) });
+  const crew = new Crew(engine, git, agents, {
+    mergeStrategy: settings.mergeStrategy,
+    log: options.log,
+    heartbeatEveryMs: ownerHeartbeatMs(engine.settings.liveness.warnMs),
+    ...(verify ? { verify } : {}),
+  });
   return { crew, git, agents, supervisor };
 }

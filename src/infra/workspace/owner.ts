@@ -6,7 +6,7 @@ import type { Clock } from '../../engine/ports';
 import type { Request } from '../../core/requests';
 import type { CrewSettingsFile, EngineSettings } from '../../engine/settings';
 import { type CrewParts, assembleCrew } from './crewParts';
-import type { WorktreeReport } from '../git';
+import { type WorktreeReport, branchFor } from '../git';
 import { type OwnerLock, SqlJsStore, acquireOwnerLock } from '../db';
 import { FileBlobStore, JsonlExportSink } from '../fs';
 import { foremanDir as foremanDirOf, isInitialised } from './paths';
@@ -60,6 +60,10 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
   }
   const loaded = options.settings ? ok(options.settings) : loadWorkspaceSettings(dir);
   if (!loaded.ok) return loaded;
+  // A template that cannot make a branch name would fail every task at setup: refuse it up front.
+  const template = loaded.value.engine.branchTemplate;
+  const sample = branchFor(template, { workerId: 'worker', taskId: 'task' });
+  if (!sample.ok) return invalid('badSettings', `branchTemplate: ${sample.message}`, { template });
   const log = options.log ?? (() => undefined);
   const lock = acquireOwnerLock(dir, { role: options.role }, options.log ? { log: options.log } : {});
   if (!lock.ok) return lock;

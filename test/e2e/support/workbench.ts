@@ -42,6 +42,14 @@ export interface Workbench {
   treeRows(viewName: string): Locator;
   /** The visible labels of a tree view's rows, once at least one row shows. */
   treeLabels(viewName: string): Promise<string[]>;
+  /** The row of a tree view whose label is exactly `label`. */
+  treeRow(viewName: string, label: string): Locator;
+  /** Clicks a row's inline action (hovering the row first, as a person would), by the action's title. */
+  clickRowAction(viewName: string, label: string, action: string): Promise<void>;
+  /** The open quick input (palette, quick pick or input box). */
+  quickInput(): Locator;
+  /** Picks an entry of the open quick pick by its text. */
+  pickQuickItem(text: string | RegExp): Promise<void>;
   /** A status bar item by its id: "harness.item" (of the first extension) or a full "publisher.name.item". */
   statusBarItem(id: string): Locator;
   /** Notification toasts currently shown; filter with `.filter({ hasText })`. */
@@ -115,7 +123,12 @@ function makeWorkbench(page: Page, url: string, extensionIds: string[], name: st
       const row = page.locator('.quick-input-list .monaco-list-row').filter({ hasText: title }).first();
       await row.waitFor({ state: 'visible' });
       await row.click();
-      await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+      // The palette is done once it hides, or once the command reuses the widget for its own input
+      // box or quick pick (whose text no longer starts with ">").
+      await page.waitForFunction(
+        "(() => { const w = document.querySelector('.quick-input-widget'); const input = w && w.querySelector('input[type=\"text\"]');" +
+          " return !w || !w.offsetParent || w.style.display === 'none' || !(input && input.value.startsWith('>')); })()",
+      );
     },
 
     async clickActivityBar(label) {
@@ -137,6 +150,26 @@ function makeWorkbench(page: Page, url: string, extensionIds: string[], name: st
       return rows.locator('.label-name').allInnerTexts();
     },
 
+    treeRow(viewName, label) {
+      return tree(viewName).filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${escapeRegExp(label)}$`) }) });
+    },
+
+    async clickRowAction(viewName, label, action) {
+      const row = tree(viewName).filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${escapeRegExp(label)}$`) }) });
+      await row.hover();
+      await row.locator(`.actions .action-label[aria-label="${cssString(action)}"]`).click();
+    },
+
+    quickInput() {
+      return page.locator('.quick-input-widget');
+    },
+
+    async pickQuickItem(text) {
+      const row = page.locator('.quick-input-widget .quick-input-list .monaco-list-row').filter({ hasText: text }).first();
+      await row.waitFor({ state: 'visible' });
+      await row.click();
+    },
+
     statusBarItem(id) {
       const fullId = extensionIds.some((ext) => id.startsWith(`${ext}.`)) || extensionIds.length === 0 ? id : `${extensionIds[0]}.${id}`;
       return page.locator(`[id="${cssString(fullId)}"]`);
@@ -147,6 +180,8 @@ function makeWorkbench(page: Page, url: string, extensionIds: string[], name: st
     },
   };
 }
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Escapes a value for use inside a double-quoted CSS attribute selector. */
 const cssString = (value: string) => value.replace(/["\\]/g, '\\$&');

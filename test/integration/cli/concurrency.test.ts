@@ -59,7 +59,7 @@ async function workLoop(repo: string, worker: string): Promise<string[]> {
   }
 }
 
-describe('foreman CLI: concurrency through one owner', { timeout: 180_000 }, () => {
+describe('foreman CLI: concurrency through one owner', { timeout: 420_000 }, () => {
   it(`${workerCount} CLI loops share ${taskCount} tasks; each is claimed exactly once`, async () => {
     const repo = makeRepo();
     assert.equal((await foreman(repo, ['init'])).code, 0);
