@@ -4,7 +4,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
-const cli = (root, dir, ...args) => execFileSync(process.execPath, [join(root, 'dist/cli.js'), ...args, '--dir', dir], { stdio: ['ignore', 'pipe', 'inherit'] }).toString();
+const cli = (root, dir, ...args) =>
+  execFileSync(process.execPath, [join(root, 'dist/cli.js'), ...args, '--dir', dir], { stdio: ['ignore', 'pipe', 'inherit'] }).toString();
 const git = (dir, ...args) => execFileSync('git', ['-C', dir, ...args], { stdio: ['ignore', 'pipe', 'inherit'] }).toString();
 
 const checklist = `# Greeting feature
@@ -44,6 +45,17 @@ export function ensureDemoRepo(root, dir = join(root, '.demo', 'demo-repo')) {
   cli(root, dir, 'worker', 'add', 'ada', '--agent', 'demo');
   cli(root, dir, 'worker', 'add', 'grace', '--agent', 'demo');
   cli(root, dir, 'chain', 'add', 'Greeting feature', '--from', join(dir, 'greeting-chain.md'));
-  cli(root, dir, 'task', 'add', 'Add a license file', '--id', 'add-license', '--prompt', 'write LICENSE MIT License — demo\nsleep 2000\ncommit Add license', '--manual');
+  cli(
+    root,
+    dir,
+    'task',
+    'add',
+    'Add a license file',
+    '--id',
+    'add-license',
+    '--prompt',
+    'write LICENSE MIT License — demo\nsleep 2000\ncommit Add license',
+    '--manual',
+  );
   return dir;
 }

@@ -1,44 +1,155 @@
 #!/usr/bin/env node
-// Runs every suite with node's test runner and ends with one line: "N passed, N failed".
-// Usage: node scripts/test.mjs [unit|integration|...]  (default: all suites under test/)
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
+// `npm test`: builds, then runs every suite and ends with ONE line: "N passed, N failed".
+//   unit, integration  node's test runner over test/{unit,integration}/**/*.test.ts (TAP counts)
+//   vscode             in-host suites inside a real VS Code extension host (runInVsCode.mjs):
+//                      the harness's own suite and Foreman's (test/vscode/foreman/run.mjs)
+//   e2e                UI tests driving the workbench with Playwright + chromium (test/e2e/*.e2e.ts)
+// The VS Code suites need code-server and chromium: scripts/vscode/provision.mjs installs them into
+// .vscode-test/ first (instant when already there). A suite that fails or cannot run fails the run.
+//
+// Usage: node scripts/test.mjs [unit] [integration] [vscode] [e2e]   (default: all of them)
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
-const root = new URL('..', import.meta.url).pathname;
+const root = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
+const suites = ['unit', 'integration', 'vscode', 'e2e'];
 const only = process.argv.slice(2);
+const unknown = only.filter((name) => !suites.includes(name));
+if (unknown.length) {
+  console.error(`test: unknown suite ${unknown.join(', ')}; known: ${suites.join(', ')}`);
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+}
+const selected = only.length ? suites.filter((name) => only.includes(name)) : suites;
+const results = dirResults();
+/** One entry per suite run: { name, passed, failed, seconds, note }. */
+const tally = [];
+const env = { ...process.env, FOREMAN_TEST: '1' };
 
-function findTests(dir) {
+function dirResults() {
+  const dir = join(root, 'test-results');
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+function findTests(dir, pattern) {
+  if (!existsSync(dir)) return [];
   const found = [];
   for (const name of readdirSync(dir)) {
     const full = join(dir, name);
-    if (statSync(full).isDirectory()) found.push(...findTests(full));
-    else if (/\.test\.ts$/.test(name)) found.push(full);
+    if (statSync(full).isDirectory()) found.push(...findTests(full, pattern));
+    else if (pattern.test(name)) found.push(relative(root, full));
   }
-  return found;
+  return found.sort();
 }
 
-const build = spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
-if (build.status !== 0) {
-  console.log('0 passed, 1 failed (build)');
+/** Runs a command with inherited stdio, or with its stdout teed to ours and kept; resolves to { code, output }. */
+function run(argv, { capture = false } = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(argv[0], argv.slice(1), { cwd: root, env, stdio: ['ignore', capture ? 'pipe' : 'inherit', 'inherit'] });
+    let output = '';
+    child.stdout?.on('data', (chunk) => {
+      output += chunk;
+      process.stdout.write(chunk);
+    });
+    child.on('error', (error) => {
+      console.error(`test: ${argv[0]}: ${error.message}`);
+      resolve({ code: 1, output });
+    });
+    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output }));
+  });
+}
+
+const elapsed = (since) => Math.round((Date.now() - since) / 100) / 10;
+
+/** Node's test runner over `files`, with a spec reporter on screen and TAP in test-results/<name>.tap. */
+async function nodeTests(name, files, { concurrency }) {
+  const started = Date.now();
+  if (files.length === 0) {
+    tally.push({ name, passed: 0, failed: 1, seconds: 0, note: 'no test files found' });
+    return;
+  }
+  const tap = join(results, `${name.replace(/\W+/g, '-')}.tap`);
+  rmSync(tap, { force: true });
+  console.log(`\ntest: ${name}: ${files.length} files`);
+  const { code } = await run([
+    process.execPath,
+    '--import',
+    'tsx',
+    '--test',
+    `--test-concurrency=${concurrency}`,
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    '--test-reporter=tap',
+    `--test-reporter-destination=${tap}`,
+    ...files,
+  ]);
+  const text = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
+  const count = (label) => Number(text.match(new RegExp(`^# ${label} (\\d+)$`, 'm'))?.[1] ?? 0);
+  const passed = count('pass');
+  // A runner that died without reporting (a crash, a bad flag) must not read as green.
+  const failed = count('fail') + count('cancelled') || (code === 0 && text ? 0 : 1);
+  const skipped = count('skipped') + count('todo');
+  tally.push({ name, passed, failed, seconds: elapsed(started), ...(skipped ? { note: `${skipped} skipped` } : {}) });
+}
+
+/** One in-host run; its last line is "in-vscode: N passed, N failed". */
+async function inVsCode(name, argv) {
+  const started = Date.now();
+  console.log(`\ntest: ${name}`);
+  const { code, output } = await run([process.execPath, ...argv], { capture: true });
+  const lines = [...output.matchAll(/^in-vscode: (\d+) passed, (\d+) failed/gm)];
+  const last = lines.at(-1);
+  const passed = last ? Number(last[1]) : 0;
+  const failed = (last ? Number(last[2]) : 0) || (code === 0 && last ? 0 : 1);
+  tally.push({ name, passed, failed, seconds: elapsed(started) });
+}
+
+const started = Date.now();
+console.log('test: building the extension, the CLI and the webview…');
+if (spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { cwd: root, stdio: 'inherit' }).status !== 0) {
+  console.log('0 passed, 1 failed');
   process.exit(1);
 }
 
-const suites = ['unit', 'integration'];
-const selected = only.length ? only : suites;
-const files = selected.flatMap((suite) => findTests(join(root, 'test', suite))).map((f) => relative(root, f));
-mkdirSync(join(root, 'test-results'), { recursive: true });
-const run = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', '--test-reporter-destination=stdout',
-   '--test-reporter=tap', '--test-reporter-destination=test-results/tap.txt', ...files],
-  { cwd: root, stdio: 'inherit', env: { ...process.env, FOREMAN_TEST: '1' } },
-);
+const codeTests = selected.filter((name) => name === 'unit' || name === 'integration');
+if (codeTests.length) {
+  const files = codeTests.flatMap((suite) => findTests(join(root, 'test', suite), /\.test\.ts$/));
+  await nodeTests(codeTests.join(' + '), files, { concurrency: 2 });
+}
 
-const tap = readFileSync(join(root, 'test-results/tap.txt'), 'utf8');
-const count = (label) => Number(tap.match(new RegExp(`^# ${label} (\\d+)$`, 'm'))?.[1] ?? 0);
-const passed = count('pass');
-// A runner that died without reporting (a crash, a bad flag) must not read as green.
-const failed = count('fail') || (run.status === 0 ? 0 : 1);
+if (selected.includes('vscode') || selected.includes('e2e')) {
+  console.log('\ntest: provisioning code-server and chromium for the VS Code suites (instant when present)…');
+  const provisioned = await run([process.execPath, join(root, 'scripts/vscode/provision.mjs')]);
+  if (provisioned.code !== 0) {
+    tally.push({ name: 'provision', passed: 0, failed: 1, seconds: 0, note: 'the VS Code suites cannot run' });
+  } else {
+    if (selected.includes('vscode')) {
+      await inVsCode('in-vscode: harness', [
+        'test/vscode/runInVsCode.mjs',
+        '--suite',
+        'test/vscode/harness',
+        '--extension',
+        'test/fixtures/harness-extension',
+        '--folder',
+        'test/fixtures/harness-extension',
+      ]);
+      await inVsCode('in-vscode: foreman', ['test/vscode/foreman/run.mjs', '--no-build']);
+    }
+    // One workbench at a time: each UI test file starts its own code-server and chromium.
+    if (selected.includes('e2e')) await nodeTests('e2e', findTests(join(root, 'test', 'e2e'), /\.e2e\.ts$/), { concurrency: 1 });
+  }
+}
+
+console.log('\ntest: summary');
+for (const entry of tally) {
+  console.log(
+    `  ${entry.failed ? '✖' : '✔'} ${entry.name}: ${entry.passed} passed, ${entry.failed} failed (${entry.seconds}s)${entry.note ? ` — ${entry.note}` : ''}`,
+  );
+}
+console.log(`  total time ${elapsed(started)}s`);
+const passed = tally.reduce((sum, entry) => sum + entry.passed, 0);
+const failed = tally.reduce((sum, entry) => sum + entry.failed, 0);
 console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 && run.status === 0 ? 0 : 1);
+process.exit(failed === 0 ? 0 : 1);

@@ -56,13 +56,15 @@ async function main() {
 
   let stopping = false;
   const shutdown = async (code) => {
+    // A second signal (Ctrl-C reaches `npm start` and us, and npm start passes it on) must not kill
+    // us halfway: code-server runs in its own process group and would outlive us.
+    if (stopping) return;
     stopping = true;
     console.log('\nopen: stopping code-server…');
     await server.stop();
     process.exit(code);
   };
-  process.once('SIGINT', () => void shutdown(0));
-  process.once('SIGTERM', () => void shutdown(0));
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => void shutdown(0));
   const exited = await server.exited;
   if (stopping) return 0; // Ctrl-C: shutdown() finishes the job
   console.error(`open: code-server exited (${exited}); see ${join(runDir, 'code-server.log')}`);

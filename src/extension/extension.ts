@@ -6,6 +6,7 @@ import { initWorkspace } from '../infra/workspace';
 import { registerSetupCommands } from './commands/setupCommands';
 import { registerWorkerCommands } from './commands/workerCommands';
 import { registerWorkspaceCommands } from './commands/workspaceCommands';
+import { registerDashboard } from './dashboard';
 import { type ForemanConfiguration, engineSettingsOf, readConfiguration } from './configuration';
 import { Notifier } from './notifications';
 import { SessionRegistry } from './sessionRegistry';
@@ -39,7 +40,10 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
     void vscode.commands.executeCommand('setContext', 'foreman.noWorkers', sessions.every((s) => s.snapshot().workers.length === 0));
     void vscode.commands.executeCommand('setContext', 'foreman.noTasks', sessions.every((s) => s.snapshot().tasks.length === 0));
     const restricted = sessions.some((s) => s.restricted);
-    workersView.message = restricted ? 'Restricted Mode: Foreman launches no agent and runs no merge until you trust this workspace.' : undefined;
+    // A second window is a read-only client; with one folder the tree has no folder row to say so.
+    const readOnly = sessions.filter((s) => s.ownerNote).map((s) => (sessions.length > 1 ? `${s.name}: ${s.ownerNote}` : s.ownerNote!));
+    const readOnlyNote = readOnly.length ? `${capitalize(readOnly.join('; '))}. This window shows the state and sends your commands to the owner.` : undefined;
+    workersView.message = restricted ? 'Restricted Mode: Foreman launches no agent and runs no merge until you trust this workspace.' : readOnlyNote;
   };
   context.subscriptions.push(registry.onDidChange(updateContext));
 
@@ -84,7 +88,7 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
     ...registerSetupCommands({ registry, initialise, agentProfiles: () => [...new Set([...builtinAgents, ...Object.keys(configuration().agents)])] }),
     ...registerWorkerCommands(registry),
     ...registerWorkspaceCommands(registry),
-    vscode.commands.registerCommand('foreman.openDashboard', () => vscode.commands.executeCommand('foreman.workers.focus')),
+    ...registerDashboard(context, registry, { log }),
     vscode.workspace.onDidChangeWorkspaceFolders((change) => {
       change.removed.forEach((folder) => void registry.remove(folder.uri.fsPath));
       change.added.forEach((folder) => void openFolder(folder));
@@ -99,6 +103,10 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
   updateContext();
   const ready = Promise.all((vscode.workspace.workspaceFolders ?? []).map((folder) => openFolder(folder))).then(() => updateContext());
   return { registry, ready };
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function crewSettingsOf(config: ForemanConfiguration) {

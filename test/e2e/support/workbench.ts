@@ -46,6 +46,8 @@ export interface Workbench {
   treeRow(viewName: string, label: string): Locator;
   /** Clicks a row's inline action (hovering the row first, as a person would), by the action's title. */
   clickRowAction(viewName: string, label: string, action: string): Promise<void>;
+  /** Closes the modal editor (Workspace Trust, Running Extensions…) that VS Code shows over the window. */
+  closeModalEditor(): Promise<void>;
   /** The open quick input (palette, quick pick or input box). */
   quickInput(): Locator;
   /** Picks an entry of the open quick pick by its text. */
@@ -54,6 +56,12 @@ export interface Workbench {
   statusBarItem(id: string): Locator;
   /** Notification toasts currently shown; filter with `.filter({ hasText })`. */
   notifications(): Locator;
+  /**
+   * Opens the same folder in a second window: a new tab of the same browser profile (shared storage,
+   * so workspace trust carries over) on the same code-server, with its own extension host. Its
+   * close() closes only that tab; screenshots are named "<name>-window2-<shot>".
+   */
+  openWindow(): Promise<Workbench>;
   close(): Promise<void>;
 }
 
@@ -84,7 +92,10 @@ export async function launchWorkbench(options: LaunchOptions): Promise<Workbench
       env: options.env,
     });
     browser = await launchChromium();
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    // An explicit context (not browser.newPage's private one), so openWindow() can add a second tab
+    // that shares this one's storage (workspace trust, UI state), as a person's second tab would.
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
     page.setDefaultTimeout(30_000);
     await page.goto(server.url);
     // The workbench is up once its side bar shows (extensions may still be activating).
@@ -160,6 +171,13 @@ function makeWorkbench(page: Page, url: string, extensionIds: string[], name: st
       await row.locator(`.actions .action-label[aria-label="${cssString(action)}"]`).click();
     },
 
+    async closeModalEditor() {
+      const modal = page.locator('.monaco-modal-editor-block');
+      // Its keybindings (F1, Escape) only work with focus inside it: use its close button.
+      await modal.locator('.action-label.codicon-close').click();
+      await modal.waitFor({ state: 'hidden' });
+    },
+
     quickInput() {
       return page.locator('.quick-input-widget');
     },
@@ -177,6 +195,19 @@ function makeWorkbench(page: Page, url: string, extensionIds: string[], name: st
 
     notifications() {
       return page.locator('.notifications-toasts .notification-toast');
+    },
+
+    async openWindow() {
+      const second = await page.context().newPage();
+      second.setDefaultTimeout(30_000);
+      try {
+        await second.goto(url);
+        await second.locator('.monaco-workbench .part.sidebar').waitFor({ timeout: 60_000 });
+      } catch (error) {
+        await second.close();
+        throw error;
+      }
+      return makeWorkbench(second, url, extensionIds, `${name}-window2`, () => second.close());
     },
   };
 }

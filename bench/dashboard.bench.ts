@@ -1,0 +1,217 @@
+/**
+ * The dashboard's costs: how long the host takes to build a snapshot and how big it is, at 10 and
+ * 200 workers by 100 and 10,000 tasks; and how many messages the host sends while a real engine
+ * (sql.js in a temp folder) makes 1,000 transitions, all at once and spread over two seconds.
+ *
+ * Usage: node --import tsx bench/dashboard.bench.ts [--runs 30]
+ * Prints one JSON object.
+ */
+import { setImmediate as yieldToLoop, setTimeout as delay } from 'node:timers/promises';
+import type { Request } from '../src/core/requests';
+import type { Result } from '../src/core/result';
+import { Emitter } from '../src/engine/events';
+import type { StatusSnapshot } from '../src/engine/statusView';
+import { DashboardHost } from '../src/extension/dashboard/dashboardHost';
+import { HeartbeatHistory } from '../src/extension/dashboard/heartbeatHistory';
+import { buildDashboardSnapshot } from '../src/extension/dashboard/snapshot';
+import type { ForemanSession } from '../src/extension/session';
+import { type HostMessage, defaultViewState, protocolVersion } from '../src/shared/protocol';
+import { openEngine } from '../test/support/engineHarness';
+import { makeStatus, makeTransitions } from '../test/unit/dashboard/fixtures';
+
+const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 30;
+const now = 1_700_000_000_000;
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+const round = (ms: number) => Math.round(ms * 1000) / 1000;
+
+function measureBuild(workers: number, tasks: number) {
+  const status = makeStatus({ workers, tasks, now });
+  const info = { root: '/repo', name: 'repo', ownerNote: undefined, restricted: false };
+  const beats = Array.from({ length: 60 }, (_, i) => now - 300_000 + i * 5_000);
+  const activity = { transitions: makeTransitions(Math.min(20_000, tasks * 6), now), metrics: undefined, loadedAt: now };
+  const build = () =>
+    buildDashboardSnapshot({
+      now,
+      folders: [info],
+      view: defaultViewState,
+      selected: {
+        info,
+        status,
+        heartbeats: () => beats,
+        activity,
+        liveness: { warnMs: 30_000, staleMs: 100_000, deadMs: 300_000 },
+        heartbeatWindowMs: 300_000,
+      },
+    });
+  for (let i = 0; i < 5; i++) build();
+  const times: number[] = [];
+  let bytes = 0;
+  for (let i = 0; i < runs; i++) {
+    const started = process.hrtime.bigint();
+    const snapshot = build();
+    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+    bytes = Buffer.byteLength(JSON.stringify(snapshot));
+  }
+  times.sort((a, b) => a - b);
+  return {
+    workers,
+    tasks,
+    medianMs: round(percentile(times, 50)),
+    p95Ms: round(percentile(times, 95)),
+    maxMs: round(times.at(-1)!),
+    bytes,
+    runs,
+  };
+}
+
+/** A session over a real engine: status read through the engine's own `status` request, cached per commit. */
+async function engineSession() {
+  const harness = await openEngine();
+  const changes = new Emitter<void>();
+  let cached: StatusSnapshot | undefined;
+  harness.engine.onDidCommit(() => {
+    cached = undefined;
+    changes.fire();
+  });
+  const session = {
+    root: harness.dir,
+    name: 'bench',
+    ownerNote: undefined,
+    restricted: false,
+    onDidChange: changes.event,
+    snapshot: () =>
+      (cached ??= (harness.engine.execute({ command: 'status', args: {}, actor: 'vscode' }) as { value: StatusSnapshot }).value),
+    execute: (request: Request): Promise<Result<unknown>> => Promise.resolve(harness.engine.execute(request)),
+  } as unknown as ForemanSession;
+  return { harness, session, changes };
+}
+
+async function measureBurst(spreadMs: number) {
+  const { harness, session } = await engineSession();
+  const workers = 10;
+  for (let w = 0; w < workers; w++) harness.value('worker.add', { id: `w-${w}` });
+  for (let t = 0; t < 200; t++) harness.value('task.add', { title: `task ${t}`, id: `t-${t}`, manual: true });
+  const posted: Array<{ at: number; type: string }> = [];
+  const host = new DashboardHost({
+    sessions: () => [session],
+    onDidChangeSessions: session.onDidChange,
+    heartbeats: new HeartbeatHistory(),
+    post: (message: HostMessage) => {
+      posted.push({ at: performance.now(), type: message.type });
+      return Promise.resolve(true);
+    },
+    runAction: () => Promise.reject(new Error('no actions in the benchmark')),
+    liveness: () => ({ warnMs: 30_000, staleMs: 100_000, deadMs: 300_000 }),
+    log: () => undefined,
+  });
+  host.receive({ type: 'ready', protocol: protocolVersion });
+  await delay(1500);
+  const before = posted.length;
+  const steps: Array<(w: string, t: string) => [Request['command'], Record<string, unknown>]> = [
+    (w, t) => ['assign', { worker: w, task: t }],
+    (w) => ['start', { worker: w }],
+    (w) => ['submit', { worker: w }],
+    (w) => ['approve', { worker: w }],
+    (w) => ['merge', { worker: w }],
+  ];
+  let transitions = 0;
+  harness.engine.onDidCommit(
+    (events) => (transitions += events.filter((event) => event.kind === 'worker' || event.kind === 'task').length),
+  );
+  const started = performance.now();
+  let requests = 0;
+  let task = 0;
+  outer: for (;;) {
+    for (let w = 0; w < workers; w++) {
+      const t = `t-${task++}`;
+      for (const step of steps) {
+        const [command, args] = step(`w-${w}`, t);
+        const result = harness.run(command as never, args as never);
+        if (!result.ok) throw new Error(`${command}: ${result.message}`);
+        requests++;
+        if (spreadMs > 0 && requests % 5 === 0) await delay(spreadMs / 200);
+      }
+      if (transitions >= 1000) break outer;
+    }
+  }
+  const burstMs = performance.now() - started;
+  await delay(1500);
+  const sentDuring = posted.slice(before).filter((message) => message.at <= started + burstMs + 300 && message.type === 'snapshot').length;
+  const sentAfter = posted.slice(before).filter((message) => message.type === 'snapshot').length;
+  const firstAt = posted[before]?.at ?? started;
+  const lastAt = posted.at(-1)?.at ?? started;
+  host.dispose();
+  harness.close();
+  return {
+    transitions,
+    requests,
+    burstMs: Math.round(burstMs),
+    snapshotsSent: sentAfter,
+    snapshotsSentDuringBurst: sentDuring,
+    messagesPerSecond: Math.round((sentAfter / Math.max(1000, lastAt - firstAt)) * 1000 * 10) / 10,
+    changeEvents: requests,
+  };
+}
+
+/**
+ * What the dashboard's activity read costs the extension host: the `transitions` read (the engine
+ * returns the oldest rows first, so the dashboard asks for up to 100,000) plus `metrics`, at growing log sizes.
+ */
+async function measureActivityRead(sizes: readonly number[]) {
+  const harness = await openEngine();
+  const workers = 10;
+  for (let w = 0; w < workers; w++) harness.value('worker.add', { id: `w-${w}` });
+  let transitions = 0;
+  harness.engine.onDidCommit(
+    (events) => (transitions += events.filter((event) => event.kind === 'worker' || event.kind === 'task').length),
+  );
+  const results: Array<{ transitions: number; transitionsReadMs: number; metricsReadMs: number }> = [];
+  let task = 0;
+  for (const size of sizes) {
+    while (transitions < size) {
+      for (let w = 0; w < workers; w++) {
+        const t = `t-${task++}`;
+        harness.value('task.add', { title: `task ${t}`, id: t, manual: true });
+        for (const [command, args] of [
+          ['assign', { worker: `w-${w}`, task: t }],
+          ['start', { worker: `w-${w}` }],
+          ['submit', { worker: `w-${w}` }],
+          ['approve', { worker: `w-${w}` }],
+          ['merge', { worker: `w-${w}` }],
+        ] as const) {
+          harness.value(command, args);
+        }
+      }
+    }
+    const time = (request: Request) => {
+      const started = performance.now();
+      harness.engine.execute(request);
+      return performance.now() - started;
+    };
+    const reads = Array.from({ length: 3 }, () => [
+      time({ command: 'transitions', args: { limit: 100_000 }, actor: 'bench' }),
+      time({ command: 'metrics', args: {}, actor: 'bench' }),
+    ]);
+    reads.sort((a, b) => a[0]! - b[0]!);
+    results.push({ transitions, transitionsReadMs: Math.round(reads[1]![0]!), metricsReadMs: Math.round(reads[1]![1]!) });
+  }
+  harness.close();
+  return results;
+}
+
+async function main() {
+  const builds = [measureBuild(10, 100), measureBuild(10, 10_000), measureBuild(200, 100), measureBuild(200, 10_000)];
+  await yieldToLoop();
+  const burstAtOnce = await measureBurst(0);
+  const burstOverTwoSeconds = await measureBurst(2000);
+  const activityRead = await measureActivityRead([1_000, 10_000]);
+  console.log(
+    JSON.stringify({ snapshotBuild: builds, hostMessages: { intervalMs: 250, burstAtOnce, burstOverTwoSeconds }, activityRead }, null, 2),
+  );
+}
+
+void main();

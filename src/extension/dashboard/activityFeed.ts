@@ -1,0 +1,121 @@
+import type { Request } from '../../core/requests';
+import type { Result } from '../../core/result';
+import type { TransitionEvent } from '../../core/transitionLog';
+import type { Metrics } from '../../engine/metrics';
+import type { TransitionItem } from '../../shared/protocol';
+
+/** The transition log and metrics of one folder, as last read. */
+export interface ActivityData {
+  /** Oldest first; at most `keep` of the newest. */
+  readonly transitions: readonly TransitionItem[];
+  readonly metrics: Metrics | undefined;
+  readonly loadedAt: number;
+}
+
+export interface ActivityFeedOptions {
+  readonly log: (line: string) => void;
+  /** Called after each read, so the host can send a new snapshot. */
+  readonly onDidLoad: () => void;
+  readonly now?: () => number;
+  /** Reads run at most this often, and less often when a read is slow (see `invalidate`). */
+  readonly minIntervalMs?: number;
+  readonly keep?: number;
+}
+
+/** The engine's `transitions` read returns the oldest rows first, up to this many. */
+const readLimit = 100_000;
+
+/**
+ * Reads the transition log and metrics through the session's request API (the same reads the CLI
+ * makes), throttled: a burst of changes causes one read, and a read that took `t` ms waits at
+ * least 10·t before the next, so a long history never keeps the extension host busy.
+ */
+export class ActivityFeed {
+  private current: ActivityData | undefined;
+  private inFlight = false;
+  private dirty = false;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private nextAllowedAt = 0;
+  private disposed = false;
+  private readonly now: () => number;
+  private readonly minIntervalMs: number;
+  private readonly keep: number;
+
+  constructor(
+    private readonly session: { execute(request: Request): Promise<Result<unknown>> },
+    private readonly options: ActivityFeedOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+    this.minIntervalMs = options.minIntervalMs ?? 1_000;
+    this.keep = options.keep ?? 20_000;
+  }
+
+  data(): ActivityData | undefined {
+    return this.current;
+  }
+
+  /** The log changed: read it again once the throttle allows. */
+  invalidate(): void {
+    if (this.disposed) return;
+    this.dirty = true;
+    if (this.inFlight || this.timer) return;
+    const wait = Math.max(0, this.nextAllowedAt - this.now());
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.load();
+    }, wait);
+  }
+
+  private async load(): Promise<void> {
+    if (this.disposed) return;
+    this.dirty = false;
+    this.inFlight = true;
+    const started = this.now();
+    try {
+      const [transitions, metrics] = await Promise.all([
+        this.session.execute({ command: 'transitions', args: { limit: readLimit }, actor: 'vscode' }),
+        this.session.execute({ command: 'metrics', args: {}, actor: 'vscode' }),
+      ]);
+      if (this.disposed) return;
+      if (!transitions.ok) this.options.log(`dashboard: could not read transitions: ${transitions.message}`);
+      if (!metrics.ok) this.options.log(`dashboard: could not read metrics: ${metrics.message}`);
+      const events = transitions.ok ? (transitions.value as TransitionEvent[]) : [];
+      this.current = {
+        transitions: events.slice(-this.keep).map(toTransitionItem),
+        metrics: metrics.ok ? (metrics.value as Metrics) : this.current?.metrics,
+        loadedAt: this.now(),
+      };
+    } catch (error) {
+      this.options.log(`dashboard: activity read failed: ${String(error)}`);
+    } finally {
+      this.inFlight = false;
+      const took = this.now() - started;
+      this.nextAllowedAt = this.now() + Math.max(this.minIntervalMs, 10 * took);
+    }
+    if (this.disposed) return;
+    this.options.onDidLoad();
+    if (this.dirty) this.invalidate();
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}
+
+export function toTransitionItem(event: TransitionEvent): TransitionItem {
+  return {
+    seq: event.seq,
+    at: Date.parse(event.timestamp),
+    entity: event.event_type === 'worker_state_transition' ? 'worker' : 'task',
+    id: event.entity_id,
+    from: event.from_state,
+    to: event.to_state,
+    trigger: event.trigger,
+    actor: event.actor,
+    reason: event.reason ?? null,
+    attempt: event.attempt ?? null,
+    severity: event.severity,
+  };
+}

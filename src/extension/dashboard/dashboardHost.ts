@@ -1,0 +1,239 @@
+import type { LivenessSettings } from '../../core/policies';
+import type { Disposable, Event } from '../../engine/events';
+import type { TaskStatusView, WorkerStatus } from '../../engine/statusView';
+import {
+  type ActionName,
+  type HandlerMap,
+  type HostMessage,
+  type ViewState,
+  type WebviewMessage,
+  defaultViewState,
+  dispatchMessage,
+  webviewMessageSchema,
+} from '../../shared/protocol';
+import type { ForemanSession } from '../session';
+import { ActivityFeed } from './activityFeed';
+import { actionsForTask, actionsForWorker, folderActions } from './actionPolicy';
+import { Coalescer } from './coalescer';
+import { type HeartbeatHistory, heartbeatWindowMs } from './heartbeatHistory';
+import { type FolderInfo, buildDashboardSnapshot } from './snapshot';
+
+/** An action the host has checked against the current state, with the objects it is about. */
+export type ResolvedAction = { readonly action: ActionName; readonly session: ForemanSession; readonly note?: string } & (
+  | { readonly target: { readonly kind: 'worker'; readonly worker: WorkerStatus } }
+  | { readonly target: { readonly kind: 'task'; readonly task: TaskStatusView } }
+  | { readonly target: { readonly kind: 'folder' } }
+);
+
+export interface ActionOutcome {
+  readonly ok: boolean;
+  readonly message?: string;
+}
+
+export interface DashboardHostOptions {
+  readonly sessions: () => readonly ForemanSession[];
+  /** Fires (coalesced or not) when any session's state changed. */
+  readonly onDidChangeSessions: Event<void>;
+  readonly heartbeats: HeartbeatHistory;
+  /** Posts to the webview; resolves false when the webview was not there to take it. */
+  readonly post: (message: HostMessage) => PromiseLike<boolean>;
+  readonly runAction: (action: ResolvedAction) => Promise<ActionOutcome>;
+  readonly liveness: () => LivenessSettings;
+  readonly log: (line: string) => void;
+  readonly now?: () => number;
+  /** Snapshots go out at most once per this interval (default 250 ms: four a second). */
+  readonly minIntervalMs?: number;
+  readonly activityIntervalMs?: number;
+  readonly initialView?: ViewState;
+}
+
+/**
+ * The dashboard's host side, free of `vscode` so it runs under plain node in tests and benchmarks:
+ * it parses every webview message, answers `ready` with a full snapshot, coalesces changes into at
+ * most a few snapshots a second, and checks each action against the current state before running it.
+ */
+export class DashboardHost implements Disposable {
+  private view: ViewState;
+  private ready = false;
+  private visible = true;
+  private revision = 0;
+  private readonly sender: Coalescer;
+  private readonly feeds = new Map<string, ActivityFeed>();
+  private readonly subscription: Disposable;
+  private readonly now: () => number;
+  private readonly handlers: HandlerMap<WebviewMessage>;
+  private disposed = false;
+  /** Messages posted, for the benchmark and tests. */
+  sent = 0;
+
+  constructor(private readonly options: DashboardHostOptions) {
+    this.now = options.now ?? Date.now;
+    this.view = options.initialView ?? defaultViewState;
+    this.sender = new Coalescer(() => void this.sendSnapshot(), options.minIntervalMs ?? 250, this.now);
+    this.subscription = options.onDidChangeSessions(() => this.changed());
+    this.handlers = {
+      ready: (message) => {
+        if (message.view) this.view = message.view;
+        this.ready = true;
+        this.feedOf(this.selected())?.invalidate();
+        this.sender.request();
+      },
+      view: (message) => {
+        this.view = message.view;
+        this.feedOf(this.selected());
+        this.sender.request();
+      },
+      action: (message) => void this.act(message),
+      error: (message) => options.log(`dashboard webview: ${message.message}`),
+    };
+  }
+
+  /** Every message from the webview comes here; what does not parse is logged and dropped. */
+  receive(raw: unknown): void {
+    if (this.disposed) return;
+    const outcome = dispatchMessage(webviewMessageSchema, this.handlers, raw);
+    if (!outcome.ok) this.options.log(`dashboard: dropped an invalid message from the webview (${outcome.problem})`);
+  }
+
+  /** A hidden panel loses its page; it sends `ready` again when shown. */
+  setVisible(visible: boolean): void {
+    this.visible = visible;
+    if (!visible) this.ready = false;
+  }
+
+  /** The current view state, for the serializer to persist (the webview persists it too). */
+  viewState(): ViewState {
+    return this.view;
+  }
+
+  private changed(): void {
+    if (this.disposed) return;
+    this.feedOf(this.selected())?.invalidate();
+    if (this.ready && this.visible) this.sender.request();
+  }
+
+  private selected(): ForemanSession | undefined {
+    const sessions = this.options.sessions();
+    return sessions.find((session) => session.root === this.view.folder) ?? sessions[0];
+  }
+
+  private feedOf(session: ForemanSession | undefined): ActivityFeed | undefined {
+    if (!session || !this.ready) return undefined;
+    for (const [root, feed] of this.feeds) {
+      if (root === session.root) continue;
+      feed.dispose();
+      this.feeds.delete(root);
+    }
+    let feed = this.feeds.get(session.root);
+    if (!feed) {
+      feed = new ActivityFeed(session, {
+        log: this.options.log,
+        onDidLoad: () => this.ready && this.visible && this.sender.request(),
+        now: this.now,
+        ...(this.options.activityIntervalMs !== undefined ? { minIntervalMs: this.options.activityIntervalMs } : {}),
+      });
+      this.feeds.set(session.root, feed);
+      feed.invalidate();
+    }
+    return feed;
+  }
+
+  /** Builds the snapshot being sent now; exposed for tests. */
+  buildSnapshot() {
+    const now = this.now();
+    const sessions = this.options.sessions();
+    const session = this.selected();
+    const folders: FolderInfo[] = sessions.map((s) => ({ root: s.root, name: s.name, ownerNote: s.ownerNote, restricted: s.restricted }));
+    const info = folders.find((folder) => folder.root === session?.root);
+    return buildDashboardSnapshot({
+      now,
+      folders,
+      view: this.view,
+      selected:
+        session && info
+          ? {
+              info,
+              status: session.snapshot(),
+              heartbeats: (workerId) => this.options.heartbeats.of(session.root, workerId, now),
+              activity: this.feeds.get(session.root)?.data(),
+              liveness: this.options.liveness(),
+              heartbeatWindowMs,
+            }
+          : undefined,
+    });
+  }
+
+  private async sendSnapshot(): Promise<void> {
+    if (this.disposed || !this.ready || !this.visible) return;
+    let snapshot;
+    try {
+      snapshot = this.buildSnapshot();
+    } catch (error) {
+      this.options.log(`dashboard: could not build the snapshot: ${String(error)}`);
+      return;
+    }
+    this.view = snapshot.view;
+    this.sent++;
+    const delivered = await this.options.post({ type: 'snapshot', revision: ++this.revision, snapshot });
+    // Not delivered: the page is gone (hidden or reloading); its next `ready` asks again.
+    if (!delivered) this.ready = false;
+  }
+
+  private async act(message: Extract<WebviewMessage, { type: 'action' }>): Promise<void> {
+    const reply = (ok: boolean, text?: string) =>
+      void this.options.post({ type: 'actionResult', requestId: message.requestId, ok, ...(text ? { message: text } : {}) });
+    const resolved = this.resolve(message);
+    if (typeof resolved === 'string') {
+      this.options.log(`dashboard: refused ${message.action} on ${describeTarget(message.target)}: ${resolved}`);
+      reply(false, resolved);
+      this.sender.request();
+      return;
+    }
+    try {
+      const outcome = await this.options.runAction(resolved);
+      reply(outcome.ok, outcome.message);
+    } catch (error) {
+      this.options.log(`dashboard: ${message.action} failed: ${String(error)}`);
+      reply(false, String(error));
+    }
+  }
+
+  /** The action's session and entity, or why it cannot run in the current state. */
+  private resolve(message: Extract<WebviewMessage, { type: 'action' }>): ResolvedAction | string {
+    const session = this.options.sessions().find((s) => s.root === message.folder);
+    if (!session) return 'that folder is not open any more';
+    const { action, target } = message;
+    const note = message.note !== undefined ? { note: message.note } : {};
+    switch (target.kind) {
+      case 'folder':
+        return folderActions.includes(action) ? { action, session, target: { kind: 'folder' } } : `${action} needs a worker or a task`;
+      case 'worker': {
+        const worker = session.snapshot().workers.find((w) => w.id === target.id);
+        if (!worker) return `no worker ${target.id}`;
+        if (!actionsForWorker(worker).includes(action)) return `${target.id} is ${worker.state} now; ${action} does not apply`;
+        if (note.note !== undefined && action !== 'requestChanges') return 'only request changes takes a note';
+        return { action, session, target: { kind: 'worker', worker }, ...note };
+      }
+      case 'task': {
+        const tasks = session.snapshot().tasks;
+        const task = tasks.find((t) => t.id === target.id);
+        if (!task) return `no task ${target.id}`;
+        const isParent = task.planningPhase !== 'none' || tasks.some((t) => t.parentId === task.id);
+        if (!actionsForTask(task, isParent).includes(action)) return `${target.id} is ${task.status} now; ${action} does not apply`;
+        return { action, session, target: { kind: 'task', task } };
+      }
+    }
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.subscription.dispose();
+    this.sender.dispose();
+    for (const feed of this.feeds.values()) feed.dispose();
+    this.feeds.clear();
+  }
+}
+
+function describeTarget(target: Extract<WebviewMessage, { type: 'action' }>['target']): string {
+  return target.kind === 'folder' ? 'the folder' : `${target.kind} ${target.id}`;
+}

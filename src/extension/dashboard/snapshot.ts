@@ -1,0 +1,279 @@
+import type { LivenessSettings } from '../../core/policies';
+import { taskStatuses } from '../../core/taskMachine';
+import { workerStates } from '../../core/workerMachine';
+import type { StatusSnapshot, TaskStatusView, WorkerStatus } from '../../engine/statusView';
+import {
+  type AttentionItem,
+  type ChainView,
+  type DashboardSnapshot,
+  type FolderView,
+  type Stats,
+  type TaskItem,
+  type TransitionItem,
+  type ViewState,
+  type WorkerCard,
+  pageSizes,
+} from '../../shared/protocol';
+import type { ActivityData } from './activityFeed';
+import { actionsForTask, actionsForWorker } from './actionPolicy';
+
+/** A folder the dashboard can show. */
+export interface FolderInfo {
+  readonly root: string;
+  readonly name: string;
+  readonly ownerNote: string | undefined;
+  readonly restricted: boolean;
+}
+
+/** Everything known about the folder being shown. */
+export interface SelectedFolder {
+  readonly info: FolderInfo;
+  readonly status: StatusSnapshot;
+  /** Heartbeat times of a worker within the window, oldest first. */
+  readonly heartbeats: (workerId: string) => readonly number[];
+  readonly activity: ActivityData | undefined;
+  readonly liveness: LivenessSettings;
+  readonly heartbeatWindowMs: number;
+}
+
+export interface SnapshotInput {
+  readonly now: number;
+  readonly folders: readonly FolderInfo[];
+  /** The webview's view state; `view.folder` should name `selected`'s root (normalised here). */
+  readonly view: ViewState;
+  readonly selected: SelectedFolder | undefined;
+}
+
+/** Attention items beyond this are counted in the section's header but not listed. */
+const attentionLimit = 100;
+const chainOrder: Record<string, number> = { running: 0, queued: 1, idle: 2, failed: 3, cancelled: 4, done: 5 };
+
+/**
+ * Builds the dashboard's full snapshot: a pure function of the engine's status, the heartbeat
+ * history, the activity read and the view state. Long lists are cut to the page being viewed, so
+ * the message stays small however large the crew is. Strings are passed through untouched: the
+ * webview renders them as text.
+ */
+export function buildDashboardSnapshot(input: SnapshotInput): DashboardSnapshot {
+  const folders = input.folders.map((folder) => ({
+    root: folder.root,
+    name: folder.name,
+    ownerNote: folder.ownerNote ?? null,
+    restricted: folder.restricted,
+  }));
+  if (!input.selected) return { generatedAt: input.now, folders, view: { ...input.view, folder: null }, folder: null };
+  const folder = buildFolder(input.selected, input.view, input.now);
+  const view: ViewState = {
+    ...input.view,
+    folder: input.selected.info.root,
+    workersPage: folder.workers.page,
+    chainsPage: folder.chains.page,
+    taskPage: folder.tasks.page,
+  };
+  return { generatedAt: input.now, folders, view, folder };
+}
+
+function buildFolder(selected: SelectedFolder, view: ViewState, now: number): FolderView {
+  const { status, info } = selected;
+  const taskById = new Map<string, TaskStatusView>();
+  const childrenOf = new Map<string, TaskStatusView[]>();
+  for (const task of status.tasks) {
+    taskById.set(task.id, task);
+    if (task.parentId) {
+      let children = childrenOf.get(task.parentId);
+      if (!children) childrenOf.set(task.parentId, (children = []));
+      children.push(task);
+    }
+  }
+  const isParent = (task: TaskStatusView) => childrenOf.has(task.id) || task.planningPhase !== 'none';
+  const workerCounts: Record<string, number> = Object.fromEntries(workerStates.map((s) => [s, 0]));
+  for (const worker of status.workers) workerCounts[worker.state] = (workerCounts[worker.state] ?? 0) + 1;
+
+  const workersPage = clampPage(view.workersPage, status.workers.length, pageSizes.workers);
+  const workerItems = status.workers
+    .slice(workersPage * pageSizes.workers, (workersPage + 1) * pageSizes.workers)
+    .map((worker) => workerCard(worker, worker.taskId ? taskById.get(worker.taskId) : undefined, selected.heartbeats(worker.id), now));
+
+  const parents = status.tasks.filter((task) => !task.parentId && isParent(task));
+  parents.sort((a, b) => (chainOrder[a.status] ?? 9) - (chainOrder[b.status] ?? 9));
+  const chainsPage = clampPage(view.chainsPage, parents.length, pageSizes.chains);
+  const chainItems = parents
+    .slice(chainsPage * pageSizes.chains, (chainsPage + 1) * pageSizes.chains)
+    .map((parent) => chainView(parent, childrenOf.get(parent.id) ?? [], isParent));
+
+  const free: TaskStatusView[] = [];
+  const freeCounts: Record<string, number> = Object.fromEntries(taskStatuses.map((s) => [s, 0]));
+  /** Work items only: a chain's parent is a container, not one more running task. */
+  const workCounts: Record<string, number> = Object.fromEntries(taskStatuses.map((s) => [s, 0]));
+  for (const task of status.tasks) {
+    if (isParent(task)) continue;
+    workCounts[task.status] = (workCounts[task.status] ?? 0) + 1;
+    if (task.parentId) continue;
+    freeCounts[task.status] = (freeCounts[task.status] ?? 0) + 1;
+    if (task.status === view.taskStatus) free.push(task);
+  }
+  const taskPage = clampPage(view.taskPage, free.length, pageSizes.tasks);
+
+  return {
+    root: info.root,
+    name: info.name,
+    baseBranch: status.baseBranch,
+    ownerNote: info.ownerNote ?? null,
+    restricted: info.restricted,
+    liveness: { warnMs: selected.liveness.warnMs, staleMs: selected.liveness.staleMs, deadMs: selected.liveness.deadMs },
+    heartbeatWindowMs: selected.heartbeatWindowMs,
+    workerCounts,
+    attention: attention(status, taskById, isParent),
+    workers: { total: status.workers.length, page: workersPage, pageSize: pageSizes.workers, items: workerItems },
+    chains: { total: parents.length, page: chainsPage, pageSize: pageSizes.chains, items: chainItems },
+    tasks: {
+      status: view.taskStatus,
+      counts: freeCounts,
+      total: free.length,
+      page: taskPage,
+      pageSize: pageSizes.tasks,
+      items: free.slice(taskPage * pageSizes.tasks, (taskPage + 1) * pageSizes.tasks).map((task) => taskItem(task, false)),
+    },
+    activity: activity(selected.activity, view.activity, status),
+    stats: stats(workCounts, workerCounts, selected.activity),
+  };
+}
+
+function clampPage(page: number, total: number, size: number): number {
+  return Math.max(0, Math.min(page, Math.ceil(total / size) - 1));
+}
+
+function workerCard(worker: WorkerStatus, task: TaskStatusView | undefined, beats: readonly number[], now: number): WorkerCard {
+  return {
+    id: worker.id,
+    state: worker.state,
+    agent: worker.agent,
+    taskId: worker.taskId,
+    taskTitle: task?.title ?? null,
+    branch: worker.branch,
+    attempt: worker.attempt,
+    maxAttempts: task?.maxAttempts ?? null,
+    lastHeartbeatMs: worker.lastHeartbeatMs,
+    progress: worker.progress,
+    liveness: worker.liveness,
+    livenessReason: worker.livenessReason,
+    stateChangedAt: worker.stateChangedAt,
+    lastError: worker.lastError,
+    note: worker.note,
+    summary: worker.summary,
+    heartbeatsAgoMs: beats.map((at) => Math.max(0, Math.round((now - at) / 100) * 100)),
+    actions: [...actionsForWorker(worker)],
+  };
+}
+
+function taskItem(task: TaskStatusView, isParent: boolean): TaskItem {
+  return {
+    id: task.id,
+    title: task.title,
+    status: task.status,
+    blockedBy: task.blockedBy,
+    workerId: task.workerId,
+    attempt: task.attempt,
+    maxAttempts: task.maxAttempts,
+    scheduledFor: task.scheduledFor,
+    lastError: task.lastError,
+    manual: task.manual,
+    actions: [...actionsForTask(task, isParent)],
+  };
+}
+
+function chainView(parent: TaskStatusView, children: readonly TaskStatusView[], isParent: (task: TaskStatusView) => boolean): ChainView {
+  const ids = new Set(children.map((child) => child.id));
+  const edges: ChainView['edges'] = [];
+  let done = 0;
+  for (const child of children) {
+    if (child.status === 'done') done++;
+    if (child.blockedBy && ids.has(child.blockedBy)) edges.push({ from: child.blockedBy, to: child.id });
+  }
+  return {
+    parent: taskItem(parent, true),
+    planningPhase: parent.planningPhase as ChainView['planningPhase'],
+    done,
+    nodes: children.map((child) => taskItem(child, isParent(child))),
+    edges,
+  };
+}
+
+function attention(
+  status: StatusSnapshot,
+  taskById: Map<string, TaskStatusView>,
+  isParent: (task: TaskStatusView) => boolean,
+): AttentionItem[] {
+  const items: AttentionItem[] = [];
+  const titleOf = (worker: WorkerStatus) => (worker.taskId ? (taskById.get(worker.taskId)?.title ?? worker.taskId) : worker.id);
+  for (const worker of status.workers) {
+    const base = { workerId: worker.id, taskId: worker.taskId, title: titleOf(worker), since: worker.stateChangedAt };
+    if (worker.state === 'IN_REVIEW') {
+      items.push({
+        ...base,
+        kind: 'review',
+        detail: worker.summary ?? 'ready for review',
+        actions: ['approve', 'requestChanges', 'showChanges'],
+      });
+    } else if (worker.state === 'APPROVED') {
+      items.push({ ...base, kind: 'merge', detail: 'approved, waiting to be merged', actions: ['merge', 'showChanges'] });
+    } else if (worker.state === 'STALE' || (worker.taskId && (worker.liveness === 'STALE' || worker.liveness === 'DEAD'))) {
+      items.push({ ...base, kind: 'stale', detail: worker.livenessReason, actions: ['showLog', 'cancel'] });
+    }
+  }
+  for (const task of status.tasks) {
+    if (items.length >= attentionLimit) break;
+    if (task.status !== 'failed') continue;
+    const detail = task.lastError ?? `failed after ${task.attempt} of ${task.maxAttempts} attempts`;
+    items.push({
+      kind: 'failed',
+      workerId: task.workerId,
+      taskId: task.id,
+      title: task.title,
+      detail,
+      since: null,
+      actions: isParent(task) ? [] : ['retry'],
+    });
+  }
+  return items.slice(0, attentionLimit);
+}
+
+function activity(data: ActivityData | undefined, filter: ViewState['activity'], status: StatusSnapshot): FolderView['activity'] {
+  const matches = (item: TransitionItem) =>
+    (filter.worker === null || (item.entity === 'worker' && item.id === filter.worker)) &&
+    (filter.task === null || (item.entity === 'task' && item.id === filter.task)) &&
+    (filter.state === null || item.to === filter.state || item.from === filter.state);
+  const items: TransitionItem[] = [];
+  let matching = 0;
+  const transitions = data?.transitions ?? [];
+  for (let index = transitions.length - 1; index >= 0; index--) {
+    const item = transitions[index]!;
+    if (!matches(item)) continue;
+    matching++;
+    if (items.length < filter.limit) items.push(item);
+  }
+  return {
+    loaded: data !== undefined,
+    matching,
+    items,
+    workers: status.workers.map((worker) => worker.id),
+    states: [...workerStates, ...taskStatuses],
+  };
+}
+
+function stats(workCounts: Record<string, number>, workerCounts: Record<string, number>, data: ActivityData | undefined): Stats {
+  const metrics = data?.metrics;
+  return {
+    queued: workCounts['queued'] ?? 0,
+    running: workCounts['running'] ?? 0,
+    inReview: workerCounts['IN_REVIEW'] ?? 0,
+    done: workCounts['done'] ?? 0,
+    failed: workCounts['failed'] ?? 0,
+    cancelled: workCounts['cancelled'] ?? 0,
+    idle: workCounts['idle'] ?? 0,
+    throughputPerHour: metrics ? metrics.throughputPerHour : null,
+    timeInState: metrics ? metrics.timeInState.slice(0, 200) : [],
+    rejected: metrics ? metrics.rejected.total : null,
+    transitions: metrics ? metrics.transitions.reduce((sum, row) => sum + row.count, 0) : null,
+  };
+}

@@ -1,0 +1,277 @@
+import { z } from 'zod';
+import { idPattern } from '../core/ids';
+import { taskStatuses } from '../core/taskMachine';
+import { workerStates } from '../core/workerMachine';
+
+/**
+ * The dashboard's only contract between the extension host and the webview (STYLE rule 7). Both
+ * sides parse what they receive with these schemas; anything that does not parse is dropped and
+ * logged, never acted upon. The host sends full snapshots (a hidden webview keeps only the last
+ * message) after the webview's `ready`; the webview sends its view state, actions and errors.
+ */
+
+/** Bump when a message changes shape; a webview of another version is answered with nothing. */
+export const protocolVersion = 1;
+
+const id = z.string().regex(idPattern);
+/** A workspace folder's path, as the host's sessions know it. */
+const folderRoot = z.string().min(1).max(4096);
+const text = z.string().max(20_000);
+const epochMs = z.number().int().nonnegative();
+const count = z.number().int().nonnegative();
+
+export const workerStateSchema = z.enum(workerStates as [string, ...string[]]);
+export const taskStatusSchema = z.enum(taskStatuses as [string, ...string[]]);
+export type TaskStatusName = (typeof taskStatuses)[number];
+export const livenessSchema = z.enum(['OK', 'WARN', 'STALE', 'DEAD', 'IDLE']);
+
+/** What a person can do from the dashboard; the host maps each to a Foreman command. */
+export const ActionName = {
+  assign: 'assign',
+  start: 'start',
+  approve: 'approve',
+  requestChanges: 'requestChanges',
+  merge: 'merge',
+  cancel: 'cancel',
+  reset: 'reset',
+  retry: 'retry',
+  cancelTask: 'cancelTask',
+  showChanges: 'showChanges',
+  showLog: 'showLog',
+  openTerminal: 'openTerminal',
+  addWorker: 'addWorker',
+  newTask: 'newTask',
+  newChain: 'newChain',
+} as const;
+export type ActionName = (typeof ActionName)[keyof typeof ActionName];
+export const actionNameSchema = z.enum(Object.values(ActionName) as [ActionName, ...ActionName[]]);
+
+// ---------------------------------------------------------------- view state (webview → host)
+
+export const pageSizes = { workers: 60, chains: 8, tasks: 50, activityStep: 200, activityMax: 2000 } as const;
+
+/** What the person is looking at: kept by the webview (survives reloads) and applied by the host. */
+export const viewStateSchema = z.object({
+  /** The folder shown; null: the first one. */
+  folder: folderRoot.nullable().default(null),
+  workersPage: count.max(100_000).default(0),
+  chainsPage: count.max(100_000).default(0),
+  /** The free-task tab and its page. */
+  taskStatus: taskStatusSchema.default('queued'),
+  taskPage: count.max(100_000).default(0),
+  /** Activity timeline filter; null fields match everything. */
+  activity: z
+    .object({
+      worker: id.nullable().default(null),
+      task: id.nullable().default(null),
+      state: z
+        .string()
+        .regex(/^[A-Za-z_]{1,32}$/)
+        .nullable()
+        .default(null),
+      limit: z.number().int().min(pageSizes.activityStep).max(pageSizes.activityMax).default(pageSizes.activityStep),
+    })
+    .default({ worker: null, task: null, state: null, limit: pageSizes.activityStep }),
+});
+export type ViewState = z.output<typeof viewStateSchema>;
+export const defaultViewState: ViewState = viewStateSchema.parse({});
+
+// ---------------------------------------------------------------- snapshot (host → webview)
+
+export const workerCardSchema = z.object({
+  id,
+  state: workerStateSchema,
+  agent: z.string().max(200),
+  taskId: id.nullable(),
+  /** The task's title, raw: the webview renders it as text. */
+  taskTitle: text.nullable(),
+  branch: z.string().max(1000).nullable(),
+  attempt: count,
+  maxAttempts: count.nullable(),
+  lastHeartbeatMs: epochMs.nullable(),
+  progress: z.number().min(0).max(1).nullable(),
+  liveness: livenessSchema,
+  livenessReason: text,
+  stateChangedAt: epochMs,
+  lastError: text.nullable(),
+  note: text.nullable(),
+  summary: text.nullable(),
+  /** Heartbeats seen in the recent window, as milliseconds before `generatedAt`, oldest first. */
+  heartbeatsAgoMs: z.array(count).max(2000),
+  actions: z.array(actionNameSchema).max(20),
+});
+export type WorkerCard = z.infer<typeof workerCardSchema>;
+
+export const taskItemSchema = z.object({
+  id,
+  title: text,
+  status: taskStatusSchema,
+  blockedBy: id.nullable(),
+  workerId: id.nullable(),
+  attempt: count,
+  maxAttempts: count,
+  scheduledFor: epochMs.nullable(),
+  lastError: text.nullable(),
+  manual: z.boolean(),
+  actions: z.array(actionNameSchema).max(20),
+});
+export type TaskItem = z.infer<typeof taskItemSchema>;
+
+export const chainViewSchema = z.object({
+  parent: taskItemSchema,
+  planningPhase: z.enum(['none', 'active', 'finalized']),
+  done: count,
+  /** The child tasks in chain order. */
+  nodes: z.array(taskItemSchema).max(1000),
+  /** Blocked-by edges inside the chain: `to` waits for `from`. */
+  edges: z.array(z.object({ from: id, to: id })).max(1000),
+});
+export type ChainView = z.infer<typeof chainViewSchema>;
+
+export const transitionItemSchema = z.object({
+  seq: count,
+  at: epochMs,
+  entity: z.enum(['worker', 'task']),
+  id: z.string().max(200),
+  from: z.string().max(64),
+  to: z.string().max(64),
+  trigger: z.string().max(200),
+  actor: z.string().max(200),
+  reason: text.nullable(),
+  attempt: count.nullable(),
+  severity: z.enum(['info', 'warning', 'error', 'critical']),
+});
+export type TransitionItem = z.infer<typeof transitionItemSchema>;
+
+/** Something that waits for a person: a review, a merge, a stuck worker, a task that failed for good. */
+export const attentionItemSchema = z.object({
+  kind: z.enum(['review', 'merge', 'stale', 'failed']),
+  workerId: id.nullable(),
+  taskId: id.nullable(),
+  title: text,
+  detail: text,
+  since: epochMs.nullable(),
+  actions: z.array(actionNameSchema).max(20),
+});
+export type AttentionItem = z.infer<typeof attentionItemSchema>;
+
+const page = <T extends z.ZodType>(item: T) => z.object({ total: count, page: count, pageSize: count, items: z.array(item).max(1000) });
+
+export const statsSchema = z.object({
+  queued: count,
+  running: count,
+  inReview: count,
+  done: count,
+  failed: count,
+  cancelled: count,
+  idle: count,
+  /** Tasks finished in the last hour (metrics); null until the metrics are read. */
+  throughputPerHour: count.nullable(),
+  timeInState: z
+    .array(z.object({ entity: z.string().max(32), state: z.string().max(64), count, meanMs: z.number(), maxMs: z.number() }))
+    .max(200),
+  rejected: count.nullable(),
+  transitions: count.nullable(),
+});
+export type Stats = z.infer<typeof statsSchema>;
+
+export const folderViewSchema = z.object({
+  root: folderRoot,
+  name: z.string().max(500),
+  baseBranch: z.string().max(1000).nullable(),
+  /** Why this window does not own the engine (read-only), when it does not. */
+  ownerNote: text.nullable(),
+  restricted: z.boolean(),
+  liveness: z.object({ warnMs: count, staleMs: count, deadMs: count }),
+  /** How far back the heartbeat timelines reach. */
+  heartbeatWindowMs: count,
+  workerCounts: z.record(z.string(), count),
+  attention: z.array(attentionItemSchema).max(500),
+  workers: page(workerCardSchema),
+  chains: page(chainViewSchema),
+  /** Free tasks (in no chain): the tab being viewed, its page, and how many each tab holds. */
+  tasks: page(taskItemSchema).extend({ status: taskStatusSchema, counts: z.record(z.string(), count) }),
+  activity: z.object({
+    /** False until the host has read the transition log once. */
+    loaded: z.boolean(),
+    /** Matching transitions in the host's window (the newest are sent first). */
+    matching: count,
+    items: z.array(transitionItemSchema).max(pageSizes.activityMax),
+    workers: z.array(id).max(10_000),
+    states: z.array(z.string().max(64)).max(100),
+  }),
+  stats: statsSchema,
+});
+export type FolderView = z.infer<typeof folderViewSchema>;
+
+export const dashboardSnapshotSchema = z.object({
+  /** The host's clock when the snapshot was built; ages are computed against it (clocks may differ). */
+  generatedAt: epochMs,
+  folders: z.array(z.object({ root: folderRoot, name: z.string().max(500), ownerNote: text.nullable(), restricted: z.boolean() })).max(100),
+  view: viewStateSchema,
+  folder: folderViewSchema.nullable(),
+});
+export type DashboardSnapshot = z.infer<typeof dashboardSnapshotSchema>;
+
+// ---------------------------------------------------------------- messages
+
+export const actionTargetSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('worker'), id }),
+  z.object({ kind: z.literal('task'), id }),
+  z.object({ kind: z.literal('folder') }),
+]);
+export type ActionTarget = z.infer<typeof actionTargetSchema>;
+
+/** Messages from the webview. */
+export const webviewMessageSchema = z.discriminatedUnion('type', [
+  /** The webview has loaded (again) and wants a snapshot; carries its saved view state. */
+  z.object({ type: z.literal('ready'), protocol: z.literal(protocolVersion), view: viewStateSchema.optional() }),
+  /** The person changed what they look at (folder, page, filter). */
+  z.object({ type: z.literal('view'), view: viewStateSchema }),
+  /** Do something; answered by one `actionResult` with the same `requestId`. */
+  z.object({
+    type: z.literal('action'),
+    requestId: z.string().regex(/^[A-Za-z0-9-]{1,64}$/),
+    folder: folderRoot,
+    action: actionNameSchema,
+    target: actionTargetSchema,
+    /** Request changes: the reviewer's note for the agent. */
+    note: z.string().trim().min(1).max(10_000).optional(),
+  }),
+  /** Something failed inside the webview; the host writes it to its log. */
+  z.object({ type: z.literal('error'), message: z.string().max(2000) }),
+]);
+export type WebviewMessage = z.infer<typeof webviewMessageSchema>;
+export type WebviewMessageType = WebviewMessage['type'];
+
+/** Messages from the host. */
+export const hostMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('snapshot'), revision: count, snapshot: dashboardSnapshotSchema }),
+  z.object({ type: z.literal('actionResult'), requestId: z.string().max(64), ok: z.boolean(), message: text.optional() }),
+]);
+export type HostMessage = z.infer<typeof hostMessageSchema>;
+export type HostMessageType = HostMessage['type'];
+
+/** A handler for every message type: adding a type without handling it is a compile error. */
+export type HandlerMap<M extends { type: string }> = { readonly [K in M['type']]: (message: Extract<M, { type: K }>) => void };
+
+/** Parses and dispatches one message; returns the problem when it does not parse. */
+export function dispatchMessage<M extends { type: string }>(
+  schema: z.ZodType<M>,
+  handlers: HandlerMap<M>,
+  raw: unknown,
+): { ok: true } | { ok: false; problem: string } {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      problem: parsed.error.issues
+        .slice(0, 3)
+        .map((issue) => `${issue.path.join('.') || 'message'}: ${issue.message}`)
+        .join('; '),
+    };
+  }
+  const message = parsed.data;
+  (handlers[message.type as M['type']] as (message: M) => void)(message);
+  return { ok: true };
+}

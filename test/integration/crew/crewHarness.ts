@@ -1,0 +1,402 @@
+/**
+ * Real crews for the crew tests: a git repository in a temp folder with Foreman initialised, short
+ * liveness thresholds and backoff, workers running the demo agent, `node dist/cli.js …` children
+ * (argv arrays, no shell), and a `foreman serve` child. Waiting is done by polling
+ * `foreman status --json`, never by fixed sleeps. Every serve started here is stopped at the end
+ * of its test, and every agent it launched (each in its own process group) must be gone by then.
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { after } from 'node:test';
+
+export const cliPath = join(__dirname, '..', '..', '..', 'dist', 'cli.js');
+
+const sandbox = realpathSync(mkdtempSync(join(tmpdir(), 'foreman-crew-')));
+
+/** Git without the machine's configuration; the agents and serve inherit the same. */
+const gitEnv: Record<string, string> = {
+  ...(process.env as Record<string, string>),
+  GIT_CONFIG_NOSYSTEM: '1',
+  HOME: sandbox,
+  GIT_CONFIG_GLOBAL: '/dev/null',
+};
+/** The CLI sees none of the variables an agent would have. */
+const baseEnv = Object.fromEntries(Object.entries(gitEnv).filter(([key]) => !key.startsWith('FOREMAN_')));
+
+const servers = new Set<Server>();
+after(async () => {
+  // A test that failed half-way still leaves no serve and no agent behind.
+  for (const server of servers) await server.stop().catch(() => undefined);
+  rmSync(sandbox, { recursive: true, force: true });
+});
+
+let counter = 0;
+
+/**
+ * Short backoff, and liveness thresholds short enough to matter yet long enough that a loaded
+ * machine does not make a live worker look stale (liveness.test.ts sets its own, shorter ones).
+ */
+export const fastSettings = { warnMs: 2000, staleMs: 6000, deadMs: 8000, retryBaseMs: 100, retryMaxMs: 400 };
+
+/** Serve's output of every run is kept here, to read after a failure. */
+const logDir = join(__dirname, '..', '..', '..', 'test-results', 'crew');
+let serveCounter = 0;
+
+function keepLog(repo: string, output: string): void {
+  mkdirSync(logDir, { recursive: true });
+  const testFile = basename(process.argv[1] ?? 'crew', '.test.ts');
+  writeFileSync(join(logDir, `${testFile}-${basename(repo)}-serve-${++serveCounter}.log`), output);
+}
+
+export interface Run {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** A worker as `foreman status --json` shows it. */
+export interface WorkerStatus {
+  readonly id: string;
+  readonly state: string;
+  readonly taskId: string | null;
+  readonly branch: string | null;
+  readonly attempt: number;
+  readonly note: string | null;
+  readonly lastError: string | null;
+  readonly liveness: string;
+}
+
+export interface TaskStatus {
+  readonly id: string;
+  readonly title: string;
+  readonly status: string;
+  readonly workerId: string | null;
+  readonly attempt: number;
+  readonly blockedBy: string | null;
+  readonly parentId: string | null;
+}
+
+export interface Status {
+  readonly baseBranch: string;
+  readonly workers: WorkerStatus[];
+  readonly tasks: TaskStatus[];
+}
+
+/** One row of `foreman transitions --json`. */
+export interface Transition {
+  readonly seq: number;
+  readonly event_type: string;
+  readonly entity_id: string;
+  readonly from_state: string;
+  readonly to_state: string;
+  readonly trigger: string;
+  readonly actor: string;
+  readonly reason: string | null;
+  readonly attempt: number | null;
+  readonly metadata?: Record<string, unknown>;
+}
+
+export interface CrewOptions {
+  readonly workers?: readonly string[];
+  /** Extra `.foreman/settings.json` fields, over `fastSettings` and the worktree root. */
+  readonly settings?: Record<string, unknown>;
+  /** Files committed on main before Foreman is initialised. */
+  readonly files?: Readonly<Record<string, string>>;
+}
+
+export class CrewRepo {
+  constructor(
+    readonly root: string,
+    readonly worktreeRoot: string,
+  ) {}
+
+  /** Runs `foreman <args>` in the repository. */
+  foreman(args: readonly string[]): Promise<Run> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [cliPath, ...args], { cwd: this.root, env: baseEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+  }
+
+  /** A command that must succeed. */
+  async ok(args: readonly string[]): Promise<string> {
+    const run = await this.foreman(args);
+    assert.equal(run.code, 0, `foreman ${args.join(' ')} exited ${run.code}: ${run.stdout}${run.stderr}`);
+    return run.stdout;
+  }
+
+  async json<T>(args: readonly string[]): Promise<T> {
+    return JSON.parse(await this.ok([...args, '--json'])) as T;
+  }
+
+  status(): Promise<Status> {
+    return this.json<Status>(['status']);
+  }
+
+  transitions(): Promise<Transition[]> {
+    return this.json<Transition[]>(['transitions']);
+  }
+
+  worker(status: Status, id: string): WorkerStatus {
+    const worker = status.workers.find((candidate) => candidate.id === id);
+    assert.ok(worker, `no worker ${id}`);
+    return worker;
+  }
+
+  task(status: Status, id: string): TaskStatus {
+    const task = status.tasks.find((candidate) => candidate.id === id);
+    assert.ok(task, `no task ${id}`);
+    return task;
+  }
+
+  /** Polls `foreman status --json` until `ready` holds, and returns that status. */
+  async waitFor(what: string, ready: (status: Status) => boolean, timeoutMs = 20_000, server?: Server): Promise<Status> {
+    const deadline = Date.now() + timeoutMs;
+    let last: Status | undefined;
+    for (;;) {
+      last = await this.status();
+      if (ready(last)) return last;
+      if (Date.now() > deadline) {
+        const serveOutput = server ? `\nserve said:\n${server.output()}` : '';
+        assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}; last status: ${JSON.stringify(last)}${serveOutput}`);
+      }
+      await delay(150);
+    }
+  }
+
+  waitForWorker(id: string, state: string, server?: Server, timeoutMs?: number): Promise<Status> {
+    return this.waitFor(`${id} in ${state}`, (status) => this.worker(status, id).state === state, timeoutMs, server);
+  }
+
+  /** git in the main checkout (or `cwd`), output trimmed of its last newline. */
+  git(args: readonly string[], cwd = this.root): string {
+    return execFileSync('git', args, { cwd, env: gitEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).replace(/\n$/, '');
+  }
+
+  /** git that may fail: undefined instead of a throw. */
+  tryGit(args: readonly string[], cwd = this.root): string | undefined {
+    try {
+      return this.git(args, cwd);
+    } catch {
+      return undefined;
+    }
+  }
+
+  worktreeOf(workerId: string): string {
+    return join(this.worktreeRoot, workerId);
+  }
+
+  /** Every ref with its sha: what "no new branches or refs" is checked against. */
+  refs(): string {
+    return this.git(['for-each-ref', '--format=%(refname) %(objectname)']);
+  }
+
+  /** The main checkout as the user sees it: HEAD, the branch, and `git status --porcelain`. */
+  checkout(): { head: string; branch: string; porcelain: string } {
+    return {
+      head: this.git(['rev-parse', 'HEAD']),
+      branch: this.git(['symbolic-ref', '--short', 'HEAD']),
+      porcelain: this.git(['status', '--porcelain', '--untracked-files=all']),
+    };
+  }
+
+  /** The pid recorded for a worker's running agent in `.foreman/agents/<worker>.json`. */
+  agentRecord(workerId: string): { pid: number; taskId: string; attempt: number } | undefined {
+    const file = join(this.root, '.foreman', 'agents', `${workerId}.json`);
+    if (!existsSync(file)) return undefined;
+    try {
+      return JSON.parse(readFileSync(file, 'utf8')) as { pid: number; taskId: string; attempt: number };
+    } catch {
+      return undefined; // being written
+    }
+  }
+
+  attemptLog(taskId: string, attempt: number): string {
+    const file = join(this.root, '.foreman', 'logs', taskId, `attempt-${attempt}.log`);
+    return existsSync(file) ? readFileSync(file, 'utf8') : '';
+  }
+
+  /** Polls the agent log until it shows `pattern` (the agent got that far). */
+  async waitForLog(taskId: string, attempt: number, pattern: RegExp, timeoutMs = 15_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!pattern.test(this.attemptLog(taskId, attempt))) {
+      if (Date.now() > deadline)
+        assert.fail(`the log of ${taskId} attempt ${attempt} never showed ${pattern}: ${this.attemptLog(taskId, attempt)}`);
+      await delay(100);
+    }
+  }
+
+  /** Starts `foreman serve` and waits for its ready line. */
+  serve(): Promise<Server> {
+    return startServe(this.root);
+  }
+}
+
+/** A repository on `main` with an initial commit (plus `files`), Foreman initialised, workers added. */
+export async function makeCrew(options: CrewOptions = {}): Promise<CrewRepo> {
+  const name = `repo-${++counter}`;
+  const root = join(sandbox, name);
+  const worktreeRoot = join(sandbox, `${name}-worktrees`);
+  mkdirSync(root);
+  const git = (...args: string[]): void => void execFileSync('git', args, { cwd: root, env: gitEnv, stdio: 'ignore' });
+  git('init', '--quiet', '-b', 'main');
+  for (const [file, text] of Object.entries(options.files ?? {})) {
+    mkdirSync(dirname(join(root, file)), { recursive: true });
+    writeFileSync(join(root, file), text);
+  }
+  git('add', '--all');
+  git('-c', 'user.name=Test', '-c', 'user.email=test@example.com', 'commit', '--quiet', '--allow-empty', '-m', 'initial');
+  const crew = new CrewRepo(root, worktreeRoot);
+  await crew.ok(['init']);
+  const settings = { ...fastSettings, worktreeRoot, ...options.settings };
+  writeFileSync(join(root, '.foreman', 'settings.json'), JSON.stringify(settings, null, 2));
+  for (const worker of options.workers ?? []) await crew.ok(['worker', 'add', worker, '--agent', 'demo']);
+  return crew;
+}
+
+export function sandboxPath(name: string): string {
+  return join(sandbox, name);
+}
+
+/** Whether any process of group `pid` (an agent's group) is still alive. */
+export function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export interface Server {
+  readonly child: ChildProcess;
+  readonly pid: number;
+  /** Everything it printed so far. */
+  output(): string;
+  /** Pids of the agents it reported starting. */
+  agentPids(): number[];
+  /** SIGTERM, then asserts that it exited 0 and that none of its agents' groups is left. */
+  stop(): Promise<void>;
+  /** SIGKILL, as a crash: its agents are left running (they are reaped by the next serve). */
+  kill(): Promise<void>;
+}
+
+function startServe(repo: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cliPath, 'serve'], { cwd: repo, env: baseEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    let ready = false;
+    const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
+    const timer = setTimeout(() => reject(new Error(`foreman serve did not get ready: ${output}`)), 20_000);
+    const agentPids = (): number[] => [...output.matchAll(/agent for \S+ started: pid (\d+)/g)].map((match) => Number(match[1]));
+    let stopped: Promise<void> | undefined;
+    const server: Server = {
+      child,
+      pid: child.pid!,
+      output: () => output,
+      agentPids,
+      stop: () =>
+        (stopped ??= (async () => {
+          if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+          const code = await exited;
+          servers.delete(server);
+          keepLog(repo, output);
+          await assertAgentsGone(agentPids(), output);
+          assert.equal(code, 0, `foreman serve exited ${code}: ${output}`);
+        })()),
+      kill: async () => {
+        child.kill('SIGKILL');
+        await exited;
+        servers.delete(server);
+        keepLog(repo, output);
+        // Its agents are orphans now; the test restarts serve to reap them, and `after` checks.
+        orphans.push(...agentPids());
+      },
+    };
+    const onData = (chunk: string): void => {
+      output += chunk;
+      if (!ready && /foreman serve: owner of .*, endpoint .*\n/.test(output)) {
+        ready = true;
+        clearTimeout(timer);
+        servers.add(server);
+        resolve(server);
+      }
+    };
+    child.stdout.setEncoding('utf8').on('data', onData);
+    child.stderr.setEncoding('utf8').on('data', onData);
+    void exited.then((code) => {
+      if (!ready) {
+        clearTimeout(timer);
+        reject(new Error(`foreman serve exited ${code} before it was ready: ${output}`));
+      }
+    });
+  });
+}
+
+/** Agents of killed serves: no test may leave them running. */
+const orphans: number[] = [];
+after(() => {
+  const left = orphans.filter(groupAlive);
+  for (const pid of left) process.kill(-pid, 'SIGKILL');
+  assert.deepEqual(left, [], 'agents of a killed serve were never reaped');
+});
+
+async function assertAgentsGone(pids: readonly number[], output: string): Promise<void> {
+  const deadline = Date.now() + 3000;
+  let alive = pids.filter(groupAlive);
+  while (alive.length > 0 && Date.now() < deadline) {
+    await delay(50);
+    alive = alive.filter(groupAlive);
+  }
+  for (const pid of alive) process.kill(-pid, 'SIGKILL');
+  assert.deepEqual(alive, [], `agent process groups left after serve stopped: ${alive.join(', ')}\n${output}`);
+}
+
+/** Approves and merges every worker that reaches review, until `done` holds. Returns merge outcomes. */
+export async function reviewUntil(
+  crew: CrewRepo,
+  done: (status: Status) => boolean,
+  options: { timeoutMs?: number; server?: Server; onMergeRefused?: (worker: string, run: Run) => void } = {},
+): Promise<Status> {
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  for (;;) {
+    const status = await crew.status();
+    if (done(status)) return status;
+    if (Date.now() > deadline) assert.fail(`timed out reviewing: ${JSON.stringify(status)}\n${options.server?.output() ?? ''}`);
+    let acted = false;
+    for (const worker of status.workers) {
+      if (worker.state === 'IN_REVIEW') {
+        await crew.ok(['approve', worker.id]);
+        acted = true;
+      }
+      if (worker.state === 'IN_REVIEW' || worker.state === 'APPROVED') {
+        const run = await crew.foreman(['merge', worker.id]);
+        if (run.code !== 0) {
+          if (!options.onMergeRefused)
+            assert.fail(`merge ${worker.id} exited ${run.code}: ${run.stdout}${run.stderr}\n${options.server?.output() ?? ''}`);
+          options.onMergeRefused(worker.id, run);
+        }
+        acted = true;
+      }
+    }
+    if (!acted) await delay(150);
+  }
+}

@@ -1,0 +1,163 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
+import { DashboardHost, type ResolvedAction } from '../../../src/extension/dashboard/dashboardHost';
+import { HeartbeatHistory } from '../../../src/extension/dashboard/heartbeatHistory';
+import { type HostMessage, protocolVersion } from '../../../src/shared/protocol';
+import { FakeSession } from './fakeSession';
+import { makeStatus } from './fixtures';
+
+function setup(options: { intervalMs?: number } = {}) {
+  const session = new FakeSession(makeStatus({ workers: 10, tasks: 30 }));
+  const posted: HostMessage[] = [];
+  const logged: string[] = [];
+  const actions: ResolvedAction[] = [];
+  const host = new DashboardHost({
+    sessions: () => [session],
+    onDidChangeSessions: session.onDidChange,
+    heartbeats: new HeartbeatHistory(),
+    post: (message) => {
+      posted.push(message);
+      return Promise.resolve(true);
+    },
+    runAction: (action) => {
+      actions.push(action);
+      return Promise.resolve({ ok: true });
+    },
+    liveness: () => ({ warnMs: 30_000, staleMs: 100_000, deadMs: 300_000 }),
+    log: (line) => logged.push(line),
+    minIntervalMs: options.intervalMs ?? 50,
+    activityIntervalMs: 10,
+  });
+  const snapshots = () => posted.filter((message) => message.type === 'snapshot');
+  return { session, host, posted, logged, actions, snapshots };
+}
+
+test('nothing is sent before ready; ready is answered with a full snapshot', async () => {
+  const { session, host, snapshots } = setup();
+  session.change();
+  await delay(80);
+  assert.equal(snapshots().length, 0);
+  host.receive({ type: 'ready', protocol: protocolVersion });
+  await delay(80);
+  assert.ok(snapshots().length >= 1);
+  const last = snapshots().at(-1)!;
+  assert.equal(last.type === 'snapshot' && last.snapshot.folder?.workers.total, 10);
+  host.dispose();
+});
+
+test('invalid messages are dropped and logged, and nothing acts on them', async () => {
+  const { host, posted, logged, actions } = setup();
+  host.receive({ type: 'ready', protocol: protocolVersion });
+  await delay(80);
+  const before = posted.length;
+  for (const message of [
+    null,
+    'approve',
+    { type: 'action', action: 'merge' },
+    { type: 'run', command: 'rm' },
+    { type: 'action', requestId: 'r1', folder: '/repo', action: 'merge', target: { kind: 'worker', id: '../../x' } },
+  ]) {
+    host.receive(message);
+  }
+  await delay(80);
+  assert.equal(actions.length, 0);
+  assert.equal(posted.length, before);
+  assert.equal(logged.filter((line) => line.includes('dropped an invalid message')).length, 5);
+  host.dispose();
+});
+
+test('a burst of 1,000 changes is coalesced into a few snapshots', async () => {
+  const { session, host, snapshots } = setup({ intervalMs: 250 });
+  host.receive({ type: 'ready', protocol: protocolVersion });
+  await delay(300);
+  const before = snapshots().length;
+  for (let i = 0; i < 1000; i++) session.change();
+  await delay(600);
+  const sent = snapshots().length - before;
+  assert.ok(sent >= 1 && sent <= 4, `sent ${sent} snapshots for 1,000 changes`);
+  host.dispose();
+});
+
+test('an action that matches the state runs; one that does not is refused and never runs', async () => {
+  const { session, host, posted, actions } = setup();
+  host.receive({ type: 'ready', protocol: protocolVersion });
+  const reviewer = session.status.workers.find((worker) => worker.state === 'IN_REVIEW')!;
+  const idle = session.status.workers.find((worker) => worker.state === 'IDLE')!;
+  host.receive({ type: 'action', requestId: 'a1', folder: '/repo', action: 'approve', target: { kind: 'worker', id: reviewer.id } });
+  host.receive({ type: 'action', requestId: 'a2', folder: '/repo', action: 'merge', target: { kind: 'worker', id: idle.id } });
+  host.receive({ type: 'action', requestId: 'a3', folder: '/elsewhere', action: 'approve', target: { kind: 'worker', id: reviewer.id } });
+  host.receive({ type: 'action', requestId: 'a4', folder: '/repo', action: 'approve', target: { kind: 'folder' } });
+  await delay(50);
+  assert.deepEqual(
+    actions.map((action) => [action.action, action.target.kind === 'worker' && action.target.worker.id]),
+    [['approve', reviewer.id]],
+  );
+  const results = posted.filter((message) => message.type === 'actionResult');
+  assert.deepEqual(results.map((message) => [message.requestId, message.ok]).sort(), [
+    ['a1', true],
+    ['a2', false],
+    ['a3', false],
+    ['a4', false],
+  ]);
+  host.dispose();
+});
+
+test('a hidden panel gets nothing until its page says ready again', async () => {
+  const { session, host, snapshots } = setup();
+  host.receive({ type: 'ready', protocol: protocolVersion });
+  await delay(80);
+  host.setVisible(false);
+  const before = snapshots().length;
+  session.change();
+  await delay(80);
+  assert.equal(snapshots().length, before);
+  host.setVisible(true);
+  host.receive({ type: 'ready', protocol: protocolVersion, view: { taskStatus: 'done' } });
+  await delay(80);
+  const last = snapshots().at(-1)!;
+  assert.equal(last.type === 'snapshot' && last.snapshot.view.taskStatus, 'done');
+  host.dispose();
+});
+
+test('the activity is read through the session and arrives in a later snapshot', async () => {
+  const { session, host, snapshots } = setup();
+  session.transitions = [
+    {
+      seq: 1,
+      timestamp: '2024-01-01T00:00:00.000Z',
+      event_type: 'worker_state_transition',
+      severity: 'info',
+      entity_id: 'worker-000',
+      from_state: 'IDLE',
+      to_state: 'ASSIGNED',
+      trigger: 'assign',
+      actor: 'cli',
+      reason: null,
+      attempt: 1,
+    },
+  ];
+  host.receive({ type: 'ready', protocol: protocolVersion });
+  await delay(150);
+  const last = snapshots().at(-1)!;
+  assert.ok(last.type === 'snapshot');
+  assert.equal(last.snapshot.folder!.activity.loaded, true);
+  assert.equal(last.snapshot.folder!.activity.items[0]!.to, 'ASSIGNED');
+  assert.equal(last.snapshot.folder!.stats.throughputPerHour, 3);
+  assert.ok(session.requests.includes('transitions') && session.requests.includes('metrics'));
+  host.dispose();
+});
+
+test('heartbeat history records each new heartbeat and forgets what left the window', () => {
+  const history = new HeartbeatHistory(60_000);
+  const status = makeStatus({ workers: 1, tasks: 5 });
+  const beat = (at: number) => ({ ...status, workers: status.workers.map((worker) => ({ ...worker, lastHeartbeatMs: at })) });
+  history.observe('/repo', beat(1000), 1000);
+  history.observe('/repo', beat(1000), 2000);
+  history.observe('/repo', beat(6000), 6000);
+  history.observe('/repo', beat(11_000), 11_000);
+  assert.deepEqual(history.of('/repo', 'worker-000', 11_000), [1000, 6000, 11_000]);
+  assert.deepEqual(history.of('/repo', 'worker-000', 65_000), [6000, 11_000]);
+  history.retain(new Set());
+  assert.deepEqual(history.of('/repo', 'worker-000', 65_000), []);
+});

@@ -1,0 +1,74 @@
+import type { Request } from '../../../src/core/requests';
+import { type Result, ok } from '../../../src/core/result';
+import { Emitter } from '../../../src/engine/events';
+import type { StatusSnapshot } from '../../../src/engine/statusView';
+import type { ForemanSession } from '../../../src/extension/session';
+
+/**
+ * A session over a status object the test changes; it answers only the dashboard's reads, and any
+ * other request fails the test (fakes are strict).
+ */
+export class FakeSession implements ForemanSession {
+  readonly name = 'repo';
+  readonly ownerNote = undefined;
+  readonly restricted = false;
+  private readonly changeEmitter = new Emitter<void>();
+  readonly onDidChange = this.changeEmitter.event;
+  readonly requests: string[] = [];
+
+  constructor(
+    public status: StatusSnapshot,
+    readonly root = '/repo',
+    public transitions: unknown[] = [],
+  ) {}
+
+  snapshot(): StatusSnapshot {
+    return this.status;
+  }
+
+  change(status?: StatusSnapshot): void {
+    if (status) this.status = status;
+    this.changeEmitter.fire();
+  }
+
+  execute(request: Request): Promise<Result<unknown>> {
+    this.requests.push(request.command);
+    if (request.command === 'transitions') return Promise.resolve(ok(this.transitions));
+    if (request.command === 'metrics') {
+      return Promise.resolve(
+        ok({
+          transitions: [],
+          timeInState: [],
+          rejected: { total: 0, byCode: {} },
+          idempotency: { hits: 0, keys: 0 },
+          queue: {},
+          throughputPerHour: 3,
+        }),
+      );
+    }
+    return Promise.reject(new Error(`unexpected request ${request.command}`));
+  }
+
+  refresh(): void {
+    this.changeEmitter.fire();
+  }
+  worktreePath(): string {
+    throw new Error('unexpected worktreePath');
+  }
+  logFile(): string {
+    throw new Error('unexpected logFile');
+  }
+  changedFiles(): Promise<string[]> {
+    return Promise.reject(new Error('unexpected changedFiles'));
+  }
+  fileAt(): Promise<string> {
+    return Promise.reject(new Error('unexpected fileAt'));
+  }
+  close(): Promise<void> {
+    this.changeEmitter.dispose();
+    return Promise.resolve();
+  }
+  dispose(): void {
+    void this.close();
+  }
+}

@@ -1,0 +1,166 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { StatusSnapshot } from '../../../src/engine/statusView';
+import { buildDashboardSnapshot, type SnapshotInput } from '../../../src/extension/dashboard/snapshot';
+import { type ViewState, defaultViewState, pageSizes } from '../../../src/shared/protocol';
+import { makeStatus, makeTransitions } from './fixtures';
+
+const now = 1_700_000_000_000;
+const info = { root: '/repo', name: 'repo', ownerNote: undefined, restricted: false };
+
+function input(status: StatusSnapshot, view: Partial<ViewState> = {}, extra: Partial<SnapshotInput['selected']> = {}): SnapshotInput {
+  return {
+    now,
+    folders: [info],
+    view: { ...defaultViewState, ...view },
+    selected: {
+      info,
+      status,
+      heartbeats: () => [now - 20_000, now - 10_000],
+      activity: undefined,
+      liveness: { warnMs: 30_000, staleMs: 100_000, deadMs: 300_000 },
+      heartbeatWindowMs: 300_000,
+      ...extra,
+    },
+  };
+}
+
+test('without a folder the snapshot says so', () => {
+  const snapshot = buildDashboardSnapshot({ now, folders: [], view: defaultViewState, selected: undefined });
+  assert.equal(snapshot.folder, null);
+  assert.equal(snapshot.view.folder, null);
+});
+
+test('workers are paged and carry their task, heartbeats and the actions of their state', () => {
+  const status = makeStatus({ workers: 200, tasks: 500 });
+  const snapshot = buildDashboardSnapshot(input(status));
+  const workers = snapshot.folder!.workers;
+  assert.equal(workers.total, 200);
+  assert.equal(workers.items.length, pageSizes.workers);
+  const review = workers.items.find((worker) => worker.state === 'IN_REVIEW')!;
+  assert.deepEqual(review.actions, ['approve', 'requestChanges', 'showChanges', 'showLog', 'cancel']);
+  assert.equal(review.taskTitle, status.tasks.find((task) => task.id === review.taskId)!.title);
+  assert.deepEqual(review.heartbeatsAgoMs, [20_000, 10_000]);
+  assert.deepEqual(workers.items.find((worker) => worker.state === 'IDLE')!.actions, ['assign']);
+  assert.deepEqual(workers.items.find((worker) => worker.state === 'APPROVED')!.actions.slice(0, 1), ['merge']);
+  assert.equal(snapshot.folder!.workerCounts['WORKING'], 60);
+});
+
+test('a page beyond the end is clamped to the last page, and the view echoes it', () => {
+  const snapshot = buildDashboardSnapshot(input(makeStatus({ workers: 130, tasks: 10 }), { workersPage: 99 }));
+  assert.equal(snapshot.folder!.workers.page, 2);
+  assert.equal(snapshot.folder!.workers.items.length, 10);
+  assert.equal(snapshot.view.workersPage, 2);
+  assert.equal(snapshot.view.folder, '/repo');
+});
+
+test('chains hold their tasks in order with the blocked-by edges inside the chain', () => {
+  const status = makeStatus({ workers: 4, tasks: 100, chainLength: 10 });
+  const snapshot = buildDashboardSnapshot(input(status));
+  const chains = snapshot.folder!.chains;
+  assert.equal(chains.total, 6);
+  const first = chains.items[0]!;
+  assert.equal(first.parent.id, 'chain-0');
+  assert.deepEqual(
+    first.nodes.map((node) => node.id),
+    Array.from({ length: 9 }, (_, i) => `chain-0-s${i}`),
+  );
+  assert.equal(first.done, 3);
+  assert.deepEqual(first.edges[0], { from: 'chain-0-s3', to: 'chain-0-s4' });
+  assert.equal(first.edges.length, 5);
+  assert.deepEqual(first.nodes[3]!.actions, ['cancelTask']);
+  assert.deepEqual(first.nodes[5]!.actions, ['cancelTask'], 'a blocked task cannot be assigned');
+});
+
+test('free tasks are grouped by status with counts, one status and page at a time', () => {
+  const status = makeStatus({ workers: 2, tasks: 1000, chainLength: 10 });
+  const snapshot = buildDashboardSnapshot(input(status, { taskStatus: 'failed', taskPage: 0 }));
+  const tasks = snapshot.folder!.tasks;
+  assert.equal(tasks.status, 'failed');
+  assert.equal(tasks.counts['failed'], 50);
+  assert.equal(tasks.counts['queued'], 100);
+  assert.equal(tasks.total, 50);
+  assert.equal(tasks.items.length, 50);
+  assert.ok(tasks.items.every((task) => task.status === 'failed' && task.actions.includes('retry')));
+});
+
+test('what needs a person: reviews, merges, stuck workers, failed tasks', () => {
+  const snapshot = buildDashboardSnapshot(input(makeStatus({ workers: 10, tasks: 40 })));
+  const kinds = snapshot.folder!.attention.map((item) => item.kind);
+  assert.deepEqual([...new Set(kinds)], ['review', 'merge', 'stale', 'failed']);
+  const stale = snapshot.folder!.attention.find((item) => item.kind === 'stale')!;
+  assert.match(stale.detail, /no heartbeat/);
+});
+
+test('the activity timeline is newest first, filtered, and cut to the limit', () => {
+  const transitions = makeTransitions(1000);
+  const activity = { transitions, metrics: undefined, loadedAt: now };
+  const all = buildDashboardSnapshot(input(makeStatus({ workers: 10, tasks: 10 }), {}, { activity })).folder!.activity;
+  assert.equal(all.loaded, true);
+  assert.equal(all.matching, 1000);
+  assert.equal(all.items.length, pageSizes.activityStep);
+  assert.equal(all.items[0]!.seq, 1000);
+  const byWorker = buildDashboardSnapshot(
+    input(
+      makeStatus({ workers: 10, tasks: 10 }),
+      { activity: { worker: 'worker-002', task: null, state: null, limit: 200 } },
+      { activity },
+    ),
+  ).folder!.activity;
+  assert.equal(byWorker.matching, 100);
+  assert.ok(byWorker.items.every((item) => item.id === 'worker-002'));
+  const byState = buildDashboardSnapshot(
+    input(makeStatus({ workers: 1, tasks: 1 }), { activity: { worker: null, task: null, state: 'running', limit: 200 } }, { activity }),
+  ).folder!.activity;
+  assert.equal(byState.matching, 500);
+});
+
+test('statistics come from the status at once and from the metrics once read', () => {
+  const status = makeStatus({ workers: 10, tasks: 100 });
+  const before = buildDashboardSnapshot(input(status)).folder!.stats;
+  assert.equal(before.throughputPerHour, null);
+  assert.equal(before.inReview, 1);
+  assert.equal(before.queued, status.tasks.filter((task) => task.status === 'queued').length);
+  const metrics = {
+    transitions: [{ entity: 'task', from: 'queued', to: 'running', count: 7 }],
+    timeInState: [{ entity: 'task', state: 'running', count: 3, meanMs: 4000, maxMs: 9000 }],
+    rejected: { total: 2, byCode: { illegalTransition: 2 } },
+    idempotency: { hits: 0, keys: 0 },
+    queue: {},
+    throughputPerHour: 12,
+  };
+  const after = buildDashboardSnapshot(input(status, {}, { activity: { transitions: [], metrics, loadedAt: now } })).folder!.stats;
+  assert.equal(after.throughputPerHour, 12);
+  assert.equal(after.transitions, 7);
+  assert.equal(after.rejected, 2);
+  assert.deepEqual(after.timeInState, metrics.timeInState);
+});
+
+test("strings pass through untouched: escaping is the webview's job, not the builder's", () => {
+  const status = makeStatus({ workers: 3, tasks: 20 });
+  const hostile = '<img src=x onerror=alert(1)> & "quotes" \u202e';
+  const tasks = status.tasks.map((task) => ({ ...task, title: hostile, lastError: task.lastError && hostile }));
+  const snapshot = buildDashboardSnapshot(input({ ...status, tasks }, { taskStatus: 'failed' }));
+  assert.ok(snapshot.folder!.chains.items[0]!.nodes.every((node) => node.title === hostile));
+  assert.ok(snapshot.folder!.workers.items.filter((worker) => worker.taskId).every((worker) => worker.taskTitle === hostile));
+  assert.equal(snapshot.folder!.tasks.items[0]!.lastError, hostile);
+});
+
+test('measurement: 200 workers / 10,000 tasks (printed, not asserted)', () => {
+  const status = makeStatus({ workers: 200, tasks: 10_000 });
+  const activity = { transitions: makeTransitions(20_000), metrics: undefined, loadedAt: now };
+  const build = () => buildDashboardSnapshot(input(status, {}, { activity }));
+  for (let i = 0; i < 5; i++) build();
+  const runs: number[] = [];
+  let bytes = 0;
+  for (let i = 0; i < 20; i++) {
+    const started = process.hrtime.bigint();
+    const snapshot = build();
+    runs.push(Number(process.hrtime.bigint() - started) / 1e6);
+    bytes = JSON.stringify(snapshot).length;
+  }
+  runs.sort((a, b) => a - b);
+  console.log(
+    `# snapshot 200 workers / 10,000 tasks: median ${runs[10]!.toFixed(2)} ms, max ${runs[19]!.toFixed(2)} ms, ${(bytes / 1024).toFixed(1)} KiB`,
+  );
+});

@@ -1,0 +1,299 @@
+// In-host suite for Foreman itself: runs inside a real VS Code extension host (run.mjs prepares a
+// demo repository and opens it with workspace trust on, i.e. in Restricted Mode). It checks lazy
+// activation and times it, the contributed commands, the owner session over the engine, requests
+// sent the way the commands send them, and the rows the tree providers build from the live state.
+// Entry point: `run()`. Run: node test/vscode/foreman/run.mjs
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { workerIdSchema } from '../../../src/core/ids';
+import { parseRequest } from '../../../src/core/requests';
+import { type Result, invalid } from '../../../src/core/result';
+import type { WorkerStatus } from '../../../src/engine/statusView';
+import { readOwner } from '../../../src/infra/db/ownerLock';
+import { CommandId } from '../../../src/extension/commands/commandIds';
+import type { ForemanSession } from '../../../src/extension/session';
+import type { SessionRegistry } from '../../../src/extension/sessionRegistry';
+import { type QueueNode, QueueTreeProvider } from '../../../src/extension/tree/queueTree';
+import { type WorkerNode, WorkersTreeProvider } from '../../../src/extension/tree/workersTree';
+import { runRegistered, test, waitFor } from '../support/inHostRunner';
+
+const EXTENSION_ID = 'foreman-dev.foreman';
+const PARKED = process.env['FOREMAN_TEST_PARKED'] ?? '.foreman-parked';
+
+interface ForemanApi {
+  registry: SessionRegistry;
+  ready: Promise<void>;
+}
+
+let api: ForemanApi | undefined;
+
+function extension(): vscode.Extension<ForemanApi> {
+  const found = vscode.extensions.getExtension<ForemanApi>(EXTENSION_ID);
+  assert.ok(found, `${EXTENSION_ID} is not loaded`);
+  return found;
+}
+
+function folder(): vscode.WorkspaceFolder {
+  const folders = vscode.workspace.workspaceFolders ?? [];
+  assert.equal(folders.length, 1, 'expected the demo repository as the only workspace folder');
+  return folders[0]!;
+}
+
+/** The activated extension's exports (the activation test runs first and sets them). */
+async function foreman(): Promise<ForemanApi> {
+  if (!api) {
+    api = await extension().activate();
+    await api.ready;
+  }
+  return api;
+}
+
+async function session(): Promise<ForemanSession> {
+  const { registry } = await foreman();
+  const [only] = registry.sessions();
+  assert.ok(only, 'no Foreman session in this window');
+  return only;
+}
+
+/** Sends a request the way the commands do (`send` in commands/pickers.ts): parsed first, actor vscode. */
+async function send(input: { command: string; args: Record<string, unknown> }): Promise<Result<unknown>> {
+  const parsed = parseRequest({ ...input, actor: 'vscode' });
+  if (!parsed.ok) return invalid('badRequest', parsed.message);
+  return (await session()).execute(parsed.request);
+}
+
+function worker(snapshotOf: ForemanSession, id: string): WorkerStatus {
+  const found = snapshotOf.snapshot().workers.find((w) => w.id === id);
+  assert.ok(found, `worker ${id} is not in the snapshot`);
+  return found;
+}
+
+const labelOf = (item: vscode.TreeItem) => (typeof item.label === 'string' ? item.label : (item.label?.label ?? ''));
+const iconOf = (item: vscode.TreeItem) => (item.iconPath instanceof vscode.ThemeIcon ? item.iconPath.id : undefined);
+
+test('Foreman stays inactive while the folder has no .foreman/ (activation is lazy)', () => {
+  const ext = extension();
+  assert.equal(ext.isActive, false, 'Foreman activated in a folder without Foreman');
+  const events = (ext.packageJSON as { activationEvents: string[] }).activationEvents;
+  assert.ok(events.includes('workspaceContains:.foreman/foreman.db'), `activation events: ${events.join(', ')}`);
+  assert.ok(!events.includes('*') && !events.includes('onStartupFinished'), 'Foreman must not activate in every window');
+  assert.ok(fs.existsSync(path.join(folder().uri.fsPath, PARKED)), `run.mjs should have parked the demo's .foreman/ as ${PARKED}`);
+});
+
+test('activates on the demo folder and returns before the engine is open', async () => {
+  const root = folder().uri.fsPath;
+  fs.renameSync(path.join(root, PARKED), path.join(root, '.foreman'));
+  // Load the bundle first (the extension host's require shares node's module cache), so the
+  // activation below times activate() itself, apart from reading and compiling the bundle.
+  const main = path.join(extension().extensionPath, (extension().packageJSON as { main: string }).main);
+  const loading = performance.now();
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  require(main);
+  const loadMs = performance.now() - loading;
+  const started = performance.now();
+  const exports = await extension().activate();
+  const activatedMs = performance.now() - started;
+  // Nothing was opened synchronously: the engine (database, git, endpoint) comes up afterwards.
+  const sessionsAtReturn = exports.registry.sessions().length;
+  await exports.ready;
+  const readyMs = performance.now() - started;
+  api = exports;
+  const kb = Math.round(fs.statSync(main).size / 1024);
+  console.log(
+    `    (bundle ${kb} KB loaded in ${loadMs.toFixed(1)} ms; activate() returned in ${activatedMs.toFixed(1)} ms; engine open and ready ${readyMs.toFixed(1)} ms after activation began)`,
+  );
+  assert.equal(sessionsAtReturn, 0, 'activate() waited for the engine to open');
+  assert.ok(activatedMs < 1_000, `activate() took ${activatedMs.toFixed(0)} ms`);
+  assert.equal(exports.registry.sessions().length, 1, 'the demo folder has no session after ready');
+  assert.equal(extension().isActive, true);
+});
+
+test('contributes exactly the commands in CommandId, each registered and titled under "Foreman"', async () => {
+  await foreman();
+  const manifest = extension().packageJSON as {
+    contributes: {
+      commands: Array<{ command: string; title: string; category?: string }>;
+      menus: Record<string, Array<{ command: string }>>;
+    };
+  };
+  const contributed = manifest.contributes.commands.map((c) => c.command).sort();
+  const declared = Object.values(CommandId).sort();
+  assert.deepEqual(contributed, declared, 'package.json contributes.commands and CommandId differ');
+  for (const command of manifest.contributes.commands) {
+    assert.equal(command.category, 'Foreman', `${command.command} has no "Foreman" category`);
+    assert.ok(command.title.trim().length > 0, `${command.command} has no title`);
+  }
+  const registered = new Set(await vscode.commands.getCommands(true));
+  const missing = declared.filter((id) => !registered.has(id));
+  assert.deepEqual(missing, [], `contributed but not registered by activate(): ${missing.join(', ')}`);
+  // Every menu entry points at a contributed command (a typo there is silently ignored by VS Code).
+  for (const [menu, entries] of Object.entries(manifest.contributes.menus)) {
+    for (const entry of entries) assert.ok(declared.includes(entry.command as never), `${menu} names unknown command ${entry.command}`);
+  }
+  // The views exist: VS Code registers "<view>.focus" for each contributed view.
+  for (const view of ['foreman.workers', 'foreman.queue']) assert.ok(registered.has(`${view}.focus`), `view ${view} is not contributed`);
+});
+
+test('this window owns the demo workspace and its session reaches the engine: ada and grace', async () => {
+  const current = await session();
+  const root = folder().uri.fsPath;
+  assert.equal(current.root, root);
+  assert.equal(current.ownerNote, undefined, `the window is not the owner: ${current.ownerNote}`);
+  const owner = readOwner(path.join(root, '.foreman'));
+  assert.equal(owner?.role, 'vscode', `owner lock: ${JSON.stringify(owner)}`);
+  assert.ok(owner?.endpoint, 'the owner lock names no endpoint for the CLI and other windows');
+  const snapshot = current.snapshot();
+  assert.deepEqual(
+    snapshot.workers.map((w) => [w.id, w.agent]),
+    [
+      ['ada', 'demo'],
+      ['grace', 'demo'],
+    ],
+  );
+  assert.equal(snapshot.baseBranch, 'main');
+  const titles = snapshot.tasks.map((t) => t.title);
+  for (const title of [
+    'Greeting feature',
+    'Add a greeting module',
+    'Use the greeting in the app',
+    'Document the greeting',
+    'Add a license file',
+  ]) {
+    assert.ok(titles.includes(title), `task "${title}" missing: ${titles.join(', ')}`);
+  }
+});
+
+test('Restricted Mode: the dispatcher assigns the chain, but no agent starts and no merge runs', async () => {
+  const current = await session();
+  assert.equal(vscode.workspace.isTrusted, false, 'run.mjs opens the folder with workspace trust on (Restricted Mode)');
+  assert.equal(current.restricted, true);
+  // The chain's first task is auto-dispatched once the owner starts (it may already have happened).
+  const holder = (await waitFor(
+    () => current.snapshot().workers.find((w) => w.taskId === 'greeting-feature-1'),
+    15_000,
+    'greeting-feature-1 to be assigned',
+  ))!;
+  assert.equal(holder.state, 'ASSIGNED', `${holder.id} is ${holder.state}: something started it in Restricted Mode`);
+  assert.equal(fs.existsSync(current.worktreePath(holder.id)), false, 'a worktree was prepared for an agent in Restricted Mode');
+  const refused = await send({ command: 'merge', args: { worker: holder.id } });
+  assert.equal(refused.ok, false);
+  assert.equal(!refused.ok && refused.code, 'restricted', !refused.ok ? refused.message : '');
+});
+
+test('"Foreman: Add Worker" requests work through the session; invalid ids are refused', async () => {
+  const current = await session();
+  const added = await send({ command: 'worker.add', args: { id: 'hopper', agent: 'demo' } });
+  assert.ok(added.ok, !added.ok ? added.message : '');
+  assert.equal(worker(current, 'hopper').state, 'IDLE');
+  const again = await send({ command: 'worker.add', args: { id: 'hopper', agent: 'demo' } });
+  assert.equal(again.ok, false, 'a duplicate worker id was accepted');
+  // The input box validates with the same schema the engine parses with.
+  const rule = workerIdSchema.safeParse('Bad Id!');
+  assert.equal(rule.success, false);
+  const bad = await send({ command: 'worker.add', args: { id: 'Bad Id!', agent: 'demo' } });
+  assert.equal(bad.ok, false);
+  assert.match(!bad.ok ? bad.message : '', /a worker id is lowercase letters, digits and dashes/);
+  assert.deepEqual(
+    current.snapshot().workers.map((w) => w.id),
+    ['ada', 'grace', 'hopper'],
+  );
+});
+
+test('the Workers tree: one row per worker with state, icon and a state-dependent contextValue', async () => {
+  const { registry } = await foreman();
+  const current = await session();
+  const provider = new WorkersTreeProvider(registry);
+  try {
+    const rows = provider.getChildren();
+    const items = rows.map((node) => [node, provider.getTreeItem(node)] as const);
+    assert.deepEqual(
+      items.map(([, item]) => labelOf(item)),
+      ['ada', 'grace', 'hopper'],
+    );
+    for (const [node, item] of items) {
+      assert.equal(node.kind, 'worker');
+      const state = worker(current, labelOf(item)).state;
+      assert.equal(item.contextValue, `worker.${state}`);
+      assert.ok(String(item.description).startsWith(state), `description "${String(item.description)}"`);
+      assert.ok(iconOf(item), `${labelOf(item)} has no codicon`);
+    }
+    const [holderNode, holderItem] = items.find(([, item]) => item.contextValue === 'worker.ASSIGNED')!;
+    assert.equal(iconOf(holderItem), 'debug-pause');
+    assert.match(String(holderItem.description), /ASSIGNED · greeting-feature-1/);
+    assert.equal(holderItem.collapsibleState, vscode.TreeItemCollapsibleState.Collapsed, 'a worker with a task has details');
+    const details = provider.getChildren(holderNode).map((node) => provider.getTreeItem(node));
+    assert.deepEqual(details.map(labelOf), ['Task', 'Attempt', 'Branch', 'Worktree', 'Last transition', 'Liveness']);
+    assert.equal(details[0]!.description, 'greeting-feature-1');
+    const idle = items.find(([, item]) => labelOf(item) === 'hopper')![1];
+    assert.equal(idle.collapsibleState, vscode.TreeItemCollapsibleState.None);
+    assert.equal(iconOf(idle), 'circle-large-outline');
+
+    // Views follow engine events (coalesced), without polling.
+    let fired = 0;
+    const listening = provider.onDidChangeTreeData(() => (fired += 1));
+    const added = await send({ command: 'task.add', args: { title: 'Write a changelog', id: 'changelog', manual: true } });
+    assert.ok(added.ok, !added.ok ? added.message : '');
+    await waitFor(() => fired > 0, 5_000, 'the tree to hear of the change');
+    listening.dispose();
+  } finally {
+    provider.dispose();
+  }
+});
+
+test('the Queue & Chains tree: the chain in order with blocked-by, free tasks grouped by status', async () => {
+  const { registry } = await foreman();
+  const provider = new QueueTreeProvider(registry);
+  try {
+    const item = (node: QueueNode) => provider.getTreeItem(node);
+    const roots = provider.getChildren();
+    assert.deepEqual(
+      roots.map((node) => labelOf(item(node))),
+      ['Chains (1)', 'Idle (2)'],
+    );
+    const [chain] = provider.getChildren(roots[0]);
+    assert.ok(chain);
+    const chainItem = item(chain);
+    assert.equal(labelOf(chainItem), 'Greeting feature');
+    assert.equal(chainItem.description, 'running · 0/3 done');
+    const steps = provider.getChildren(chain).map(item);
+    assert.deepEqual(steps.map(labelOf), ['1. Add a greeting module', '2. Use the greeting in the app', '3. Document the greeting']);
+    assert.match(String(steps[1]!.description), /blocked by greeting-feature-1/);
+    assert.equal(steps[1]!.contextValue, 'task.queued.blocked');
+    assert.equal(iconOf(steps[1]!), 'lock');
+    assert.equal(steps[0]!.contextValue, 'task.running');
+    const idle = provider.getChildren(roots[1]).map(item);
+    assert.deepEqual(idle.map(labelOf).sort(), ['Add a license file', 'Write a changelog']);
+    assert.ok(idle.every((task) => task.contextValue === 'task.idle'));
+  } finally {
+    provider.dispose();
+  }
+});
+
+test('commands invoked from a tree row act on that row: start and approve a worker', async () => {
+  const current = await session();
+  const holder = current.snapshot().workers.find((w) => w.state === 'ASSIGNED');
+  assert.ok(holder, 'no ASSIGNED worker');
+  const row = (id: string): WorkerNode => ({ kind: 'worker', session: current, worker: worker(current, id) });
+  // Start prepares the worktree and branch; in Restricted Mode no agent is launched on it.
+  await vscode.commands.executeCommand(CommandId.start, row(holder.id));
+  assert.equal(worker(current, holder.id).state, 'WORKING');
+  assert.ok(fs.existsSync(current.worktreePath(holder.id)), 'start did not prepare the worktree');
+  const submitted = await send({ command: 'submit', args: { worker: holder.id, summary: 'by hand' } });
+  assert.ok(submitted.ok, !submitted.ok ? submitted.message : '');
+  await vscode.commands.executeCommand(CommandId.approve, row(holder.id));
+  assert.equal(worker(current, holder.id).state, 'APPROVED');
+  const merge = await send({ command: 'merge', args: { worker: holder.id } });
+  assert.equal(!merge.ok && merge.code, 'restricted', 'a merge ran in Restricted Mode');
+});
+
+test('view commands run: Show Workers focuses the view, Refresh redraws', async () => {
+  await foreman();
+  await vscode.commands.executeCommand(CommandId.showWorkers);
+  await vscode.commands.executeCommand(CommandId.refresh);
+});
+
+export function run(): Promise<void> {
+  return runRegistered('Foreman (in the extension host)');
+}

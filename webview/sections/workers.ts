@@ -1,0 +1,114 @@
+import type { WorkerCard } from '../../src/shared/protocol';
+import { bar } from '../bar';
+import type { RenderContext } from '../context';
+import { el } from '../dom';
+import { duration } from '../format';
+import { heartbeatStrip } from '../heartbeatStrip';
+import { icon } from '../icons';
+import { actionBar } from './actions';
+import { livenessChip, stateChip, ticking } from './chips';
+import { pager } from './pager';
+
+/** The crew as a grid of cards: state, task, heartbeat (ticking, with its recent timeline), progress, why it is stuck. */
+export function renderWorkers(ctx: RenderContext): HTMLElement {
+  const { workers } = ctx.folder;
+  return el(
+    'section',
+    { class: 'panel workers', attrs: { 'aria-label': 'Workers' } },
+    el('h2', {}, 'Workers', el('span', { class: 'count' }, String(workers.total))),
+    workers.total === 0
+      ? el('p', { class: 'muted empty' }, 'No workers yet. Add one to start the crew.')
+      : el('div', { class: 'worker-grid' }, ...workers.items.map((worker) => workerCard(ctx, worker))),
+    pager(workers, 'workers', (page) => ctx.setView({ workersPage: page })),
+  );
+}
+
+function workerCard(ctx: RenderContext, worker: WorkerCard): HTMLElement {
+  const now = ctx.hostNow();
+  const { folder } = ctx;
+  const busy = worker.taskId !== null;
+  /** Silence matters only while an agent should be running; a worker in review has nothing to beat for. */
+  const watched = worker.state === 'ASSIGNED' || worker.state === 'WORKING' || worker.state === 'STALE';
+  const troubled = worker.liveness === 'WARN' || worker.liveness === 'STALE' || worker.liveness === 'DEAD';
+  const beatsAt = worker.heartbeatsAgoMs.map((ago) => ctx.snapshot.generatedAt - ago);
+  return el(
+    'article',
+    {
+      class: `card worker-card state-${worker.state.toLowerCase()} liveness-${worker.liveness.toLowerCase()}`,
+      attrs: {
+        'data-worker': worker.id,
+        'aria-label': `${worker.id}, ${worker.state}${troubled ? `, ${worker.liveness}: ${worker.livenessReason}` : ''}`,
+      },
+    },
+    el(
+      'header',
+      {},
+      el('span', { class: 'dot' }),
+      el('code', { class: 'worker-id' }, worker.id),
+      stateChip(worker.state),
+      livenessChip(worker.liveness),
+      el('span', { class: 'spacer' }),
+      el('span', { class: 'agent muted', attrs: { title: 'agent profile' } }, worker.agent),
+    ),
+    busy
+      ? el(
+          'div',
+          { class: 'task' },
+          el('div', { class: 'task-title', attrs: { title: worker.taskTitle ?? worker.taskId ?? '' } }, worker.taskTitle ?? worker.taskId),
+          el(
+            'div',
+            { class: 'meta muted' },
+            el('code', {}, worker.taskId),
+            ` · attempt ${worker.attempt}${worker.maxAttempts ? `/${worker.maxAttempts}` : ''}`,
+            worker.branch ? ' · ' : null,
+            worker.branch ? el('code', { class: 'branch', attrs: { title: worker.branch } }, worker.branch) : null,
+          ),
+        )
+      : el(
+          'div',
+          { class: 'task idle muted' },
+          `No task · ${worker.state === 'IDLE' ? 'idle' : worker.state.toLowerCase()} for `,
+          ticking(worker.stateChangedAt, 'age', duration(now - worker.stateChangedAt)),
+        ),
+    busy || worker.heartbeatsAgoMs.length
+      ? el(
+          'div',
+          { class: 'pulse-row' },
+          el(
+            'span',
+            { class: 'beat-age', attrs: { title: 'time since the last heartbeat' } },
+            icon('heart'),
+            worker.lastHeartbeatMs === null
+              ? 'no heartbeat yet'
+              : ticking(worker.lastHeartbeatMs, 'ago', `${duration(now - worker.lastHeartbeatMs)} ago`),
+          ),
+          heartbeatStrip(
+            {
+              beats: beatsAt,
+              lastHeartbeatMs: worker.lastHeartbeatMs,
+              busy: watched,
+              windowMs: folder.heartbeatWindowMs,
+              warnMs: folder.liveness.warnMs,
+              staleMs: folder.liveness.staleMs,
+            },
+            now,
+          ),
+        )
+      : null,
+    busy && worker.progress !== null
+      ? el(
+          'div',
+          { class: 'progress-row' },
+          bar(worker.progress, 'progress', `progress ${Math.round(worker.progress * 100)}%`),
+          el('span', { class: 'muted' }, `${Math.round(worker.progress * 100)}%`),
+        )
+      : null,
+    troubled ? el('p', { class: `reason liveness-${worker.liveness.toLowerCase()}` }, icon('warning'), worker.livenessReason) : null,
+    worker.state === 'IN_REVIEW' && worker.summary ? el('p', { class: 'summary-text' }, worker.summary) : null,
+    worker.note ? el('p', { class: 'note' }, icon('comment'), worker.note) : null,
+    worker.lastError && (worker.state === 'FAILED' || worker.state === 'STALE' || worker.state === 'WORKING')
+      ? el('p', { class: 'error-text' }, icon('error'), worker.lastError)
+      : null,
+    actionBar(ctx, worker.actions, { kind: 'worker', id: worker.id }, { compact: true, subject: worker.id }),
+  );
+}
