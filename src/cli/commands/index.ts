@@ -2,6 +2,7 @@ import { type CommandName, readOnlyCommands } from '../../core/requests';
 import { busCommands } from './bus';
 import type { CommandSpec } from './spec';
 import { taskCommands } from './task';
+import { wipCommands } from './wip';
 import { workerCommands } from './worker';
 import { workspaceCommands } from './workspace';
 
@@ -14,6 +15,7 @@ export const commandTable: readonly CommandSpec[] = [
   ...taskCommands,
   ...workerCommands.filter((spec) => !spec.name.startsWith('worker ')),
   ...busCommands,
+  ...wipCommands,
   ...workspaceCommands.filter((spec) => spec.name !== 'init'),
 ];
 
