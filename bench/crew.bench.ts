@@ -134,7 +134,15 @@ async function main(): Promise<void> {
     );
     for (let index = 1; index <= workers; index++) await must(sandbox, ['worker', 'add', `w${index}`, '--agent', 'demo']);
     for (let index = 1; index <= taskCount; index++) {
-      await must(sandbox, ['task', 'add', `Task ${index}`, '--id', `t${index}`, '--prompt', `write work/t${index}.txt task ${index}\ncommit task ${index}`]);
+      await must(sandbox, [
+        'task',
+        'add',
+        `Task ${index}`,
+        '--id',
+        `t${index}`,
+        '--prompt',
+        `write work/t${index}.txt task ${index}\ncommit task ${index}`,
+      ]);
     }
 
     const startedAt = performance.now();
@@ -150,7 +158,8 @@ async function main(): Promise<void> {
       statusCalls++;
       if (status.tasks.every((task) => task.status === 'done')) break;
       const failed = status.tasks.filter((task) => task.status === 'failed');
-      if (failed.length > 0 || Date.now() > deadline) throw new Error(`the crew did not finish: ${JSON.stringify(status)}\n${serve.output()}`);
+      if (failed.length > 0 || Date.now() > deadline)
+        throw new Error(`the crew did not finish: ${JSON.stringify(status)}\n${serve.output()}`);
       const ready = status.workers.filter((worker) => worker.state === 'IN_REVIEW' || worker.state === 'APPROVED');
       if (ready.length === 0) {
         await delay(150);
@@ -169,7 +178,9 @@ async function main(): Promise<void> {
     }
     const runSeconds = (lastMergeAt - startedAt) / 1000;
     const busyCpu = cpuOf(pid);
-    const commits = Number(execFileSync('git', ['rev-list', '--count', 'main'], { cwd: sandbox.repo, env: sandbox.env, encoding: 'utf8' }).trim());
+    const commits = Number(
+      execFileSync('git', ['rev-list', '--count', 'main'], { cwd: sandbox.repo, env: sandbox.env, encoding: 'utf8' }).trim(),
+    );
 
     // Idle: nothing asks the owner anything (no status polling) while 8 idle workers sit there.
     await delay(1000);
@@ -189,7 +200,11 @@ async function main(): Promise<void> {
       run: {
         seconds: round(runSeconds, 2),
         tasksPerMinute: round((taskCount / runSeconds) * 60, 1),
-        mergeLatencyMs: { median: round(median(mergeLatencies), 1), p95: round(percentile(mergeLatencies, 0.95), 1), n: mergeLatencies.length },
+        mergeLatencyMs: {
+          median: round(median(mergeLatencies), 1),
+          p95: round(percentile(mergeLatencies, 0.95), 1),
+          n: mergeLatencies.length,
+        },
         ownerCpuSeconds: round(busyCpu.own, 2),
         ownerCpuPercentOfOneCore: round((busyCpu.own / runSeconds) * 100, 1),
         agentsCpuSeconds: round(busyCpu.children, 2),
@@ -203,7 +218,12 @@ async function main(): Promise<void> {
         ownerCpuPercentOfOneCore: round(((idleEnd.own - idleStart.own) / Math.max(idleElapsed, 0.001)) * 100, 3),
         clockTickSeconds: round(1 / clockTicks, 3),
       },
-      environment: { node: process.version, cpus: os.cpus().length, platform: `${os.platform()} ${os.release()}`, loadAverage1m: round(os.loadavg()[0]!, 2) },
+      environment: {
+        node: process.version,
+        cpus: os.cpus().length,
+        platform: `${os.platform()} ${os.release()}`,
+        loadAverage1m: round(os.loadavg()[0]!, 2),
+      },
     };
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   } finally {

@@ -14,7 +14,14 @@ mkdirSync(dist, { recursive: true });
 const common = { bundle: true, sourcemap: true, logLevel: 'warning', absWorkingDir: root };
 const entries = [
   { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', target: 'node20', format: 'cjs' },
-  { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', platform: 'node', target: 'node20', format: 'cjs', external: ['vscode'] },
+  {
+    entryPoints: ['src/extension/extension.ts'],
+    outfile: 'dist/extension.js',
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    external: ['vscode'],
+  },
   { entryPoints: ['src/infra/agents/demoAgent.ts'], outfile: 'dist/demo-agent.js', platform: 'node', target: 'node20', format: 'cjs' },
   { entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js', platform: 'browser', target: 'es2022', format: 'iife', minify: true },
   { entryPoints: ['webview/dashboard.css'], outfile: 'dist/webview.css', target: 'chrome110' },

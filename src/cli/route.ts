@@ -63,7 +63,11 @@ export async function route(target: Target, request: Request, options: RouteOpti
       patience = endpointPatienceMs;
     } else if (!owner) {
       const { openOwner } = await import('../infra/workspace/owner.js');
-      const opened = await openOwner(target.repoRoot, { role: 'cli', closeCheckpointBytes: oneShotCheckpointBytes, ...(options.log ? { log: options.log } : {}) });
+      const opened = await openOwner(target.repoRoot, {
+        role: 'cli',
+        closeCheckpointBytes: oneShotCheckpointBytes,
+        ...(options.log ? { log: options.log } : {}),
+      });
       if (opened.ok) {
         try {
           return await opened.value.execute(request);

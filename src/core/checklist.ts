@@ -61,7 +61,12 @@ export function parseChainJson(text: string): Result<ParsedChain> {
   const parsed = Array.isArray(json) ? stepsSchema.safeParse(json) : chainObjectSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return invalid('badChainFile', `${issue?.path.join('.') || 'file'}: ${issue?.message ?? 'invalid'}; expected [{"title": "...", "prompt": "..."}] or {"tasks": [...]}`);
+    return invalid(
+      'badChainFile',
+      `${issue?.path.join('.') || 'file'}: ${issue?.message ?? 'invalid'}; expected [{"title": "...", "prompt": "..."}] or {"tasks": [...]}`,
+    );
   }
-  return Array.isArray(parsed.data) ? ok({ name: undefined, steps: parsed.data }) : ok({ name: parsed.data.name, steps: parsed.data.tasks });
+  return Array.isArray(parsed.data)
+    ? ok({ name: undefined, steps: parsed.data })
+    : ok({ name: parsed.data.name, steps: parsed.data.tasks });
 }

@@ -40,9 +40,10 @@ export function judgeLiveness(
   lastSignKind: 'heartbeat' | 'assignment',
 ): LivenessVerdict {
   const silent = now - lastSignMs;
-  const reason = lastSignKind === 'heartbeat'
-    ? `no heartbeat for ${formatDuration(silent)}`
-    : `no heartbeat since it was assigned ${formatDuration(silent)} ago`;
+  const reason =
+    lastSignKind === 'heartbeat'
+      ? `no heartbeat for ${formatDuration(silent)}`
+      : `no heartbeat since it was assigned ${formatDuration(silent)} ago`;
   if (silent >= settings.deadMs) return { level: Liveness.Dead, reason };
   if (silent >= settings.staleMs) return { level: Liveness.Stale, reason };
   if (silent >= settings.warnMs) return { level: Liveness.Warn, reason };

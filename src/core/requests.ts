@@ -19,7 +19,10 @@ export type ChainStep = z.infer<typeof chainStepSchema>;
 const commands = {
   'worker.add': z.object({
     id: workerIdSchema,
-    agent: z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, 'an agent profile name is kebab-case').default('demo'),
+    agent: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9-]{0,31}$/, 'an agent profile name is kebab-case')
+      .default('demo'),
     maxAttempts: maxAttemptsSchema.optional(),
   }),
   'worker.list': z.object({}),
@@ -102,15 +105,19 @@ export type RequestInput<C extends CommandName = CommandName> = C extends Comman
 const envelopeSchema = z.object({
   command: z.enum(commandNames as [CommandName, ...CommandName[]], { message: `unknown command; known: ${commandNames.join(', ')}` }),
   args: z.unknown().default({}),
-  requestId: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'a request id is 1-128 letters, digits or . _ : -').optional(),
-  actor: z.string().regex(/^[A-Za-z0-9._:@-]{1,64}$/, 'an actor is 1-64 safe characters').default('cli'),
+  requestId: z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'a request id is 1-128 letters, digits or . _ : -')
+    .optional(),
+  actor: z
+    .string()
+    .regex(/^[A-Za-z0-9._:@-]{1,64}$/, 'an actor is 1-64 safe characters')
+    .default('cli'),
 });
 
 /** Formats zod issues as "field: rule; field: rule", naming what was wrong. */
 export function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .map((issue) => `${issue.path.length ? issue.path.join('.') : 'request'}: ${issue.message}`)
-    .join('; ');
+  return error.issues.map((issue) => `${issue.path.length ? issue.path.join('.') : 'request'}: ${issue.message}`).join('; ');
 }
 
 export type ParsedRequest = { ok: true; request: Request } | { ok: false; message: string };

@@ -51,9 +51,9 @@ export function nextTaskStatus(from: TaskStatus, trigger: TaskTrigger): Result<T
   const to = taskTransitions[from][trigger];
   if (to) return ok(to);
   const allowed = Object.keys(taskTransitions[from]).join(', ') || 'none';
-  return refused(
-    'illegalTransition',
-    `A task in ${from} cannot ${trigger}; from ${from} the allowed triggers are: ${allowed}.`,
-    { entity: 'task', from, trigger },
-  );
+  return refused('illegalTransition', `A task in ${from} cannot ${trigger}; from ${from} the allowed triggers are: ${allowed}.`, {
+    entity: 'task',
+    from,
+    trigger,
+  });
 }

@@ -68,7 +68,10 @@ export function validateTransitionLog(text: string): ValidationReport {
     lastSeq = Math.max(lastSeq, event.seq);
     const legal = legalTarget(event);
     if (legal !== event.to_state) {
-      errors.push({ line, message: `${event.entity_id}: ${event.from_state} --${event.trigger}--> ${event.to_state} is not a legal transition` });
+      errors.push({
+        line,
+        message: `${event.entity_id}: ${event.from_state} --${event.trigger}--> ${event.to_state} is not a legal transition`,
+      });
     }
     const key = `${event.event_type}:${event.entity_id}`;
     const previous = lastState.get(key);

@@ -60,9 +60,9 @@ export function nextWorkerState(from: WorkerState, trigger: WorkerTrigger): Resu
   const to = workerTransitions[from][trigger];
   if (to) return ok(to);
   const allowed = Object.keys(workerTransitions[from]).join(', ') || 'none';
-  return refused(
-    'illegalTransition',
-    `A worker in ${from} cannot ${trigger}; from ${from} the allowed triggers are: ${allowed}.`,
-    { entity: 'worker', from, trigger },
-  );
+  return refused('illegalTransition', `A worker in ${from} cannot ${trigger}; from ${from} the allowed triggers are: ${allowed}.`, {
+    entity: 'worker',
+    from,
+    trigger,
+  });
 }

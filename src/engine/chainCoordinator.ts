@@ -40,10 +40,17 @@ export class ChainCoordinator {
     if (!parent) return notFound('task', parentId);
     if (parent.parent_task_id) return refused('nestedChain', `Task '${parentId}' is itself part of a chain; chains do not nest.`);
     if (parent.planning_phase !== PlanningPhase.None) {
-      return refused('illegalTransition', `Task '${parentId}' is already in planning phase ${parent.planning_phase}.`, { from: parent.planning_phase, to: PlanningPhase.Active });
+      return refused('illegalTransition', `Task '${parentId}' is already in planning phase ${parent.planning_phase}.`, {
+        from: parent.planning_phase,
+        to: PlanningPhase.Active,
+      });
     }
     if (parent.status !== TaskStatus.Idle && parent.status !== TaskStatus.Queued) {
-      return refused('illegalTransition', `Task '${parentId}' is ${parent.status}; only an idle or queued task can become a chain parent.`, { from: parent.status });
+      return refused(
+        'illegalTransition',
+        `Task '${parentId}' is ${parent.status}; only an idle or queued task can become a chain parent.`,
+        { from: parent.status },
+      );
     }
     if (parent.status === TaskStatus.Queued) {
       const idle = moveTask(unit, parent, 'reset', { reason: 'planning started' });
@@ -57,12 +64,22 @@ export class ChainCoordinator {
     const parent = findTask(unit.tx, parentId);
     if (!parent) return notFound('task', parentId);
     if (parent.planning_phase !== PlanningPhase.Active) {
-      return refused('notPlanning', `Task '${parentId}' is not being planned (phase ${parent.planning_phase}); run \`foreman plan start ${parentId}\` first.`);
+      return refused(
+        'notPlanning',
+        `Task '${parentId}' is not being planned (phase ${parent.planning_phase}); run \`foreman plan start ${parentId}\` first.`,
+      );
     }
     const count = unit.tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM tasks WHERE parent_task_id = ?', [parentId])!.n;
     let id = `${parentId}-${count + 1}`;
     if (id.length > 63 || findTask(unit.tx, id)) id = this.catalog.freshId(unit);
-    return this.catalog.insert(unit, { id, title, prompt, parentId, maxAttempts: parent.max_attempts > 1 ? parent.max_attempts : 3, autoDispatch: true });
+    return this.catalog.insert(unit, {
+      id,
+      title,
+      prompt,
+      parentId,
+      maxAttempts: parent.max_attempts > 1 ? parent.max_attempts : 3,
+      autoDispatch: true,
+    });
   }
 
   finalize(unit: Unit, parentId: string): Result<ChainView> {
@@ -72,9 +89,13 @@ export class ChainCoordinator {
       return refused('notPlanning', `Task '${parentId}' is not being planned (phase ${parent.planning_phase}); nothing to finalize.`);
     }
     const children = this.children(unit, parentId);
-    if (children.length === 0) return invalid('emptyChain', `Task '${parentId}' has no planned tasks; add some with \`foreman plan add ${parentId} <title>\`.`);
+    if (children.length === 0)
+      return invalid('emptyChain', `Task '${parentId}' has no planned tasks; add some with \`foreman plan add ${parentId} <title>\`.`);
     unit.tx.run(`UPDATE tasks SET planning_phase = 'finalized', version = version + 1 WHERE id = ?`, [parentId]);
-    const running = moveTask(unit, { ...parent, planning_phase: PlanningPhase.Finalized }, 'run', { set: { started_at: unit.now }, reason: 'chain finalized' });
+    const running = moveTask(unit, { ...parent, planning_phase: PlanningPhase.Finalized }, 'run', {
+      set: { started_at: unit.now },
+      reason: 'chain finalized',
+    });
     if (!running.ok) return running;
     let previous: TaskRow | undefined;
     for (const child of children) {

@@ -81,14 +81,24 @@ export class Crew implements Disposable {
     if (!found.ok) return found;
     const { worker, task } = found.value;
     if (worker.state !== WorkerState.Assigned) {
-      return refused('illegalTransition', `'${workerId}': A worker in ${worker.state} cannot start; only an ASSIGNED worker can.`, { from: worker.state, trigger: 'start' });
+      return refused('illegalTransition', `'${workerId}': A worker in ${worker.state} cannot start; only an ASSIGNED worker can.`, {
+        from: worker.state,
+        trigger: 'start',
+      });
     }
     const work = this.workOf(worker)!;
     const base = this.baseBranch();
-    const startPoint = task.previous_branch && task.previous_branch !== work.branch && (await this.git.branchExists(task.previous_branch)) ? task.previous_branch : base;
+    const startPoint =
+      task.previous_branch && task.previous_branch !== work.branch && (await this.git.branchExists(task.previous_branch))
+        ? task.previous_branch
+        : base;
     const prepared = await this.git.prepare(work, startPoint, this.previousWork(workerId));
     if (!prepared.ok) {
-      this.engine.execute({ command: 'fail', args: { worker: workerId, reason: `setup failed: ${prepared.message}`, attempt: work.attempt }, actor: 'crew' });
+      this.engine.execute({
+        command: 'fail',
+        args: { worker: workerId, reason: `setup failed: ${prepared.message}`, attempt: work.attempt },
+        actor: 'crew',
+      });
       return prepared;
     }
     const started = this.engine.execute(request ?? { command: 'start', args: { worker: workerId }, actor: 'crew' });
@@ -101,10 +111,16 @@ export class Crew implements Disposable {
     const prompt = [task.title, task.prompt, worker.note ? `\n${worker.note}` : ''].filter(Boolean).join('\n\n');
     const launched = this.agents!.launch({ ...work, worktree, prompt, agent: worker.agent });
     if (!launched.ok) {
-      this.engine.execute({ command: 'fail', args: { worker: work.workerId, reason: `launch failed: ${launched.message}`, attempt: work.attempt }, actor: 'crew' });
+      this.engine.execute({
+        command: 'fail',
+        args: { worker: work.workerId, reason: `launch failed: ${launched.message}`, attempt: work.attempt },
+        actor: 'crew',
+      });
       return;
     }
-    this.settings.log?.(`crew: ${work.workerId} runs ${worker.agent} on ${work.taskId} (attempt ${work.attempt}, pid ${launched.value.pid})`);
+    this.settings.log?.(
+      `crew: ${work.workerId} runs ${worker.agent} on ${work.taskId} (attempt ${work.attempt}, pid ${launched.value.pid})`,
+    );
     void launched.value.exited.then((exit) => this.serialized(work.workerId, () => this.finished(work, worktree, exit)));
   }
 
@@ -136,7 +152,11 @@ export class Crew implements Disposable {
   private async verify(work: WorkRef, worktree: string): Promise<Result<void>> {
     if (!this.settings.verify) return ok(undefined);
     const heartbeat = () =>
-      this.engine.execute({ command: 'heartbeat', args: { worker: work.workerId, status: 'working', attempt: work.attempt }, actor: 'crew' });
+      this.engine.execute({
+        command: 'heartbeat',
+        args: { worker: work.workerId, status: 'working', attempt: work.attempt },
+        actor: 'crew',
+      });
     const timer = setInterval(heartbeat, this.settings.heartbeatEveryMs ?? 15_000);
     try {
       return await this.settings.verify(worktree);
@@ -150,7 +170,10 @@ export class Crew implements Disposable {
     if (!found.ok) return found;
     const { worker } = found.value;
     if (worker.state !== WorkerState.Approved) {
-      return refused('illegalTransition', `'${workerId}': A worker in ${worker.state} cannot merge; only an APPROVED worker can.`, { from: worker.state, trigger: 'merge' });
+      return refused('illegalTransition', `'${workerId}': A worker in ${worker.state} cannot merge; only an APPROVED worker can.`, {
+        from: worker.state,
+        trigger: 'merge',
+      });
     }
     const work = this.workOf(worker)!;
     let merged = await this.git.merge(work, this.settings.mergeStrategy, this.settings.verify);
@@ -188,7 +211,9 @@ export class Crew implements Disposable {
 
   /** The worker a cancel targets: the worker itself, or the one holding that task. */
   private holderOf(target: string): string | undefined {
-    return this.engine.read((reader) => findWorker(reader, target)?.id ?? reader.get<{ id: string }>('SELECT id FROM workers WHERE task_id = ?', [target])?.id);
+    return this.engine.read(
+      (reader) => findWorker(reader, target)?.id ?? reader.get<{ id: string }>('SELECT id FROM workers WHERE task_id = ?', [target])?.id,
+    );
   }
 
   /** Reactions of a long-running owner with agents. */
@@ -233,7 +258,9 @@ export class Crew implements Disposable {
   }
 
   private workOf(worker: WorkerRow): WorkRef | undefined {
-    return worker.task_id && worker.branch ? { workerId: worker.id, taskId: worker.task_id, attempt: worker.attempt, branch: worker.branch } : undefined;
+    return worker.task_id && worker.branch
+      ? { workerId: worker.id, taskId: worker.task_id, attempt: worker.attempt, branch: worker.branch }
+      : undefined;
   }
 
   /** The task this worker held before the current one: its worktree may still hold that work. */
@@ -256,7 +283,10 @@ export class Crew implements Disposable {
   private serialized<T>(workerId: string, operation: () => Promise<T>): Promise<T> {
     const previous = this.queues.get(workerId) ?? Promise.resolve();
     const next = previous.then(operation, operation);
-    this.queues.set(workerId, next.catch(() => undefined));
+    this.queues.set(
+      workerId,
+      next.catch(() => undefined),
+    );
     return next;
   }
 

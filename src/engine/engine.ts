@@ -51,10 +51,17 @@ export class Engine implements Disposable {
     this.picker = new QueuePicker({ leaseMs: settings.liveness.staleMs, branchTemplate: settings.branchTemplate });
     const catalog = new TaskCatalog(settings.defaultMaxAttempts, deps.random);
     const chains = new ChainCoordinator(catalog);
-    const state = (this.state = new StateService({ defaultMaxAttempts: settings.defaultMaxAttempts, backoff: settings.backoff, leaseMs: settings.liveness.staleMs }, this.picker, chains));
+    const state = (this.state = new StateService(
+      { defaultMaxAttempts: settings.defaultMaxAttempts, backoff: settings.backoff, leaseMs: settings.liveness.staleMs },
+      this.picker,
+      chains,
+    ));
     this.monitor = new Monitor(settings, state);
     this.handlers = createHandlers({
-      state, catalog, chains, monitor: this.monitor,
+      state,
+      catalog,
+      chains,
+      monitor: this.monitor,
       dispatcher: new Dispatcher(settings.concurrency, this.picker, state),
       heartbeats: new HeartbeatService(settings.liveness.staleMs),
       bus: new MessageBus(settings, deps.blobs),
@@ -78,7 +85,9 @@ export class Engine implements Disposable {
   private isDurable(request: Request): boolean {
     if (request.command !== 'heartbeat') return true;
     const { worker } = request.args as { worker: string };
-    return this.deps.store.read((reader) => reader.get<{ state: string }>('SELECT state FROM workers WHERE id = ?', [worker])?.state === 'STALE');
+    return this.deps.store.read(
+      (reader) => reader.get<{ state: string }>('SELECT state FROM workers WHERE id = ?', [worker])?.state === 'STALE',
+    );
   }
 
   /** Runs engine-internal work (the monitor, the dispatcher) as its own transaction. */
@@ -89,21 +98,28 @@ export class Engine implements Disposable {
 
   private write(request: Request, now: number, work: (unit: Unit) => Result<unknown>, durable: boolean): Result<unknown> {
     const events: EngineEvent[] = [];
-    const result = this.deps.store.write((tx) => {
-      const unit: Unit = { tx, now, actor: request.actor, requestId: request.requestId, events };
-      const replay = request.requestId ? this.replayed(unit, request) : undefined;
-      if (replay) return replay;
-      const outcome = work(unit);
-      if (!outcome.ok) return outcome;
-      this.publishStateChanges(unit);
-      if (request.requestId) {
-        tx.run('INSERT INTO idempotency_keys (request_id, command, response, created_at, expires_at) VALUES (?, ?, ?, ?, ?)', [
-          request.requestId, request.command, JSON.stringify(outcome.value ?? null), now, now + this.deps.settings.idempotencyTtlMs,
-        ]);
-        tx.run('DELETE FROM idempotency_keys WHERE expires_at < ?', [now]);
-      }
-      return outcome;
-    }, { durable });
+    const result = this.deps.store.write(
+      (tx) => {
+        const unit: Unit = { tx, now, actor: request.actor, requestId: request.requestId, events };
+        const replay = request.requestId ? this.replayed(unit, request) : undefined;
+        if (replay) return replay;
+        const outcome = work(unit);
+        if (!outcome.ok) return outcome;
+        this.publishStateChanges(unit);
+        if (request.requestId) {
+          tx.run('INSERT INTO idempotency_keys (request_id, command, response, created_at, expires_at) VALUES (?, ?, ?, ?, ?)', [
+            request.requestId,
+            request.command,
+            JSON.stringify(outcome.value ?? null),
+            now,
+            now + this.deps.settings.idempotencyTtlMs,
+          ]);
+          tx.run('DELETE FROM idempotency_keys WHERE expires_at < ?', [now]);
+        }
+        return outcome;
+      },
+      { durable },
+    );
     if (result.ok) {
       if (events.length) this._onDidCommit.fire(events);
     } else if (result.kind === 'refused') {
@@ -114,12 +130,20 @@ export class Engine implements Disposable {
 
   /** Seed 004 §3: the same request id returns the first result without applying twice. */
   private replayed(unit: Unit, request: Request): Result<unknown> | undefined {
-    const key = unit.tx.get<{ command: string; response: string }>('SELECT command, response FROM idempotency_keys WHERE request_id = ? AND expires_at >= ?', [request.requestId!, unit.now]);
+    const key = unit.tx.get<{ command: string; response: string }>(
+      'SELECT command, response FROM idempotency_keys WHERE request_id = ? AND expires_at >= ?',
+      [request.requestId!, unit.now],
+    );
     if (!key) return undefined;
     if (key.command !== request.command) {
-      return invalid('requestIdReused', `request-id: '${request.requestId}' was already used for ${key.command}; use a new id for a different request.`);
+      return invalid(
+        'requestIdReused',
+        `request-id: '${request.requestId}' was already used for ${key.command}; use a new id for a different request.`,
+      );
     }
-    unit.tx.run(`INSERT INTO meta (key, value) VALUES ('idempotency_hits', '1') ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`);
+    unit.tx.run(
+      `INSERT INTO meta (key, value) VALUES ('idempotency_hits', '1') ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`,
+    );
     return ok(JSON.parse(key.response) as unknown);
   }
 
@@ -129,24 +153,45 @@ export class Engine implements Disposable {
       if (event.kind !== 'worker' && event.kind !== 'task') continue;
       unit.tx.run(
         `INSERT INTO messages (id, ts_ms, from_agent, to_agent, type, payload) VALUES (?, ?, 'foreman', NULL, 'state_change', ?)`,
-        [randomUUID(), unit.now,
-         JSON.stringify({ entity: event.kind, id: event.id, from: event.from, to: event.to, trigger: event.trigger })],
+        [
+          randomUUID(),
+          unit.now,
+          JSON.stringify({ entity: event.kind, id: event.id, from: event.from, to: event.to, trigger: event.trigger }),
+        ],
       );
     }
   }
 
-  private recordRejection(request: Request, now: number, code: string, reason: string, details: Readonly<Record<string, unknown>> | undefined): void {
+  private recordRejection(
+    request: Request,
+    now: number,
+    code: string,
+    reason: string,
+    details: Readonly<Record<string, unknown>> | undefined,
+  ): void {
     const subject = subjectOf(request.args);
     const entity = details?.['entity'] === 'task' || details?.['entity'] === 'worker' ? details['entity'] : subject.entity;
-    this.deps.store.write((tx) => {
-      tx.run(
-        `INSERT INTO rejections (ts_ms, entity_type, entity_id, from_state, trigger, code, reason, actor, attempt, request_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [now, entity, typeof details?.['id'] === 'string' ? details['id'] : subject.id, typeof details?.['from'] === 'string' ? details['from'] : null,
-         typeof details?.['trigger'] === 'string' ? details['trigger'] : request.command, code, reason, request.actor,
-         typeof details?.['claimed'] === 'number' ? details['claimed'] : null, request.requestId ?? null],
-      );
-      return ok(undefined);
-    }, { durable: false });
+    this.deps.store.write(
+      (tx) => {
+        tx.run(
+          `INSERT INTO rejections (ts_ms, entity_type, entity_id, from_state, trigger, code, reason, actor, attempt, request_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          [
+            now,
+            entity,
+            typeof details?.['id'] === 'string' ? details['id'] : subject.id,
+            typeof details?.['from'] === 'string' ? details['from'] : null,
+            typeof details?.['trigger'] === 'string' ? details['trigger'] : request.command,
+            code,
+            reason,
+            request.actor,
+            typeof details?.['claimed'] === 'number' ? details['claimed'] : null,
+            request.requestId ?? null,
+          ],
+        );
+        return ok(undefined);
+      },
+      { durable: false },
+    );
     this._onDidCommit.fire([{ kind: 'rejected', entity, id: subject.id, code }]);
   }
 

@@ -37,7 +37,11 @@ export function toTransitionEvent(row: TransitionRow): TransitionEvent {
 
 export function readTransitions(reader: Reader, options: { entity?: string; afterSeq?: number; limit: number }): TransitionEvent[] {
   const rows = options.entity
-    ? reader.all<TransitionRow>('SELECT * FROM transitions WHERE entity_id = ? AND seq > ? ORDER BY seq LIMIT ?', [options.entity, options.afterSeq ?? 0, options.limit])
+    ? reader.all<TransitionRow>('SELECT * FROM transitions WHERE entity_id = ? AND seq > ? ORDER BY seq LIMIT ?', [
+        options.entity,
+        options.afterSeq ?? 0,
+        options.limit,
+      ])
     : reader.all<TransitionRow>('SELECT * FROM transitions WHERE seq > ? ORDER BY seq LIMIT ?', [options.afterSeq ?? 0, options.limit]);
   return rows.map(toTransitionEvent);
 }
@@ -62,7 +66,11 @@ export class Exporter {
       const lines = stream === 'transitions' ? this.transitionLines(unit.tx, last) : this.messageLines(unit.tx, last);
       if (lines.length === 0) break;
       last = lines[lines.length - 1]!.seq;
-      this.sink.append(stream, lines.map((line) => line.text), last);
+      this.sink.append(
+        stream,
+        lines.map((line) => line.text),
+        last,
+      );
       written += lines.length;
     }
     if (last !== recorded) unit.tx.run('UPDATE export_state SET last_seq = ? WHERE stream = ?', [last, stream]);
@@ -74,7 +82,9 @@ export class Exporter {
   }
 
   private messageLines(reader: Reader, after: number): Array<{ seq: number; text: string }> {
-    const rows = reader.all<Record<string, unknown> & { seq: number }>('SELECT * FROM messages WHERE seq > ? ORDER BY seq LIMIT 5000', [after]);
+    const rows = reader.all<Record<string, unknown> & { seq: number }>('SELECT * FROM messages WHERE seq > ? ORDER BY seq LIMIT 5000', [
+      after,
+    ]);
     return rows.map((row) => ({ seq: row.seq, text: JSON.stringify(row) }));
   }
 }

@@ -25,7 +25,10 @@ export interface Services {
   readonly exporter: Exporter;
 }
 
-type ReadHandler<C extends CommandName> = { readonly mode: 'read'; run(reader: Reader, args: CommandArgs<C>, now: number): Result<unknown> };
+type ReadHandler<C extends CommandName> = {
+  readonly mode: 'read';
+  run(reader: Reader, args: CommandArgs<C>, now: number): Result<unknown>;
+};
 type WriteHandler<C extends CommandName> = { readonly mode: 'write'; run(unit: Unit, args: CommandArgs<C>): Result<unknown> };
 export type Handler<C extends CommandName> = ReadHandler<C> | WriteHandler<C>;
 export type HandlerMap = { readonly [C in CommandName]: Handler<C> };

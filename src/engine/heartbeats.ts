@@ -37,10 +37,15 @@ export class HeartbeatService {
       [worker.id, unit.now, args.status, worker.task_id, worker.attempt || null, args.progress ?? null, source],
     );
     if (worker.task_id) {
-      unit.tx.run('UPDATE task_claims SET lease_until_ms = ? WHERE task_id = ? AND claimed_by = ?', [unit.now + this.leaseMs, worker.task_id, worker.id]);
+      unit.tx.run('UPDATE task_claims SET lease_until_ms = ? WHERE task_id = ? AND claimed_by = ?', [
+        unit.now + this.leaseMs,
+        worker.task_id,
+        worker.id,
+      ]);
     }
     unit.events.push({ kind: 'heartbeat', workerId: worker.id });
-    if (worker.state !== WorkerState.Stale) return ok({ worker: worker.id, state: worker.state, attempt: worker.attempt, recovered: false });
+    if (worker.state !== WorkerState.Stale)
+      return ok({ worker: worker.id, state: worker.state, attempt: worker.attempt, recovered: false });
     const moved = moveWorker(unit, worker, 'recover', { reason: 'heartbeat received again' });
     return moved.ok ? ok({ worker: worker.id, state: moved.value, attempt: worker.attempt, recovered: true }) : moved;
   }

@@ -52,7 +52,10 @@ export class MessageBus {
     const text = args.payload === undefined ? null : JSON.stringify(args.payload);
     const bytes = text === null ? 0 : Buffer.byteLength(text);
     if (bytes > this.settings.maxPayloadBytes) {
-      return invalid('payloadTooLarge', `payload: ${bytes} bytes is over the limit of ${this.settings.maxPayloadBytes}; put large data in a file and send its path.`);
+      return invalid(
+        'payloadTooLarge',
+        `payload: ${bytes} bytes is over the limit of ${this.settings.maxPayloadBytes}; put large data in a file and send its path.`,
+      );
     }
     const ref = text !== null && bytes > this.settings.inlinePayloadBytes ? this.blobs.put(Buffer.from(text)) : null;
     const [row] = unit.tx.returning<{ seq: number }>(
@@ -103,8 +106,14 @@ export class MessageBus {
   toMessage(row: MessageRow): BusMessage {
     const text = row.payload_ref ? Buffer.from(this.blobs.get(row.payload_ref) ?? []).toString('utf8') : row.payload;
     return {
-      seq: row.seq, id: row.id, ts: row.ts_ms, from: row.from_agent, to: row.to_agent, type: row.type,
-      correlationId: row.correlation_id, inReplyTo: row.in_reply_to,
+      seq: row.seq,
+      id: row.id,
+      ts: row.ts_ms,
+      from: row.from_agent,
+      to: row.to_agent,
+      type: row.type,
+      correlationId: row.correlation_id,
+      inReplyTo: row.in_reply_to,
       payload: text ? (JSON.parse(text) as unknown) : null,
     };
   }

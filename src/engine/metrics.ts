@@ -37,8 +37,8 @@ export function readMetrics(reader: Reader, now: number): Metrics {
   for (const row of reader.all<{ status: string; count: number }>('SELECT status, COUNT(*) AS count FROM tasks GROUP BY status')) {
     queue[row.status] = row.count;
   }
-  const throughputPerHour = reader.get<{ n: number }>(
-    `SELECT COUNT(*) AS n FROM tasks WHERE status = 'done' AND finished_at >= ?`, [now - 3600_000],
-  )!.n;
+  const throughputPerHour = reader.get<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks WHERE status = 'done' AND finished_at >= ?`, [
+    now - 3600_000,
+  ])!.n;
   return { transitions, timeInState, rejected: { total, byCode }, idempotency: { hits, keys }, queue, throughputPerHour };
 }

@@ -52,7 +52,10 @@ export class Monitor {
         const overdue = worker.state === WorkerState.InReview && waiting >= this.settings.reviewTimeoutMs;
         return overdue
           ? { level: Liveness.Warn, reason: `review overdue: waiting ${formatDuration(waiting)}` }
-          : { level: Liveness.Ok, reason: `waiting for ${worker.state === WorkerState.InReview ? 'review' : 'merge'} ${formatDuration(waiting)}` };
+          : {
+              level: Liveness.Ok,
+              reason: `waiting for ${worker.state === WorkerState.InReview ? 'review' : 'merge'} ${formatDuration(waiting)}`,
+            };
       }
       default: {
         const { at, kind } = this.lastSign(worker);

@@ -100,7 +100,11 @@ export interface GitPort {
   /** Commits whatever the agent left, with the Foreman trailers. */
   commitLeftovers(work: WorkRef, message: string): Promise<string | undefined>;
   /** Rebases (or merges, or squashes) the task branch into the base; one merge at a time. */
-  merge(work: WorkRef, strategy: MergeStrategy, verify?: (worktree: string) => Promise<Result<void>>): Promise<Result<{ baseBefore: string; baseAfter: string }>>;
+  merge(
+    work: WorkRef,
+    strategy: MergeStrategy,
+    verify?: (worktree: string) => Promise<Result<void>>,
+  ): Promise<Result<{ baseBefore: string; baseAfter: string }>>;
   branchExists(branch: string): Promise<boolean>;
   worktreePath(workerId: string): string;
 }

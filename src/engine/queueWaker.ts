@@ -67,7 +67,8 @@ export class QueueWaker implements Disposable {
       this.dueTimer = due === undefined ? undefined : this.clock.setTimeout(() => this.wake(), Math.max(0, due - now) + 5);
       const deadline = this.engine.read((reader) => this.engine.monitor.nextDeadline(reader));
       this.livenessTimer?.dispose();
-      this.livenessTimer = deadline === undefined ? undefined : this.clock.setTimeout(() => this.checkLiveness(), Math.max(0, deadline - now) + 5);
+      this.livenessTimer =
+        deadline === undefined ? undefined : this.clock.setTimeout(() => this.checkLiveness(), Math.max(0, deadline - now) + 5);
     });
   }
 

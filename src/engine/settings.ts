@@ -43,7 +43,11 @@ export const settingsFileSchema = z
     retryMaxMs: z.number().int().min(0).optional(),
     defaultMaxAttempts: z.number().int().min(1).max(20).optional(),
     concurrency: z.number().int().min(1).max(256).optional(),
-    branchTemplate: z.string().regex(/^[A-Za-z0-9/_.{}-]+$/).refine((t) => t.includes('{task}'), 'must contain {task}').optional(),
+    branchTemplate: z
+      .string()
+      .regex(/^[A-Za-z0-9/_.{}-]+$/)
+      .refine((t) => t.includes('{task}'), 'must contain {task}')
+      .optional(),
     reviewTimeoutMs: z.number().int().min(1000).optional(),
     reviewTimeoutMovesToStale: z.boolean().optional(),
     mergeStrategy: z.enum(['rebase', 'merge', 'squash']).optional(),

@@ -31,10 +31,13 @@ export class StateService {
 
   addWorker(unit: Unit, args: CommandArgs<'worker.add'>): Result<WorkerRow> {
     if (findWorker(unit.tx, args.id)) return refused('exists', `A worker '${args.id}' already exists; pick another id.`, { id: args.id });
-    unit.tx.run(
-      `INSERT INTO workers (id, state, agent, max_attempts, state_changed_at, created_at) VALUES (?, 'IDLE', ?, ?, ?, ?)`,
-      [args.id, args.agent, args.maxAttempts ?? null, unit.now, unit.now],
-    );
+    unit.tx.run(`INSERT INTO workers (id, state, agent, max_attempts, state_changed_at, created_at) VALUES (?, 'IDLE', ?, ?, ?, ?)`, [
+      args.id,
+      args.agent,
+      args.maxAttempts ?? null,
+      unit.now,
+      unit.now,
+    ]);
     unit.events.push({ kind: 'created', entity: 'worker', id: args.id });
     return ok(findWorker(unit.tx, args.id)!);
   }
@@ -45,14 +48,22 @@ export class StateService {
     const task = findTask(unit.tx, taskId);
     if (!task) return notFound('task', taskId);
     if (worker.state !== WorkerState.Idle) {
-      return refused('workerBusy', `Worker '${workerId}' is ${worker.state}, not IDLE; only an idle worker can be assigned.`, { from: worker.state, to: WorkerState.Assigned });
+      return refused('workerBusy', `Worker '${workerId}' is ${worker.state}, not IDLE; only an idle worker can be assigned.`, {
+        from: worker.state,
+        to: WorkerState.Assigned,
+      });
     }
     if (task.planning_phase !== 'none') return refused('chainParent', `Task '${taskId}' is a chain parent; assign its tasks instead.`);
     if (task.blocked_by_task_id) {
-      return refused('blocked', `Task '${taskId}' is blocked by '${task.blocked_by_task_id}', which must be done first.`, { blockedBy: task.blocked_by_task_id });
+      return refused('blocked', `Task '${taskId}' is blocked by '${task.blocked_by_task_id}', which must be done first.`, {
+        blockedBy: task.blocked_by_task_id,
+      });
     }
     if (task.status !== TaskStatus.Queued && task.status !== TaskStatus.Idle) {
-      return refused('illegalTransition', `Task '${taskId}' is ${task.status}; only a queued or idle task can be assigned.`, { from: task.status, to: TaskStatus.Running });
+      return refused('illegalTransition', `Task '${taskId}' is ${task.status}; only a queued or idle task can be assigned.`, {
+        from: task.status,
+        to: TaskStatus.Running,
+      });
     }
     const claimed = this.picker.claimTask(unit, task, workerId);
     if (!claimed) return refused('conflict', `Task '${taskId}' was claimed by someone else; pick another.`);
@@ -64,7 +75,10 @@ export class StateService {
     const worker = findWorker(unit.tx, workerId);
     if (!worker) return notFound('worker', workerId);
     if (worker.state !== WorkerState.Idle) {
-      return refused('workerBusy', `Worker '${workerId}' is ${worker.state}, not IDLE; it must finish or be reset before claiming.`, { from: worker.state, to: WorkerState.Assigned });
+      return refused('workerBusy', `Worker '${workerId}' is ${worker.state}, not IDLE; it must finish or be reset before claiming.`, {
+        from: worker.state,
+        to: WorkerState.Assigned,
+      });
     }
     const claimed = this.picker.claimNext(unit, workerId);
     return claimed ? this.takeTask(unit, worker, claimed) : ok(null);
@@ -84,7 +98,8 @@ export class StateService {
 
   submit(unit: Unit, args: CommandArgs<'submit'>): Result<WorkerRow> {
     return this.moveHolder(unit, args.worker, args.attempt, (worker) =>
-      moveWorker(unit, worker, 'submit', { set: { summary: args.summary ?? null }, reason: args.summary }));
+      moveWorker(unit, worker, 'submit', { set: { summary: args.summary ?? null }, reason: args.summary }),
+    );
   }
 
   approve(unit: Unit, workerId: string): Result<WorkerRow> {
@@ -93,14 +108,16 @@ export class StateService {
 
   requestChanges(unit: Unit, workerId: string, note: string): Result<WorkerRow> {
     return this.moveHolder(unit, workerId, undefined, (worker) =>
-      moveWorker(unit, worker, 'requestChanges', { set: { note }, reason: note }));
+      moveWorker(unit, worker, 'requestChanges', { set: { note }, reason: note }),
+    );
   }
 
   /** A merge conflict sends an approved worker back to work with the conflicted files as its note. */
   mergeConflict(unit: Unit, workerId: string, files: readonly string[]): Result<WorkerRow> {
     const note = `Merge conflict in: ${files.join(', ')}`;
     return this.moveHolder(unit, workerId, undefined, (worker) =>
-      moveWorker(unit, worker, 'mergeConflict', { set: { note }, reason: note, metadata: { files } }));
+      moveWorker(unit, worker, 'mergeConflict', { set: { note }, reason: note, metadata: { files } }),
+    );
   }
 
   /** The worker's branch is in the base: the task is done and the worker is free again. */
@@ -184,7 +201,10 @@ export class StateService {
     if (worker) return this.cancelWorker(unit, worker);
     const task = findTask(unit.tx, target);
     if (!task) return { ...notFound('worker or task', target), message: `'${target}' is neither a worker nor a task.` };
-    const holder = unit.tx.get<WorkerRow>('SELECT * FROM workers WHERE task_id = ? AND state IN (' + busyWorkerStates.map(() => '?').join(',') + ')', [target, ...busyWorkerStates]);
+    const holder = unit.tx.get<WorkerRow>(
+      'SELECT * FROM workers WHERE task_id = ? AND state IN (' + busyWorkerStates.map(() => '?').join(',') + ')',
+      [target, ...busyWorkerStates],
+    );
     if (holder) return this.cancelWorker(unit, holder);
     const moved = moveTask(unit, task, 'cancel', { set: { finished_at: unit.now } });
     if (!moved.ok) return moved;
@@ -205,7 +225,12 @@ export class StateService {
   }
 
   /** Runs a move on a worker that must exist, after the fencing check on the attempt it claims. */
-  private moveHolder(unit: Unit, workerId: string, attempt: number | undefined, move: (worker: WorkerRow) => Result<unknown>): Result<WorkerRow> {
+  private moveHolder(
+    unit: Unit,
+    workerId: string,
+    attempt: number | undefined,
+    move: (worker: WorkerRow) => Result<unknown>,
+  ): Result<WorkerRow> {
     const worker = findWorker(unit.tx, workerId);
     if (!worker) return notFound('worker', workerId);
     const fenced = checkAttempt(worker.attempt, attempt, `worker '${workerId}'`, 'this request');

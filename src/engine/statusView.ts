@@ -47,7 +47,9 @@ export interface StatusSnapshot {
 export function readStatus(reader: Reader, monitor: Monitor, now: number): StatusSnapshot {
   const verdicts = monitor.verdicts(reader, now);
   const progress = new Map(
-    reader.all<{ agent_id: string; progress: number | null }>('SELECT agent_id, progress FROM heartbeats').map((row) => [row.agent_id, row.progress]),
+    reader
+      .all<{ agent_id: string; progress: number | null }>('SELECT agent_id, progress FROM heartbeats')
+      .map((row) => [row.agent_id, row.progress]),
   );
   const workers = reader.all<WorkerRow>('SELECT * FROM workers ORDER BY id').map((worker): WorkerStatus => {
     const verdict = verdicts.get(worker.id)!;
@@ -70,22 +72,24 @@ export function readStatus(reader: Reader, monitor: Monitor, now: number): Statu
     };
   });
   // Only the columns the view shows: prompts and results can be long, and this runs on every change.
-  const tasks = reader.all<TaskRow>(
-    `SELECT id, title, status, blocked_by_task_id, worker_id, attempt, max_attempts, parent_task_id, planning_phase,
+  const tasks = reader
+    .all<TaskRow>(
+      `SELECT id, title, status, blocked_by_task_id, worker_id, attempt, max_attempts, parent_task_id, planning_phase,
             scheduled_for, last_error, auto_dispatch FROM tasks ORDER BY sort_order, created_at`,
-  ).map((task): TaskStatusView => ({
-    id: task.id,
-    title: task.title,
-    status: task.status,
-    blockedBy: task.blocked_by_task_id,
-    workerId: task.worker_id,
-    attempt: task.attempt,
-    maxAttempts: task.max_attempts,
-    parentId: task.parent_task_id,
-    planningPhase: task.planning_phase,
-    scheduledFor: task.scheduled_for,
-    lastError: task.last_error,
-    manual: task.auto_dispatch === 0,
-  }));
+    )
+    .map((task): TaskStatusView => ({
+      id: task.id,
+      title: task.title,
+      status: task.status,
+      blockedBy: task.blocked_by_task_id,
+      workerId: task.worker_id,
+      attempt: task.attempt,
+      maxAttempts: task.max_attempts,
+      parentId: task.parent_task_id,
+      planningPhase: task.planning_phase,
+      scheduledFor: task.scheduled_for,
+      lastError: task.last_error,
+      manual: task.auto_dispatch === 0,
+    }));
   return { baseBranch: readMeta(reader, 'base_branch') ?? null, workers, tasks };
 }

@@ -44,8 +44,17 @@ export function recordTransition(
     `INSERT INTO transitions (ts_ms, entity_type, entity_id, from_state, to_state, trigger, reason, actor, attempt, request_id, metadata)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
-      unit.now, entity, id, from, to, trigger, options.reason ?? null, unit.actor, attempt,
-      unit.requestId ?? null, options.metadata ? JSON.stringify(options.metadata) : null,
+      unit.now,
+      entity,
+      id,
+      from,
+      to,
+      trigger,
+      options.reason ?? null,
+      unit.actor,
+      attempt,
+      unit.requestId ?? null,
+      options.metadata ? JSON.stringify(options.metadata) : null,
     ],
   );
 }
@@ -86,7 +95,10 @@ function withSubject<T>(result: Result<T>, id: string): Result<T> {
 
 function conflict(entity: 'worker' | 'task', id: string, from: string, trigger: string): Result<never> {
   return refused('conflict', `The ${entity} '${id}' changed while ${trigger} was applied (expected ${from}); try again.`, {
-    entity, id, from, trigger,
+    entity,
+    id,
+    from,
+    trigger,
   });
 }
 

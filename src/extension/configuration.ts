@@ -10,7 +10,10 @@ import { type EngineSettings, defaultEngineSettings } from '../engine/settings';
 const configurationSchema = z.object({
   baseBranch: z.string().regex(/^$|^[A-Za-z0-9._/-]+$/),
   worktreeRoot: z.string(),
-  branchTemplate: z.string().regex(/^[A-Za-z0-9/_.{}-]+$/).refine((value) => value.includes('{task}'), 'must contain {task}'),
+  branchTemplate: z
+    .string()
+    .regex(/^[A-Za-z0-9/_.{}-]+$/)
+    .refine((value) => value.includes('{task}'), 'must contain {task}'),
   concurrency: z.number().int().min(1).max(64),
   maxAttempts: z.number().int().min(1).max(20),
   warnSeconds: z.number().int().min(5),

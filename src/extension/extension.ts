@@ -37,13 +37,25 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
   const updateContext = () => {
     const sessions = registry.sessions();
     void vscode.commands.executeCommand('setContext', 'foreman.active', sessions.length > 0);
-    void vscode.commands.executeCommand('setContext', 'foreman.noWorkers', sessions.every((s) => s.snapshot().workers.length === 0));
-    void vscode.commands.executeCommand('setContext', 'foreman.noTasks', sessions.every((s) => s.snapshot().tasks.length === 0));
+    void vscode.commands.executeCommand(
+      'setContext',
+      'foreman.noWorkers',
+      sessions.every((s) => s.snapshot().workers.length === 0),
+    );
+    void vscode.commands.executeCommand(
+      'setContext',
+      'foreman.noTasks',
+      sessions.every((s) => s.snapshot().tasks.length === 0),
+    );
     const restricted = sessions.some((s) => s.restricted);
     // A second window is a read-only client; with one folder the tree has no folder row to say so.
     const readOnly = sessions.filter((s) => s.ownerNote).map((s) => (sessions.length > 1 ? `${s.name}: ${s.ownerNote}` : s.ownerNote!));
-    const readOnlyNote = readOnly.length ? `${capitalize(readOnly.join('; '))}. This window shows the state and sends your commands to the owner.` : undefined;
-    workersView.message = restricted ? 'Restricted Mode: Foreman launches no agent and runs no merge until you trust this workspace.' : readOnlyNote;
+    const readOnlyNote = readOnly.length
+      ? `${capitalize(readOnly.join('; '))}. This window shows the state and sends your commands to the owner.`
+      : undefined;
+    workersView.message = restricted
+      ? 'Restricted Mode: Foreman launches no agent and runs no merge until you trust this workspace.'
+      : readOnlyNote;
   };
   context.subscriptions.push(registry.onDidChange(updateContext));
 
@@ -65,7 +77,9 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
       log(`${folder.name}: this window owns Foreman${vscode.workspace.isTrusted ? '' : ' (Restricted Mode: no agents, no merges)'}`);
     } else if (opened.code === 'ownedByOther') {
       const owner = readOwner(path.join(root, '.foreman'));
-      const note = owner ? `read-only: owned by ${owner.role === 'vscode' ? 'another window' : `foreman ${owner.role}`} (pid ${owner.pid})` : 'read-only';
+      const note = owner
+        ? `read-only: owned by ${owner.role === 'vscode' ? 'another window' : `foreman ${owner.role}`} (pid ${owner.pid})`
+        : 'read-only';
       registry.add(new ClientSession(root, folder.name, note, config.worktreeRoot || undefined));
       log(`${folder.name}: ${note}`);
     } else {
@@ -85,7 +99,11 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
   };
 
   context.subscriptions.push(
-    ...registerSetupCommands({ registry, initialise, agentProfiles: () => [...new Set([...builtinAgents, ...Object.keys(configuration().agents)])] }),
+    ...registerSetupCommands({
+      registry,
+      initialise,
+      agentProfiles: () => [...new Set([...builtinAgents, ...Object.keys(configuration().agents)])],
+    }),
     ...registerWorkerCommands(registry),
     ...registerWorkspaceCommands(registry),
     ...registerDashboard(context, registry, { log }),

@@ -32,9 +32,21 @@ export class Notifier {
     if (!worker?.taskId || !this.once(kind, worker.taskId, worker.attempt, worker.state)) return;
     const target = { kind: 'worker' as const, session: this.session, worker };
     if (kind === 'reviewReady') {
-      void this.ask(`Foreman: ${worker.taskId} is ready for review (${worker.id}).`, target, [['Review', CommandId.showChanges], ['Approve', CommandId.approve], ['Show Log', CommandId.showLog]]);
+      void this.ask(`Foreman: ${worker.taskId} is ready for review (${worker.id}).`, target, [
+        ['Review', CommandId.showChanges],
+        ['Approve', CommandId.approve],
+        ['Show Log', CommandId.showLog],
+      ]);
     } else {
-      void this.ask(`Foreman: ${worker.id} went STALE on ${worker.taskId}: ${worker.livenessReason}.`, target, [['Show Log', CommandId.showLog], ['Cancel Task', CommandId.cancel]], 'warning');
+      void this.ask(
+        `Foreman: ${worker.id} went STALE on ${worker.taskId}: ${worker.livenessReason}.`,
+        target,
+        [
+          ['Show Log', CommandId.showLog],
+          ['Cancel Task', CommandId.cancel],
+        ],
+        'warning',
+      );
     }
   }
 
@@ -43,8 +55,15 @@ export class Notifier {
     const task = this.session.snapshot().tasks.find((t) => t.id === taskId);
     if (!task || task.status !== 'failed' || !this.once('failed', task.id, task.attempt, 'failed')) return;
     const holder = this.session.snapshot().workers.find((w) => w.taskId === taskId);
-    const target = holder ? { kind: 'worker' as const, session: this.session, worker: holder } : { kind: 'task' as const, session: this.session, task };
-    void this.ask(`Foreman: ${task.title} (${task.id}) failed after ${task.attempt} attempts${task.lastError ? `: ${task.lastError}` : ''}.`, target, [['Retry', CommandId.retryTask], ...(holder ? [['Show Log', CommandId.showLog] as [string, string]] : [])], 'error');
+    const target = holder
+      ? { kind: 'worker' as const, session: this.session, worker: holder }
+      : { kind: 'task' as const, session: this.session, task };
+    void this.ask(
+      `Foreman: ${task.title} (${task.id}) failed after ${task.attempt} attempts${task.lastError ? `: ${task.lastError}` : ''}.`,
+      target,
+      [['Retry', CommandId.retryTask], ...(holder ? [['Show Log', CommandId.showLog] as [string, string]] : [])],
+      'error',
+    );
   }
 
   private once(kind: Kind, taskId: string, attempt: number, state: string): boolean {
@@ -55,11 +74,20 @@ export class Notifier {
     return true;
   }
 
-  private async ask(message: string, target: unknown, actions: Array<[label: string, command: string]>, level: 'info' | 'warning' | 'error' = 'info'): Promise<void> {
-    const show = level === 'error' ? vscode.window.showErrorMessage : level === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+  private async ask(
+    message: string,
+    target: unknown,
+    actions: Array<[label: string, command: string]>,
+    level: 'info' | 'warning' | 'error' = 'info',
+  ): Promise<void> {
+    const show =
+      level === 'error'
+        ? vscode.window.showErrorMessage
+        : level === 'warning'
+          ? vscode.window.showWarningMessage
+          : vscode.window.showInformationMessage;
     const picked = await show(message, ...actions.map(([label]) => label));
     const command = actions.find(([label]) => label === picked)?.[1];
     if (command) await vscode.commands.executeCommand(command, target);
   }
 }
-

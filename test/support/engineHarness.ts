@@ -35,7 +35,7 @@ export async function openEngine(overrides: Partial<EngineSettings> = {}): Promi
     blobs: new FileBlobStore(join(foremanDir, 'blobs')),
     exports: new JsonlExportSink(foremanDir),
     clock,
-    random: () => ((seed = (seed * 16807) % 2147483647) / 2147483647),
+    random: () => (seed = (seed * 16807) % 2147483647) / 2147483647,
   });
   const run = <C extends CommandName>(command: C, args: CommandInput<C>, requestId?: string): Result<unknown> => {
     const parsed = parseRequest({ command, args, ...(requestId ? { requestId } : {}) });

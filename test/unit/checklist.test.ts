@@ -4,10 +4,15 @@ import { parseChainJson, parseChecklist } from '../../src/core/checklist';
 
 describe('checklist parsing', () => {
   it('reads items in order with indented prompts and the first heading as the name', () => {
-    const parsed = parseChecklist(['# Release v2', '', '- [ ] Bump version', '  edit package.json', '- [x] Changelog', '1. Tag it', 'trailing prose'].join('\n'));
+    const parsed = parseChecklist(
+      ['# Release v2', '', '- [ ] Bump version', '  edit package.json', '- [x] Changelog', '1. Tag it', 'trailing prose'].join('\n'),
+    );
     assert.deepEqual(parsed, {
       ok: true,
-      value: { name: 'Release v2', steps: [{ title: 'Bump version', prompt: 'edit package.json' }, { title: 'Changelog' }, { title: 'Tag it' }] },
+      value: {
+        name: 'Release v2',
+        steps: [{ title: 'Bump version', prompt: 'edit package.json' }, { title: 'Changelog' }, { title: 'Tag it' }],
+      },
     });
   });
 
@@ -24,7 +29,10 @@ describe('checklist parsing', () => {
   });
 
   it('reads JSON chains and explains a bad one', () => {
-    assert.deepEqual(parseChainJson('[{"title":"a"},{"title":"b","prompt":"p"}]'), { ok: true, value: { name: undefined, steps: [{ title: 'a' }, { title: 'b', prompt: 'p' }] } });
+    assert.deepEqual(parseChainJson('[{"title":"a"},{"title":"b","prompt":"p"}]'), {
+      ok: true,
+      value: { name: undefined, steps: [{ title: 'a' }, { title: 'b', prompt: 'p' }] },
+    });
     const bad = parseChainJson('{"tasks":[{"name":"a"}]}');
     assert.ok(!bad.ok && bad.message.startsWith('tasks.0.title:'));
     assert.ok(!parseChainJson('{oops').ok);

@@ -6,7 +6,15 @@ import { parseRequest } from '../../src/core/requests';
 
 describe('liveness policy', () => {
   const at = 1_000_000;
-  const cases: Array<[number, string]> = [[0, 'OK'], [29_999, 'OK'], [30_000, 'WARN'], [99_999, 'WARN'], [100_000, 'STALE'], [299_999, 'STALE'], [300_000, 'DEAD']];
+  const cases: Array<[number, string]> = [
+    [0, 'OK'],
+    [29_999, 'OK'],
+    [30_000, 'WARN'],
+    [99_999, 'WARN'],
+    [100_000, 'STALE'],
+    [299_999, 'STALE'],
+    [300_000, 'DEAD'],
+  ];
   for (const [silent, level] of cases) {
     it(`${silent} ms of silence is ${level}`, () => {
       const verdict = judgeLiveness(defaultLiveness, at + silent, at, 'heartbeat');
@@ -26,7 +34,10 @@ describe('liveness policy', () => {
 describe('backoff policy', () => {
   it('doubles and caps', () => {
     const settings = { baseMs: 1000, maxMs: 5000 };
-    assert.deepEqual([1, 2, 3, 4, 5].map((n) => retryDelay(settings, n)), [1000, 2000, 4000, 5000, 5000]);
+    assert.deepEqual(
+      [1, 2, 3, 4, 5].map((n) => retryDelay(settings, n)),
+      [1000, 2000, 4000, 5000, 5000],
+    );
   });
 });
 

@@ -27,7 +27,10 @@ describe('transitions log validator', () => {
     const log = [
       event(1, { from_state: 'IDLE', to_state: 'WORKING', trigger: 'assign' }),
       event(2, { from_state: 'ASSIGNED', to_state: 'WORKING', trigger: 'start' }),
-      JSON.stringify({ ...JSON.parse(event(3, { from_state: 'WORKING', to_state: 'IN_REVIEW', trigger: 'submit' })), timestamp: '2025-01-01T00:00:00.000Z' }),
+      JSON.stringify({
+        ...JSON.parse(event(3, { from_state: 'WORKING', to_state: 'IN_REVIEW', trigger: 'submit' })),
+        timestamp: '2025-01-01T00:00:00.000Z',
+      }),
       '{not json',
       event(5, { from_state: 'IN_REVIEW', to_state: 'APPROVED' }),
     ].join('\n');

@@ -119,7 +119,8 @@ export const workspaceCommands: readonly CommandSpec[] = [
     kind: 'local',
     name: 'serve',
     usage: '[--no-agents]',
-    summary: 'own the workspace until stopped: endpoint, dispatcher, monitor, agents (--no-agents: agents drive themselves through the CLI; exit 3 if another process owns it)',
+    summary:
+      'own the workspace until stopped: endpoint, dispatcher, monitor, agents (--no-agents: agents drive themselves through the CLI; exit 3 if another process owns it)',
     flags: { 'no-agents': 'boolean' },
     run: async (input) => {
       const target = resolveTarget(stringFlag(input.argv, 'dir'), { ...input.env, endpoint: undefined }, input.cwd);

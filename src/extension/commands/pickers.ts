@@ -14,15 +14,24 @@ export type CommandTarget = WorkerNode | QueueNode | undefined;
 export async function pickSession(registry: SessionRegistry): Promise<ForemanSession | undefined> {
   const sessions = registry.sessions();
   if (sessions.length <= 1) {
-    if (!sessions[0]) void vscode.window.showWarningMessage('Foreman is not initialised in this workspace. Run "Foreman: Initialise" first.');
+    if (!sessions[0])
+      void vscode.window.showWarningMessage('Foreman is not initialised in this workspace. Run "Foreman: Initialise" first.');
     return sessions[0];
   }
-  const picked = await vscode.window.showQuickPick(sessions.map((session) => ({ label: session.name, description: session.root, session })), { title: 'Foreman: which folder?' });
+  const picked = await vscode.window.showQuickPick(
+    sessions.map((session) => ({ label: session.name, description: session.root, session })),
+    { title: 'Foreman: which folder?' },
+  );
   return picked?.session;
 }
 
 /** The worker a command is about: the clicked row, or a quick pick of workers in the given states. */
-export async function pickWorker(registry: SessionRegistry, target: CommandTarget, states: readonly string[], title: string): Promise<{ session: ForemanSession; worker: WorkerStatus } | undefined> {
+export async function pickWorker(
+  registry: SessionRegistry,
+  target: CommandTarget,
+  states: readonly string[],
+  title: string,
+): Promise<{ session: ForemanSession; worker: WorkerStatus } | undefined> {
   if (target?.kind === 'worker') return { session: target.session, worker: target.worker };
   const session = await pickSession(registry);
   if (!session) return undefined;
@@ -32,15 +41,27 @@ export async function pickWorker(registry: SessionRegistry, target: CommandTarge
     return undefined;
   }
   const picked = await vscode.window.showQuickPick(
-    workers.map((worker) => ({ label: worker.id, description: `${worker.state}${worker.taskId ? ` · ${worker.taskId}` : ''}`, detail: worker.livenessReason, worker })),
+    workers.map((worker) => ({
+      label: worker.id,
+      description: `${worker.state}${worker.taskId ? ` · ${worker.taskId}` : ''}`,
+      detail: worker.livenessReason,
+      worker,
+    })),
     { title, placeHolder: 'Pick a worker' },
   );
   return picked && { session, worker: picked.worker };
 }
 
-export async function pickTask(session: ForemanSession, target: CommandTarget, statuses: readonly string[], title: string): Promise<TaskStatusView | undefined> {
+export async function pickTask(
+  session: ForemanSession,
+  target: CommandTarget,
+  statuses: readonly string[],
+  title: string,
+): Promise<TaskStatusView | undefined> {
   if (target?.kind === 'task') return target.task;
-  const tasks = session.snapshot().tasks.filter((task) => statuses.includes(task.status) && task.planningPhase === 'none' && !task.blockedBy);
+  const tasks = session
+    .snapshot()
+    .tasks.filter((task) => statuses.includes(task.status) && task.planningPhase === 'none' && !task.blockedBy);
   if (tasks.length === 0) {
     void vscode.window.showInformationMessage(`No ${statuses.join(' or ')} task is ready.`);
     return undefined;
@@ -53,7 +74,13 @@ export async function pickTask(session: ForemanSession, target: CommandTarget, s
 }
 
 /** An input box whose text is checked with the same zod rule the engine uses, as the user types. */
-export function askValidated(options: { title: string; prompt: string; placeHolder?: string; value?: string; rule: 'workerId' | 'taskId' | 'title' | 'note' }): Thenable<string | undefined> {
+export function askValidated(options: {
+  title: string;
+  prompt: string;
+  placeHolder?: string;
+  value?: string;
+  rule: 'workerId' | 'taskId' | 'title' | 'note';
+}): Thenable<string | undefined> {
   const schema = { workerId: workerIdSchema, taskId: taskIdSchema, title: titleSchema, note: titleSchema.max(10_000) }[options.rule];
   return vscode.window.showInputBox({
     title: options.title,
@@ -63,7 +90,9 @@ export function askValidated(options: { title: string; prompt: string; placeHold
     ignoreFocusOut: true,
     validateInput: (text) => {
       const checked = schema.safeParse(text);
-      return checked.success ? undefined : { message: checked.error.issues[0]?.message ?? 'invalid', severity: vscode.InputBoxValidationSeverity.Error };
+      return checked.success
+        ? undefined
+        : { message: checked.error.issues[0]?.message ?? 'invalid', severity: vscode.InputBoxValidationSeverity.Error };
     },
   });
 }

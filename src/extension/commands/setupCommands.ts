@@ -19,20 +19,44 @@ export function registerSetupCommands(deps: SetupDeps): vscode.Disposable[] {
     vscode.commands.registerCommand(CommandId.initialise, async () => {
       const folders = (vscode.workspace.workspaceFolders ?? []).filter((folder) => !registry.get(folder.uri.fsPath));
       if (folders.length === 0) {
-        void vscode.window.showInformationMessage(vscode.workspace.workspaceFolders?.length ? 'Foreman is already initialised in every folder.' : 'Open a folder with a git repository first.');
+        void vscode.window.showInformationMessage(
+          vscode.workspace.workspaceFolders?.length
+            ? 'Foreman is already initialised in every folder.'
+            : 'Open a folder with a git repository first.',
+        );
         return;
       }
-      const folder = folders.length === 1 ? folders[0] : (await vscode.window.showQuickPick(folders.map((f) => ({ label: f.name, description: f.uri.fsPath, folder: f })), { title: 'Initialise Foreman in…' }))?.folder;
+      const folder =
+        folders.length === 1
+          ? folders[0]
+          : (
+              await vscode.window.showQuickPick(
+                folders.map((f) => ({ label: f.name, description: f.uri.fsPath, folder: f })),
+                { title: 'Initialise Foreman in…' },
+              )
+            )?.folder;
       if (!folder) return;
-      await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Foreman: initialising ${folder.name}` }, () => deps.initialise(folder));
+      await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Foreman: initialising ${folder.name}` },
+        () => deps.initialise(folder),
+      );
     }),
     vscode.commands.registerCommand(CommandId.addWorker, async () => {
       const session = await pickSession(registry);
       if (!session) return;
       const taken = new Set(session.snapshot().workers.map((w) => w.id));
-      const id = await askValidated({ title: 'Foreman: Add Worker', prompt: 'Worker id: lowercase letters, digits and dashes', placeHolder: 'e.g. worker-1', value: nextWorkerId(taken), rule: 'workerId' });
+      const id = await askValidated({
+        title: 'Foreman: Add Worker',
+        prompt: 'Worker id: lowercase letters, digits and dashes',
+        placeHolder: 'e.g. worker-1',
+        value: nextWorkerId(taken),
+        rule: 'workerId',
+      });
       if (!id) return;
-      const agent = await vscode.window.showQuickPick(deps.agentProfiles(), { title: `Agent for ${id}`, placeHolder: 'Which agent runs this worker\'s tasks?' });
+      const agent = await vscode.window.showQuickPick(deps.agentProfiles(), {
+        title: `Agent for ${id}`,
+        placeHolder: "Which agent runs this worker's tasks?",
+      });
       if (!agent) return;
       await send(session, { command: 'worker.add', args: { id, agent } }, `Worker ${id} added`);
     }),
@@ -41,7 +65,11 @@ export function registerSetupCommands(deps: SetupDeps): vscode.Disposable[] {
       if (!session) return;
       const title = await askValidated({ title: 'Foreman: New Task', prompt: 'What should the agent do? (the title)', rule: 'title' });
       if (!title) return;
-      const prompt = await vscode.window.showInputBox({ title: `New task: ${title}`, prompt: 'More detail for the agent (optional; Enter to skip)', ignoreFocusOut: true });
+      const prompt = await vscode.window.showInputBox({
+        title: `New task: ${title}`,
+        prompt: 'More detail for the agent (optional; Enter to skip)',
+        ignoreFocusOut: true,
+      });
       if (prompt === undefined) return;
       await send(session, { command: 'task.add', args: { title, prompt } }, `Task queued: ${title}`);
     }),
@@ -56,7 +84,12 @@ export function registerSetupCommands(deps: SetupDeps): vscode.Disposable[] {
         void vscode.window.showErrorMessage(`Foreman: ${path.basename(document.fileName)}: ${parsed.message}`);
         return;
       }
-      const name = await askValidated({ title: `New chain of ${parsed.value.steps.length} tasks`, prompt: 'Chain name', value: parsed.value.name ?? path.basename(document.fileName).replace(/\.\w+$/, ''), rule: 'title' });
+      const name = await askValidated({
+        title: `New chain of ${parsed.value.steps.length} tasks`,
+        prompt: 'Chain name',
+        value: parsed.value.name ?? path.basename(document.fileName).replace(/\.\w+$/, ''),
+        rule: 'title',
+      });
       if (name) await send(session, { command: 'chain.add', args: { name, steps: parsed.value.steps } }, `Chain "${name}" queued`);
     }),
     vscode.commands.registerCommand(CommandId.exportLogs, async () => {
@@ -65,7 +98,10 @@ export function registerSetupCommands(deps: SetupDeps): vscode.Disposable[] {
       const result = await send(session, { command: 'export', args: {} });
       if (!result.ok) return;
       const file = vscode.Uri.file(path.join(session.root, '.foreman', 'transitions.jsonl'));
-      const action = await vscode.window.showInformationMessage(`Foreman: exported to .foreman/transitions.jsonl and .foreman/bus.jsonl.`, 'Open Transitions');
+      const action = await vscode.window.showInformationMessage(
+        `Foreman: exported to .foreman/transitions.jsonl and .foreman/bus.jsonl.`,
+        'Open Transitions',
+      );
       if (action) await vscode.window.showTextDocument(file);
     }),
     vscode.commands.registerCommand(CommandId.showWorkers, () => vscode.commands.executeCommand('foreman.workers.focus')),
@@ -79,7 +115,12 @@ async function chainDocument(uri: vscode.Uri | undefined): Promise<vscode.TextDo
   if (uri) return vscode.workspace.openTextDocument(uri);
   const active = vscode.window.activeTextEditor?.document;
   if (active && (active.languageId === 'markdown' || active.fileName.endsWith('.json'))) return active;
-  const [picked] = (await vscode.window.showOpenDialog({ title: 'A markdown checklist or a JSON chain', filters: { Chains: ['md', 'markdown', 'json'] }, canSelectMany: false })) ?? [];
+  const [picked] =
+    (await vscode.window.showOpenDialog({
+      title: 'A markdown checklist or a JSON chain',
+      filters: { Chains: ['md', 'markdown', 'json'] },
+      canSelectMany: false,
+    })) ?? [];
   return picked && vscode.workspace.openTextDocument(picked);
 }
 

@@ -11,11 +11,18 @@ export function registerWorkerCommands(registry: SessionRegistry): vscode.Dispos
       const session = target && 'session' in target ? target.session : await pickSession(registry);
       if (!session) return;
       const fromTask = target?.kind === 'task' ? target.task : undefined;
-      const picked = target?.kind === 'worker' ? { worker: target.worker } : await pickWorker(registry, undefined, ['IDLE'], fromTask ? `Assign "${fromTask.title}" to…` : 'Assign: pick an idle worker');
+      const picked =
+        target?.kind === 'worker'
+          ? { worker: target.worker }
+          : await pickWorker(registry, undefined, ['IDLE'], fromTask ? `Assign "${fromTask.title}" to…` : 'Assign: pick an idle worker');
       if (!picked) return;
       const task = fromTask ?? (await pickTask(session, undefined, ['queued', 'idle'], `Assign to ${picked.worker.id}: pick a task`));
       if (!task) return;
-      await send(session, { command: 'assign', args: { worker: picked.worker.id, task: task.id } }, `Assigned ${task.id} to ${picked.worker.id}`);
+      await send(
+        session,
+        { command: 'assign', args: { worker: picked.worker.id, task: task.id } },
+        `Assigned ${task.id} to ${picked.worker.id}`,
+      );
     }),
     register(CommandId.start, async (target) => {
       const picked = await pickWorker(registry, target, ['ASSIGNED'], 'Start: pick an assigned worker');
@@ -23,13 +30,27 @@ export function registerWorkerCommands(registry: SessionRegistry): vscode.Dispos
     }),
     register(CommandId.approve, async (target) => {
       const picked = await pickWorker(registry, target, ['IN_REVIEW'], 'Approve: pick a worker in review');
-      if (picked) await send(picked.session, { command: 'approve', args: { worker: picked.worker.id } }, `Approved ${picked.worker.taskId ?? picked.worker.id}`);
+      if (picked)
+        await send(
+          picked.session,
+          { command: 'approve', args: { worker: picked.worker.id } },
+          `Approved ${picked.worker.taskId ?? picked.worker.id}`,
+        );
     }),
     register(CommandId.requestChanges, async (target) => {
       const picked = await pickWorker(registry, target, ['IN_REVIEW'], 'Request changes: pick a worker in review');
       if (!picked) return;
-      const note = await askValidated({ title: `Request changes from ${picked.worker.id}`, prompt: 'What should change? The agent gets this note with its prompt.', rule: 'note' });
-      if (note) await send(picked.session, { command: 'request-changes', args: { worker: picked.worker.id, note } }, `Sent back to ${picked.worker.id}`);
+      const note = await askValidated({
+        title: `Request changes from ${picked.worker.id}`,
+        prompt: 'What should change? The agent gets this note with its prompt.',
+        rule: 'note',
+      });
+      if (note)
+        await send(
+          picked.session,
+          { command: 'request-changes', args: { worker: picked.worker.id, note } },
+          `Sent back to ${picked.worker.id}`,
+        );
     }),
     register(CommandId.merge, async (target) => {
       const picked = await pickWorker(registry, target, ['APPROVED'], 'Merge: pick an approved worker');
@@ -48,18 +69,27 @@ export function registerWorkerCommands(registry: SessionRegistry): vscode.Dispos
       }
       const files = Array.isArray(result.details?.['files']) ? (result.details['files'] as string[]) : [];
       const detail = files.length ? ` Files: ${files.join(', ')}` : '';
-      const action = await vscode.window.showWarningMessage(`Foreman: ${result.message}${detail}`, ...(result.code === 'mergeConflict' ? ['Show Log'] : []));
+      const action = await vscode.window.showWarningMessage(
+        `Foreman: ${result.message}${detail}`,
+        ...(result.code === 'mergeConflict' ? ['Show Log'] : []),
+      );
       if (action === 'Show Log') await vscode.commands.executeCommand(CommandId.showLog, target);
     }),
     register(CommandId.cancel, async (target) => {
-      const picked = await pickWorker(registry, target, ['ASSIGNED', 'WORKING', 'IN_REVIEW', 'APPROVED', 'STALE'], 'Cancel: pick a busy worker');
+      const picked = await pickWorker(
+        registry,
+        target,
+        ['ASSIGNED', 'WORKING', 'IN_REVIEW', 'APPROVED', 'STALE'],
+        'Cancel: pick a busy worker',
+      );
       if (!picked) return;
       const confirm = await vscode.window.showWarningMessage(
         `Cancel ${picked.worker.taskId ?? 'the task'} on ${picked.worker.id}?`,
         { modal: true, detail: 'The agent is stopped and the task is cancelled. Uncommitted work is saved to a wip ref first.' },
         'Cancel Task',
       );
-      if (confirm) await send(picked.session, { command: 'cancel', args: { target: picked.worker.id } }, `Cancelled on ${picked.worker.id}`);
+      if (confirm)
+        await send(picked.session, { command: 'cancel', args: { target: picked.worker.id } }, `Cancelled on ${picked.worker.id}`);
     }),
     register(CommandId.reset, async (target) => {
       const picked = await pickWorker(registry, target, ['FAILED', 'COMPLETED'], 'Reset: pick a failed worker');

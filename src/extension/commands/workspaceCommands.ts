@@ -38,7 +38,11 @@ export function registerWorkspaceCommands(registry: SessionRegistry): vscode.Dis
       const worktree = session.worktreePath(worker.id);
       const resources = files.map((file) => {
         const right = vscode.Uri.file(path.join(worktree, file));
-        const left = vscode.Uri.from({ scheme: refScheme, path: `/${file}`, query: new URLSearchParams({ root: session.root, ref: base }).toString() });
+        const left = vscode.Uri.from({
+          scheme: refScheme,
+          path: `/${file}`,
+          query: new URLSearchParams({ root: session.root, ref: base }).toString(),
+        });
         return [right, left, right] as const;
       });
       await vscode.commands.executeCommand('vscode.changes', `${worker.branch} ↔ ${base}`, resources);

@@ -10,7 +10,10 @@ import type { CrewSettingsFile, EngineSettings } from '../../engine/settings';
 import type { ForemanSession } from '../session';
 
 /** Workspace Trust (ARCHITECTURE §9): in Restricted Mode no merge runs. */
-const restrictedMerge = refused('restricted', 'This workspace is in Restricted Mode: Foreman runs no merge and launches no agent until you trust it.');
+const restrictedMerge = refused(
+  'restricted',
+  'This workspace is in Restricted Mode: Foreman runs no merge and launches no agent until you trust it.',
+);
 
 export interface OwnerSessionOptions {
   readonly root: string;
@@ -60,7 +63,8 @@ export class OwnerSession implements ForemanSession {
     if (!opened.ok) return opened;
     const owner = opened.value;
     const restricted = !options.trusted;
-    const guarded = (request: Request) => (restricted && request.command === 'merge' ? Promise.resolve(restrictedMerge) : owner.execute(request));
+    const guarded = (request: Request) =>
+      restricted && request.command === 'merge' ? Promise.resolve(restrictedMerge) : owner.execute(request);
     try {
       const endpoint = await EndpointServer.start(owner.foremanDir, guarded, { log: options.log });
       socketPath = endpoint.socketPath;

@@ -40,9 +40,13 @@ export class QueueTreeProvider implements vscode.TreeDataProvider<QueueNode>, vs
     const collapsed = vscode.TreeItemCollapsibleState.Collapsed;
     switch (node.kind) {
       case 'folder':
-        return Object.assign(new vscode.TreeItem(node.session.name, vscode.TreeItemCollapsibleState.Expanded), { iconPath: new vscode.ThemeIcon('root-folder') });
+        return Object.assign(new vscode.TreeItem(node.session.name, vscode.TreeItemCollapsibleState.Expanded), {
+          iconPath: new vscode.ThemeIcon('root-folder'),
+        });
       case 'chains':
-        return Object.assign(new vscode.TreeItem(`Chains (${node.parents.length})`, vscode.TreeItemCollapsibleState.Expanded), { iconPath: new vscode.ThemeIcon('list-ordered') });
+        return Object.assign(new vscode.TreeItem(`Chains (${node.parents.length})`, vscode.TreeItemCollapsibleState.Expanded), {
+          iconPath: new vscode.ThemeIcon('list-ordered'),
+        });
       case 'chain': {
         const done = node.children.filter((c) => c.status === 'done').length;
         const item = new vscode.TreeItem(node.parent.title, vscode.TreeItemCollapsibleState.Expanded);
@@ -53,14 +57,19 @@ export class QueueTreeProvider implements vscode.TreeDataProvider<QueueNode>, vs
         return item;
       }
       case 'group': {
-        const item = new vscode.TreeItem(`${capitalize(node.status)} (${node.tasks.length})`, node.status === 'done' || node.status === 'cancelled' ? collapsed : vscode.TreeItemCollapsibleState.Expanded);
+        const item = new vscode.TreeItem(
+          `${capitalize(node.status)} (${node.tasks.length})`,
+          node.status === 'done' || node.status === 'cancelled' ? collapsed : vscode.TreeItemCollapsibleState.Expanded,
+        );
         item.id = `${node.session.root}#group#${node.status}`;
         return item;
       }
       case 'task':
         return this.taskItem(node);
       case 'more':
-        return Object.assign(new vscode.TreeItem(`… and ${node.count.toLocaleString('en')} more`), { iconPath: new vscode.ThemeIcon('ellipsis') });
+        return Object.assign(new vscode.TreeItem(`… and ${node.count.toLocaleString('en')} more`), {
+          iconPath: new vscode.ThemeIcon('ellipsis'),
+        });
     }
   }
 
@@ -73,7 +82,12 @@ export class QueueTreeProvider implements vscode.TreeDataProvider<QueueNode>, vs
       case 'folder':
         return this.rootOf(node.session);
       case 'chains':
-        return node.parents.map((parent) => ({ kind: 'chain', session: node.session, parent, children: this.grouped(node.session).childrenOf.get(parent.id) ?? [] }));
+        return node.parents.map((parent) => ({
+          kind: 'chain',
+          session: node.session,
+          parent,
+          children: this.grouped(node.session).childrenOf.get(parent.id) ?? [],
+        }));
       case 'chain':
         return node.children.map((task, index) => ({ kind: 'task', session: node.session, task, position: index + 1 }));
       case 'group':

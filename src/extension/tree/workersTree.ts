@@ -34,13 +34,18 @@ export class WorkersTreeProvider implements vscode.TreeDataProvider<WorkerNode>,
       }
       case 'worker': {
         const { worker } = node;
-        const item = new vscode.TreeItem(worker.id, worker.taskId ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+        const item = new vscode.TreeItem(
+          worker.id,
+          worker.taskId ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+        );
         item.id = `${node.session.root}#worker#${worker.id}`;
         item.description = workerDescription(worker, now);
         item.iconPath = workerIcon(worker);
         item.tooltip = workerTooltip(worker, now);
         item.contextValue = `worker.${worker.state}${node.session.ownerNote ? '.readonly' : ''}`;
-        item.accessibilityInformation = { label: `${worker.id}, ${worker.state}${worker.taskId ? `, task ${worker.taskId}` : ''}, ${worker.livenessReason}` };
+        item.accessibilityInformation = {
+          label: `${worker.id}, ${worker.state}${worker.taskId ? `, task ${worker.taskId}` : ''}, ${worker.livenessReason}`,
+        };
         return item;
       }
       case 'detail': {
@@ -75,7 +80,12 @@ export class WorkersTreeProvider implements vscode.TreeDataProvider<WorkerNode>,
       { kind: 'detail', label: 'Attempt', value: String(worker.attempt), icon: 'history' },
       { kind: 'detail', label: 'Branch', value: worker.branch ?? '-', icon: 'git-branch' },
       { kind: 'detail', label: 'Worktree', value: session.worktreePath(worker.id), icon: 'folder' },
-      { kind: 'detail', label: 'Last transition', value: `${worker.state}, ${formatDuration(now - worker.stateChangedAt)} ago`, icon: 'arrow-swap' },
+      {
+        kind: 'detail',
+        label: 'Last transition',
+        value: `${worker.state}, ${formatDuration(now - worker.stateChangedAt)} ago`,
+        icon: 'arrow-swap',
+      },
       { kind: 'detail', label: 'Liveness', value: `${worker.liveness}: ${worker.livenessReason}`, icon: 'pulse' },
     ];
     if (worker.note) rows.push({ kind: 'detail', label: 'Note', value: worker.note, icon: 'comment' });

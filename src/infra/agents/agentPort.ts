@@ -67,7 +67,9 @@ export class SupervisedAgents implements AgentPort {
       const record = parsed.data;
       if (this.supervisor.running(record.workerId)?.pid === record.pid) continue;
       if (isGroupAlive(record.pid)) {
-        this.log(`agents: stopping the orphaned agent of ${record.workerId} (pid ${record.pid}, ${record.taskId} attempt ${record.attempt})`);
+        this.log(
+          `agents: stopping the orphaned agent of ${record.workerId} (pid ${record.pid}, ${record.taskId} attempt ${record.attempt})`,
+        );
         await endGroup(record.pid, graceMs);
       }
       fs.rmSync(file, { force: true });

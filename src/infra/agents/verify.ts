@@ -32,7 +32,13 @@ export function verifyRunner(argv: readonly string[], timeoutMs = 15 * 60_000): 
       child.on('close', (code, signal) => {
         clearTimeout(timer);
         if (code === 0) resolve(ok(undefined));
-        else resolve(refused('verifyFailed', `verify ${JSON.stringify(argv)} ${signal ? `was killed by ${signal}` : `exited ${code}`}: ${output.trim().split('\n').slice(-5).join(' | ')}`));
+        else
+          resolve(
+            refused(
+              'verifyFailed',
+              `verify ${JSON.stringify(argv)} ${signal ? `was killed by ${signal}` : `exited ${code}`}: ${output.trim().split('\n').slice(-5).join(' | ')}`,
+            ),
+          );
       });
     });
 }

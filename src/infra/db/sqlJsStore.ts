@@ -91,7 +91,14 @@ export class SqlJsStore implements Store {
       // Cutting a torn tail first: records appended after garbage would read as damage later.
       journal = JournalWriter.open(path.join(foremanDir, journalName), loaded?.currentJournalValidBytes);
       const checkpointBytes = options.checkpointBytes ?? 8 * 1024 * 1024;
-      const disk: Disk = { dir: foremanDir, journal, checkpointBytes, closeCheckpointBytes: options.closeCheckpointBytes ?? 1, backups: options.backups ?? 2, nextCheckpointAt: checkpointBytes };
+      const disk: Disk = {
+        dir: foremanDir,
+        journal,
+        checkpointBytes,
+        closeCheckpointBytes: options.closeCheckpointBytes ?? 1,
+        backups: options.backups ?? 2,
+        nextCheckpointAt: checkpointBytes,
+      };
       const store = new SqlJsStore(connection, disk, loaded?.lastSeq ?? 0, schemaVersionOf(connection), log);
       // Migrations are not journalled, and a recovery should not have to be repeated next time.
       if (!fresh && (applied.length > 0 || loaded?.recovered)) store.checkpoint();

@@ -40,13 +40,20 @@ export class GitPortAdapter implements GitPort {
       // rather than fail every task it is given from now on.
       const cleared = await this.workspace.discardSnapshotted(work.workerId, saved);
       if (cleared.ok) {
-        this.log(`git: cleared the worktree of ${work.workerId} for ${work.taskId}; its previous changes are in ${String(prepared.details?.['wipRef'])}`);
+        this.log(
+          `git: cleared the worktree of ${work.workerId} for ${work.taskId}; its previous changes are in ${String(prepared.details?.['wipRef'])}`,
+        );
         prepared = await this.workspace.prepareWorktree(request);
       }
     }
     if (!prepared.ok) return prepared;
     if (prepared.value.branch !== work.branch) {
-      return { ok: false, kind: 'invalid', code: 'branchMismatch', message: `The worktree is on ${prepared.value.branch} but the task branch is ${work.branch}; check foreman.branchTemplate.` };
+      return {
+        ok: false,
+        kind: 'invalid',
+        code: 'branchMismatch',
+        message: `The worktree is on ${prepared.value.branch} but the task branch is ${work.branch}; check foreman.branchTemplate.`,
+      };
     }
     return ok({ worktree: prepared.value.path });
   }
@@ -57,7 +64,10 @@ export class GitPortAdapter implements GitPort {
       this.log(`git: could not snapshot ${work.workerId}/${work.taskId}: ${saved.message}`);
       return undefined;
     }
-    if (saved.value) this.log(`git: saved the work of ${work.workerId} on ${work.taskId} (attempt ${work.attempt}) to refs/foreman/wip/${work.taskId}/${work.attempt}`);
+    if (saved.value)
+      this.log(
+        `git: saved the work of ${work.workerId} on ${work.taskId} (attempt ${work.attempt}) to refs/foreman/wip/${work.taskId}/${work.attempt}`,
+      );
     return saved.value;
   }
 
@@ -70,7 +80,11 @@ export class GitPortAdapter implements GitPort {
     return committed.value;
   }
 
-  async merge(work: WorkRef, strategy: MergeStrategy, verify?: (worktree: string) => Promise<Result<void>>): Promise<Result<{ baseBefore: string; baseAfter: string }>> {
+  async merge(
+    work: WorkRef,
+    strategy: MergeStrategy,
+    verify?: (worktree: string) => Promise<Result<void>>,
+  ): Promise<Result<{ baseBefore: string; baseAfter: string }>> {
     return this.workspace.merge({
       workerId: work.workerId,
       taskId: work.taskId,

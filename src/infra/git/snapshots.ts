@@ -103,7 +103,10 @@ export async function discardSnapshotted(worktreePath: string, sha: string): Pro
     const tree = await writeWorktreeTree(worktree, join(scratch, 'index'), realIndex, head);
     const savedTree = (await git.raw(['rev-parse', '--verify', '--end-of-options', `${sha}^{tree}`])).trim();
     if (head === undefined || (await resolveCommit(git, `${sha}^1`)) !== head || tree !== savedTree) {
-      return refused('notSnapshotted', `'${worktreePath}' has changes that ${sha} does not hold; nothing was discarded.`, { path: worktreePath, sha });
+      return refused('notSnapshotted', `'${worktreePath}' has changes that ${sha} does not hold; nothing was discarded.`, {
+        path: worktreePath,
+        sha,
+      });
     }
     await git.raw(['reset', '--quiet', '--hard', 'HEAD', '--']);
     await git.raw(['clean', '--quiet', '--force', '-d', '--', '.']);

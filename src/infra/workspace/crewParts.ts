@@ -36,9 +36,20 @@ export function ownerHeartbeatMs(warnMs: number): number {
 }
 
 /** Git, agents and the crew over an engine: one composition for `serve`, the CLI and VS Code. */
-export function assembleCrew(repoRoot: string, foremanDir: string, engine: Engine, settings: CrewSettingsFile, options: CrewOptions): CrewParts {
+export function assembleCrew(
+  repoRoot: string,
+  foremanDir: string,
+  engine: Engine,
+  settings: CrewSettingsFile,
+  options: CrewOptions,
+): CrewParts {
   const baseBranch = () => engine.read((reader) => readMeta(reader, 'base_branch')) ?? 'main';
-  const git = new GitPortAdapter(repoRoot, baseBranch, { branchTemplate: engine.settings.branchTemplate, ...(settings.worktreeRoot ? { worktreeRoot: settings.worktreeRoot } : {}) }, options.log);
+  const git = new GitPortAdapter(
+    repoRoot,
+    baseBranch,
+    { branchTemplate: engine.settings.branchTemplate, ...(settings.worktreeRoot ? { worktreeRoot: settings.worktreeRoot } : {}) },
+    options.log,
+  );
   let supervisor: AgentSupervisor | undefined;
   let agents: SupervisedAgents | undefined;
   if (options.launchAgents) {
@@ -50,7 +61,12 @@ export function assembleCrew(repoRoot: string, foremanDir: string, engine: Engin
       // call is not death (ARCHITECTURE §4). The agent's own heartbeats add progress. The period
       // follows the liveness settings, so a live agent never reaches even WARN by silence.
       heartbeatEveryMs: ownerHeartbeatMs(engine.settings.liveness.warnMs),
-      onHeartbeat: (run) => engine.execute({ command: 'heartbeat', args: { worker: run.workerId, status: 'working', attempt: run.attempt }, actor: 'supervisor' }),
+      onHeartbeat: (run) =>
+        engine.execute({
+          command: 'heartbeat',
+          args: { worker: run.workerId, status: 'working', attempt: run.attempt },
+          actor: 'supervisor',
+        }),
     });
     agents = new SupervisedAgents(
       supervisor,

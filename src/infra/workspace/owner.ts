@@ -69,7 +69,10 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
   if (!lock.ok) return lock;
   let store: SqlJsStore;
   try {
-    store = await SqlJsStore.open(dir, { ...(options.log ? { log: options.log } : {}), ...(options.closeCheckpointBytes ? { closeCheckpointBytes: options.closeCheckpointBytes } : {}) });
+    store = await SqlJsStore.open(dir, {
+      ...(options.log ? { log: options.log } : {}),
+      ...(options.closeCheckpointBytes ? { closeCheckpointBytes: options.closeCheckpointBytes } : {}),
+    });
   } catch (error) {
     lock.value.release();
     throw error;
@@ -89,7 +92,9 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
   const start = async (): Promise<void> => {
     engine.startBackground();
     // Only workers holding a task are expected to have a worktree; idle ones get theirs on start.
-    const holders = engine.read((reader) => reader.all<{ id: string }>('SELECT id FROM workers WHERE task_id IS NOT NULL')).map((w) => w.id);
+    const holders = engine
+      .read((reader) => reader.all<{ id: string }>('SELECT id FROM workers WHERE task_id IS NOT NULL'))
+      .map((w) => w.id);
     const report = await parts.git.workspace.reconcile(holders);
     if (report.ok) logWorktreeReport(report.value, log);
     if (parts.agents) {
@@ -110,7 +115,18 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
       lock.value.release();
     }
   };
-  return ok({ repoRoot, foremanDir: dir, engine, store, lock: lock.value, parts, execute: (request) => parts.crew.execute(request), start, close, dispose: close });
+  return ok({
+    repoRoot,
+    foremanDir: dir,
+    engine,
+    store,
+    lock: lock.value,
+    parts,
+    execute: (request) => parts.crew.execute(request),
+    start,
+    close,
+    dispose: close,
+  });
 }
 
 function logWorktreeReport(report: WorktreeReport, log: (line: string) => void): void {

@@ -2,7 +2,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describeIssues } from '../../core/requests';
 import { type Result, invalid, ok } from '../../core/result';
-import { type CrewSettingsFile, type EngineSettings, type SettingsFile, crewSettingsOf, mergeSettings, settingsFileSchema } from '../../engine/settings';
+import {
+  type CrewSettingsFile,
+  type EngineSettings,
+  type SettingsFile,
+  crewSettingsOf,
+  mergeSettings,
+  settingsFileSchema,
+} from '../../engine/settings';
 
 export const settingsFileName = 'settings.json';
 

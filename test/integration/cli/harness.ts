@@ -84,7 +84,11 @@ export interface Server {
 /** Starts `foreman serve` and waits for its ready line. */
 export function startServe(repo: string): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, 'serve', '--no-agents'], { cwd: repo, env: baseEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cliPath, 'serve', '--no-agents'], {
+      cwd: repo,
+      env: baseEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     let ready = false;
     const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));

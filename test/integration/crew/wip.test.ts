@@ -52,10 +52,10 @@ test(
     assert.deepEqual(await crew.json<Snapshot[]>(['wip', 'list', '--task', 'other']), []);
 
     // Reset leaves the worktree as it was; throw the files away by hand, then bring them back.
-  const worktree = crew.worktreeOf('w1');
-  crew.git(['clean', '--force', '-d', '--', '.'], worktree);
-  assert.equal(crew.git(['status', '--porcelain'], worktree), '');
-  const restored = await crew.json<{ ref: string; files: string[] }>(['wip', 'restore', 'doomed', '--into', worktree]);
+    const worktree = crew.worktreeOf('w1');
+    crew.git(['clean', '--force', '-d', '--', '.'], worktree);
+    assert.equal(crew.git(['status', '--porcelain'], worktree), '');
+    const restored = await crew.json<{ ref: string; files: string[] }>(['wip', 'restore', 'doomed', '--into', worktree]);
     assert.equal(restored.ref, 'refs/foreman/wip/doomed/1');
     assert.equal(readFileSync(join(worktree, 'partial.txt'), 'utf8').trimEnd(), 'half done');
     assert.equal(readFileSync(join(worktree, 'after-failure.txt'), 'utf8'), 'investigating\n');

@@ -33,7 +33,8 @@ describe('engine: the worker path', () => {
     assert.equal(task('login').status, 'done');
     assert.equal(worker('w1').state, 'IDLE');
     assert.equal(worker('w1').taskId, null);
-    const trail = harness.value<Array<{ entity_id: string; from_state: string; to_state: string; trigger: string }>>('transitions', { limit: 100 })
+    const trail = harness
+      .value<Array<{ entity_id: string; from_state: string; to_state: string; trigger: string }>>('transitions', { limit: 100 })
       .map((t) => `${t.entity_id} ${t.from_state}>${t.to_state} ${t.trigger}`);
     assert.deepEqual(trail, [
       'login idle>queued enqueue',
@@ -114,8 +115,11 @@ describe('engine: retries and backoff', () => {
 });
 
 describe('engine: chains', () => {
-  const chain = () => harness.value<{ parent: { id: string }; children: Array<{ id: string; blocked_by_task_id: string | null }> }>(
-    'chain.add', { name: 'Release v2', steps: [{ title: 'one' }, { title: 'two' }, { title: 'three' }] });
+  const chain = () =>
+    harness.value<{ parent: { id: string }; children: Array<{ id: string; blocked_by_task_id: string | null }> }>('chain.add', {
+      name: 'Release v2',
+      steps: [{ title: 'one' }, { title: 'two' }, { title: 'three' }],
+    });
   const finish = (workerId: string) => {
     harness.value('start', { worker: workerId });
     harness.value('submit', { worker: workerId });
@@ -127,9 +131,14 @@ describe('engine: chains', () => {
     harness.value('worker.add', { id: 'w1' });
     const { parent, children } = chain();
     assert.equal(parent.id, 'release-v2');
-    assert.deepEqual(children.map((c) => [c.id, c.blocked_by_task_id]), [
-      ['release-v2-1', null], ['release-v2-2', 'release-v2-1'], ['release-v2-3', 'release-v2-2'],
-    ]);
+    assert.deepEqual(
+      children.map((c) => [c.id, c.blocked_by_task_id]),
+      [
+        ['release-v2-1', null],
+        ['release-v2-2', 'release-v2-1'],
+        ['release-v2-3', 'release-v2-2'],
+      ],
+    );
     assert.equal(task('release-v2').status, 'running');
     for (const child of children) {
       assert.equal(harness.value<{ id: string }>('claim', { worker: 'w1' }).id, child.id);
@@ -162,9 +171,15 @@ describe('engine: chains', () => {
     harness.value('plan.add', { parent: 'epic', title: 'a' });
     harness.value('plan.add', { parent: 'epic', title: 'b' });
     harness.value('plan.finalize', { parent: 'epic' });
-    assert.deepEqual(status().tasks.filter((t) => t.parentId === 'epic').map((t) => [t.id, t.status, t.blockedBy]), [
-      ['epic-1', 'queued', null], ['epic-2', 'queued', 'epic-1'],
-    ]);
+    assert.deepEqual(
+      status()
+        .tasks.filter((t) => t.parentId === 'epic')
+        .map((t) => [t.id, t.status, t.blockedBy]),
+      [
+        ['epic-1', 'queued', null],
+        ['epic-2', 'queued', 'epic-1'],
+      ],
+    );
   });
 });
 
@@ -223,9 +238,14 @@ describe('engine: dispatcher and waker', () => {
     for (let i = 1; i <= 4; i++) harness.value('task.add', { title: `task ${i}`, id: `t${i}` });
     await new Promise((resolve) => setImmediate(resolve));
     await new Promise((resolve) => setImmediate(resolve));
-    assert.deepEqual(status().workers.map((w) => [w.id, w.state, w.taskId]), [
-      ['w1', 'ASSIGNED', 't1'], ['w2', 'ASSIGNED', 't2'], ['w3', 'IDLE', null],
-    ]);
+    assert.deepEqual(
+      status().workers.map((w) => [w.id, w.state, w.taskId]),
+      [
+        ['w1', 'ASSIGNED', 't1'],
+        ['w2', 'ASSIGNED', 't2'],
+        ['w3', 'IDLE', null],
+      ],
+    );
   });
 
   it('prefers the worker that had the task before', () => {
@@ -235,22 +255,46 @@ describe('engine: dispatcher and waker', () => {
     harness.value('fail', { worker: 'w2', reason: 'flake' });
     harness.clock.advance(5_000);
     const assigned = harness.value<Array<{ worker: string }>>('dispatch', {});
-    assert.deepEqual(assigned.map((a) => a.worker), ['w2']);
+    assert.deepEqual(
+      assigned.map((a) => a.worker),
+      ['w2'],
+    );
   });
 });
 
 describe('engine: message bus', () => {
   it('delivers at least once: poll keeps the cursor, ack moves it forward only', () => {
-    const sent = harness.value<{ seq: number; id: string }>('send', { from: 'lead', to: 'w1', type: 'note', payload: { a: 1 }, id: '0b7c8a2e-1f1a-4c5e-9a7b-3d2e1f0a9b8c' });
-    const again = harness.value<{ seq: number; duplicate: boolean }>('send', { from: 'lead', to: 'w1', type: 'note', payload: { a: 1 }, id: '0b7c8a2e-1f1a-4c5e-9a7b-3d2e1f0a9b8c' });
+    const sent = harness.value<{ seq: number; id: string }>('send', {
+      from: 'lead',
+      to: 'w1',
+      type: 'note',
+      payload: { a: 1 },
+      id: '0b7c8a2e-1f1a-4c5e-9a7b-3d2e1f0a9b8c',
+    });
+    const again = harness.value<{ seq: number; duplicate: boolean }>('send', {
+      from: 'lead',
+      to: 'w1',
+      type: 'note',
+      payload: { a: 1 },
+      id: '0b7c8a2e-1f1a-4c5e-9a7b-3d2e1f0a9b8c',
+    });
     assert.equal(again.seq, sent.seq);
     assert.equal(again.duplicate, true);
     harness.value('send', { from: 'lead', type: 'broadcast', payload: 'all' });
     const polled = harness.value<{ messages: Array<{ seq: number; type: string; payload: unknown }> }>('poll', { agent: 'w1' });
-    assert.deepEqual(polled.messages.map((m) => [m.type, m.payload]), [['note', { a: 1 }], ['broadcast', 'all']]);
+    assert.deepEqual(
+      polled.messages.map((m) => [m.type, m.payload]),
+      [
+        ['note', { a: 1 }],
+        ['broadcast', 'all'],
+      ],
+    );
     assert.equal(harness.value<{ messages: unknown[] }>('poll', { agent: 'w1' }).messages.length, 2, 'poll does not move the cursor');
     harness.value('ack', { agent: 'w1', seq: polled.messages[1]!.seq });
-    assert.deepEqual(harness.value('ack', { agent: 'w1', seq: polled.messages[0]!.seq }), { cursor: polled.messages[1]!.seq, moved: false });
+    assert.deepEqual(harness.value('ack', { agent: 'w1', seq: polled.messages[0]!.seq }), {
+      cursor: polled.messages[1]!.seq,
+      moved: false,
+    });
     assert.equal(harness.value<{ messages: unknown[] }>('poll', { agent: 'w1' }).messages.length, 0);
   });
 
@@ -267,6 +311,9 @@ describe('engine: message bus', () => {
     harness.value('worker.add', { id: 'w1' });
     harness.value('task.add', { title: 'T', id: 't1' });
     const polled = harness.value<{ messages: Array<{ type: string; payload: { id: string; to: string } }> }>('poll', { agent: 'observer' });
-    assert.deepEqual(polled.messages.map((m) => [m.type, m.payload.id, m.payload.to]), [['state_change', 't1', 'queued']]);
+    assert.deepEqual(
+      polled.messages.map((m) => [m.type, m.payload.id, m.payload.to]),
+      [['state_change', 't1', 'queued']],
+    );
   });
 });
