@@ -17,6 +17,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { runProcess } from '../test/support/runProcess';
 
 const root = path.join(__dirname, '..');
 const cli = path.join(root, 'dist', 'cli.js');
@@ -74,16 +75,8 @@ function makeSandbox(base: string): Sandbox {
   return { repo, env };
 }
 
-function foreman(sandbox: Sandbox, args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], { cwd: sandbox.repo, env: sandbox.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function foreman(sandbox: Sandbox, args: readonly string[]): ReturnType<typeof runProcess> {
+  return runProcess(process.execPath, [cli, ...args], { cwd: sandbox.repo, env: sandbox.env });
 }
 
 async function must(sandbox: Sandbox, args: readonly string[]): Promise<string> {

@@ -80,7 +80,11 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
       const note = owner
         ? `read-only: owned by ${owner.role === 'vscode' ? 'another window' : `foreman ${owner.role}`} (pid ${owner.pid})`
         : 'read-only';
-      registry.add(new ClientSession(root, folder.name, note, config.worktreeRoot || undefined));
+      const takeOver = () => {
+        log(`${folder.name}: the owner went away; this window takes over`);
+        void registry.remove(root).then(() => openFolder(folder));
+      };
+      registry.add(new ClientSession(root, folder.name, note, config.worktreeRoot || undefined, takeOver));
       log(`${folder.name}: ${note}`);
     } else {
       log(`${folder.name}: ${opened.message}`);

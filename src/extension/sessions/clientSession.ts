@@ -4,6 +4,7 @@ import type { Request } from '../../core/requests';
 import { type Result, refused } from '../../core/result';
 import { Emitter } from '../../engine/events';
 import type { StatusSnapshot } from '../../engine/statusView';
+import { readOwner } from '../../infra/db';
 import { sendRequest } from '../../infra/endpoint';
 import { GitPortAdapter } from '../../infra/git/gitPort';
 import type { ForemanSession } from '../session';
@@ -13,7 +14,9 @@ const emptySnapshot: StatusSnapshot = { baseBranch: null, workers: [], tasks: []
 /**
  * Another process owns the workspace (a second window, or `foreman serve`): this window shows the
  * state read-only and routes its requests to the owner's endpoint. It learns of changes by watching
- * the owner's journal, which grows with every commit, instead of polling.
+ * the owner's journal, which grows with every commit, instead of polling. When the owner goes away
+ * (its lock is released, or its process is gone when a request finds no endpoint), it calls
+ * `onOwnerGone` once, so the window can take over ownership.
  */
 export class ClientSession implements ForemanSession {
   private readonly changeEmitter = new Emitter<void>();
@@ -23,18 +26,23 @@ export class ClientSession implements ForemanSession {
   private readonly watcher: fs.FSWatcher | undefined;
   private readonly git: GitPortAdapter;
   private pending = false;
+  private ownerCheck: NodeJS.Timeout | undefined;
+  private ownerGone = false;
 
   constructor(
     readonly root: string,
     readonly name: string,
     readonly ownerNote: string,
     private readonly worktreeRoot: string | undefined,
+    private readonly onOwnerGone: () => void = () => undefined,
   ) {
     const dir = path.join(root, '.foreman');
     this.git = new GitPortAdapter(root, () => this.cached.baseBranch ?? 'main', worktreeRoot ? { worktreeRoot } : {});
     try {
       this.watcher = fs.watch(dir, (_event, file) => {
-        if (file && /^foreman\.(journal|db)$/.test(file.toString())) this.refresh();
+        const name = file?.toString();
+        if (name && /^foreman\.(journal|db)$/.test(name)) this.refresh();
+        if (name === 'owner.lock') this.checkOwner();
       });
     } catch {
       this.watcher = undefined;
@@ -48,7 +56,10 @@ export class ClientSession implements ForemanSession {
 
   async execute(request: Request): Promise<Result<unknown>> {
     const sent = await sendRequest(path.join(this.root, '.foreman'), request, { timeoutMs: 60_000 });
-    if (sent.kind !== 'response') return refused('ownerUnreachable', `The owner of this workspace did not answer (${sent.reason}).`);
+    if (sent.kind !== 'response') {
+      this.checkOwner();
+      return refused('ownerUnreachable', `The owner of this workspace did not answer (${sent.reason}).`);
+    }
     const result = sent.response.result;
     return result.ok ? result : { ...result, kind: result.kind === 'unexpected' ? 'refused' : result.kind };
   }
@@ -66,6 +77,17 @@ export class ClientSession implements ForemanSession {
         }
       });
     }, 150);
+  }
+
+  /** Whether the owner is still there; the lock is rewritten in place, so look again a moment later. */
+  private checkOwner(): void {
+    if (this.ownerGone || this.ownerCheck) return;
+    this.ownerCheck = setTimeout(() => {
+      this.ownerCheck = undefined;
+      if (this.ownerGone || readOwner(path.join(this.root, '.foreman'))) return;
+      this.ownerGone = true;
+      this.onOwnerGone();
+    }, 300);
   }
 
   worktreePath(workerId: string): string {
@@ -86,6 +108,8 @@ export class ClientSession implements ForemanSession {
 
   close(): Promise<void> {
     this.watcher?.close();
+    clearTimeout(this.ownerCheck);
+    this.ownerGone = true;
     this.changeEmitter.dispose();
     return Promise.resolve();
   }

@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
+import { type Run, runProcess } from '../../support/runProcess';
 
 export const cliPath = join(__dirname, '..', '..', '..', 'dist', 'cli.js');
 
@@ -36,11 +37,7 @@ export function tempFolder(): string {
   return folder;
 }
 
-export interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+export type { Run };
 
 export interface RunOptions {
   readonly env?: Record<string, string>;
@@ -49,19 +46,7 @@ export interface RunOptions {
 
 /** Runs `foreman <args>` in `repo` and collects its output. */
 export function foreman(repo: string, args: readonly string[], options: RunOptions = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, ...args], {
-      cwd: options.cwd ?? repo,
-      env: { ...baseEnv, ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runProcess(process.execPath, [cliPath, ...args], { cwd: options.cwd ?? repo, env: { ...baseEnv, ...options.env } });
 }
 
 /** Runs a command that must succeed with `--json` and returns its parsed value. */

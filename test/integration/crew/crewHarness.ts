@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { after } from 'node:test';
+import { type Run, runProcess } from '../../support/runProcess';
 
 export const cliPath = join(__dirname, '..', '..', '..', 'dist', 'cli.js');
 
@@ -52,11 +53,7 @@ function keepLog(repo: string, output: string): void {
   writeFileSync(join(logDir, `${testFile}-${basename(repo)}-serve-${++serveCounter}.log`), output);
 }
 
-export interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+export type { Run };
 
 /** A worker as `foreman status --json` shows it. */
 export interface WorkerStatus {
@@ -116,15 +113,7 @@ export class CrewRepo {
 
   /** Runs `foreman <args>` in the repository. */
   foreman(args: readonly string[]): Promise<Run> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [cliPath, ...args], { cwd: this.root, env: baseEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    return runProcess(process.execPath, [cliPath, ...args], { cwd: this.root, env: baseEnv });
   }
 
   /** A command that must succeed. */
