@@ -11,6 +11,15 @@ const require = createRequire(import.meta.url);
 const dist = join(root, 'dist');
 mkdirSync(dist, { recursive: true });
 
+/** The webview's zod: the same schemas, without every locale (scripts/webview-zod.mjs). */
+const webviewZod = {
+  name: 'webview-zod',
+  setup(builder) {
+    const shim = join(root, 'scripts/webview-zod.mjs');
+    builder.onResolve({ filter: /^zod$/ }, (args) => (args.importer === shim ? undefined : { path: shim }));
+  },
+};
+
 const common = { bundle: true, sourcemap: true, logLevel: 'warning', absWorkingDir: root };
 const entries = [
   { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', target: 'node20', format: 'cjs' },
@@ -23,7 +32,15 @@ const entries = [
     external: ['vscode'],
   },
   { entryPoints: ['src/infra/agents/demoAgent.ts'], outfile: 'dist/demo-agent.js', platform: 'node', target: 'node20', format: 'cjs' },
-  { entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js', platform: 'browser', target: 'es2022', format: 'iife', minify: true },
+  {
+    entryPoints: ['webview/main.ts'],
+    outfile: 'dist/webview.js',
+    platform: 'browser',
+    target: 'es2022',
+    format: 'iife',
+    minify: true,
+    plugins: [webviewZod],
+  },
   { entryPoints: ['webview/dashboard.css'], outfile: 'dist/webview.css', target: 'chrome110' },
 ].filter((entry) => existsSync(join(root, entry.entryPoints[0])));
 
