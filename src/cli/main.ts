@@ -3,6 +3,7 @@
  * contract (`parseRequest`), routes it to the owner or runs it here, and prints the result.
  * Nothing is ever passed through a shell.
  */
+import * as path from 'node:path';
 import { type ParsedArgv, globalFlags, parseArgv } from './argv';
 import { type CliEnvironment, type CommandSpec, commandGroups, commandTable, findCommand, isMutating } from './commands';
 import { type Printer, printFailure, printResult, processPrinter } from './format';
@@ -104,7 +105,25 @@ async function main(argv: readonly string[], env: CliEnvironment, cwd: string, p
   const dir = parsed.value.flags.get('dir');
   const target = resolveTarget(typeof dir === 'string' ? dir : undefined, env, cwd);
   const result = await route(target, request.request, { log: (line) => printer.err(`foreman: ${line}`) });
-  return printResult(printer, request.request.command, result, json);
+  const code = printResult(printer, request.request.command, result, json);
+  if (result.ok && request.request.command === 'worker.add' && target.kind === 'workspace') {
+    const note = await unknownAgentNote(target.repoRoot, request.request.args.agent);
+    if (note) printer.err(`foreman: note: ${note}`);
+  }
+  return code;
+}
+
+/**
+ * A worker whose agent profile is defined nowhere this command can see fails every attempt when it
+ * starts. The profile may live in the VS Code settings (foreman.agents), so it is a note, not a refusal.
+ */
+async function unknownAgentNote(repoRoot: string, agent: string): Promise<string | undefined> {
+  const { builtinProfiles } = await import('../infra/agents/profiles.js');
+  const { loadWorkspaceSettings } = await import('../infra/workspace/settings.js');
+  const settings = loadWorkspaceSettings(path.join(repoRoot, '.foreman'));
+  const defined = [...Object.keys(builtinProfiles()), ...(settings.ok ? Object.keys(settings.value.crew.agents) : [])];
+  if (defined.includes(agent)) return undefined;
+  return `no agent profile '${agent}' is defined in .foreman/settings.json or built in (${defined.join(', ')}); unless your VS Code settings define foreman.agents.${agent}, this worker's tasks will fail when it starts.`;
 }
 
 function run(): void {

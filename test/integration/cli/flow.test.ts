@@ -122,3 +122,19 @@ describe('foreman CLI: the whole path', { timeout: 120_000 }, () => {
     assert.equal(status.tasks.find((task) => task.id === 't1')!.status, 'done');
   });
 });
+
+describe('foreman worker add with an agent profile nobody defines', () => {
+  it('adds the worker and says on stderr that its tasks will fail until the profile exists', async () => {
+    const repo = makeRepo();
+    await ok(repo, ['init']);
+    const unknown = await foreman(repo, ['worker', 'add', 'w1', '--agent', 'nosuch']);
+    assert.equal(unknown.code, 0);
+    assert.match(unknown.stderr, /note: no agent profile 'nosuch' is defined .* this worker's tasks will fail/);
+    writeFileSync(join(repo, '.foreman', 'settings.json'), JSON.stringify({ agents: { mine: { command: 'true' } } }));
+    for (const agent of ['demo', 'claude', 'mine']) {
+      const known = await foreman(repo, ['worker', 'add', `w-${agent}`, '--agent', agent]);
+      assert.equal(known.code, 0);
+      assert.equal(known.stderr, '', `no note for ${agent}`);
+    }
+  });
+});
