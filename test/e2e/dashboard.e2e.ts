@@ -4,93 +4,29 @@
 // the workers and the chain graph from inside the webview frame, checks the hostile title is text,
 // approves and merges from the dashboard and sees the tree and the status bar follow, posts invalid
 // messages from the webview and sees nothing change, and saves screenshots in a dark and a light theme.
-//
-// Until extension.ts registers the dashboard itself, the test bundles the extension with the one-line
-// wiring applied (out/e2e-dashboard/), so what runs is exactly what the wiring will be.
 // Run: node --import tsx --test test/e2e/dashboard.e2e.ts   (after node scripts/vscode/provision.mjs)
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { build, type Plugin } from 'esbuild';
 import type { Frame, FrameLocator } from 'playwright-core';
 import { repoRoot } from '../../scripts/vscode/paths.mjs';
 import { launchWorkbench, type Workbench } from './support/workbench';
 
 const hostileTitle = '<img src=x onerror=alert(1)>';
-const extensionDir = join(repoRoot, 'out', 'e2e-dashboard');
+const extensionDir = repoRoot;
 let scratch: string;
 let crewDir: string;
 let workbench: Workbench;
 let dashboard: FrameLocator;
 const cspViolations: string[] = [];
 
-/** The wiring the composition root gets: the placeholder command replaced by `registerDashboard`. */
-const wireDashboard: Plugin = {
-  name: 'wire-dashboard',
-  setup(esbuild) {
-    esbuild.onLoad({ filter: /src[\\/]extension[\\/]extension\.ts$/ }, (args) => {
-      let text = readFileSync(args.path, 'utf8');
-      if (!text.includes('registerDashboard(')) {
-        const placeholder = /^\s*vscode\.commands\.registerCommand\('foreman\.openDashboard'.*\n/m;
-        if (!placeholder.test(text)) throw new Error('extension.ts has neither registerDashboard nor the placeholder command');
-        text = `import { registerDashboard } from './dashboard';\n${text.replace(placeholder, '    ...registerDashboard(context, registry, { log }),\n')}`;
-      }
-      return { contents: text, loader: 'ts' };
-    });
-  },
-};
-
-async function buildExtension(): Promise<void> {
-  rmSync(extensionDir, { recursive: true, force: true });
-  mkdirSync(join(extensionDir, 'dist'), { recursive: true });
-  const common = { bundle: true, sourcemap: true, logLevel: 'warning' as const, absWorkingDir: repoRoot };
-  await Promise.all([
-    build({
-      ...common,
-      entryPoints: ['src/extension/extension.ts'],
-      outfile: join(extensionDir, 'dist/extension.js'),
-      platform: 'node',
-      target: 'node20',
-      format: 'cjs',
-      external: ['vscode'],
-      plugins: [wireDashboard],
-    }),
-    build({
-      ...common,
-      entryPoints: ['src/cli/main.ts'],
-      outfile: join(extensionDir, 'dist/cli.js'),
-      platform: 'node',
-      target: 'node20',
-      format: 'cjs',
-    }),
-    build({
-      ...common,
-      entryPoints: ['src/infra/agents/demoAgent.ts'],
-      outfile: join(extensionDir, 'dist/demo-agent.js'),
-      platform: 'node',
-      target: 'node20',
-      format: 'cjs',
-    }),
-    build({
-      ...common,
-      entryPoints: ['webview/main.ts'],
-      outfile: join(extensionDir, 'dist/webview.js'),
-      platform: 'browser',
-      target: 'es2022',
-      format: 'iife',
-      minify: true,
-    }),
-    build({ ...common, entryPoints: ['webview/dashboard.css'], outfile: join(extensionDir, 'dist/webview.css'), target: 'chrome110' }),
-  ]);
-  copyFileSync(join(repoRoot, 'node_modules/sql.js/dist/sql-wasm.wasm'), join(extensionDir, 'dist/sql-wasm.wasm'));
-  cpSync(join(repoRoot, 'media'), join(extensionDir, 'media'), { recursive: true });
-  const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { activationEvents: string[] };
-  if (!manifest.activationEvents.includes('onWebviewPanel:foreman.dashboard'))
-    manifest.activationEvents.push('onWebviewPanel:foreman.dashboard');
-  writeFileSync(join(extensionDir, 'package.json'), JSON.stringify(manifest, null, 2));
+/** The extension exactly as it ships: `scripts/build.mjs` into dist/, loaded from the repository. */
+function buildExtension(): void {
+  if (spawnSync(process.execPath, [join(repoRoot, 'scripts/build.mjs')], { stdio: 'inherit' }).status !== 0)
+    throw new Error('build failed');
 }
 
 /** A git repository with Foreman initialised: ada and grace, a short chain, and the hostile manual task. */
@@ -170,7 +106,7 @@ async function scrollDashboard(where: 'top' | 'bottom'): Promise<void> {
 
 before(
   async () => {
-    await buildExtension();
+    buildExtension();
     scratch = realpathSync(mkdtempSync(join(tmpdir(), 'foreman-dashboard-e2e-')));
     crewDir = demoRepo();
     workbench = await launchWorkbench({ folder: crewDir, extensionPath: extensionDir, name: 'dashboard', theme: 'Default Dark Modern' });
