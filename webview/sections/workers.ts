@@ -46,7 +46,8 @@ function workerCard(ctx: RenderContext, worker: WorkerCard): HTMLElement {
       el('span', { class: 'dot' }),
       el('code', { class: 'worker-id' }, worker.id),
       stateChip(worker.state),
-      livenessChip(worker.liveness),
+      // A STALE worker's state already says it; the chip adds only a different verdict (WARN, DEAD).
+      worker.liveness === worker.state ? null : livenessChip(worker.liveness),
       el('span', { class: 'spacer' }),
       el('span', { class: 'agent muted', attrs: { title: 'agent profile' } }, worker.agent),
     ),
@@ -106,7 +107,8 @@ function workerCard(ctx: RenderContext, worker: WorkerCard): HTMLElement {
     troubled ? el('p', { class: `reason liveness-${worker.liveness.toLowerCase()}` }, icon('warning'), worker.livenessReason) : null,
     worker.state === 'IN_REVIEW' && worker.summary ? el('p', { class: 'summary-text' }, worker.summary) : null,
     worker.note ? el('p', { class: 'note' }, icon('comment'), worker.note) : null,
-    worker.lastError && (worker.state === 'FAILED' || worker.state === 'STALE' || worker.state === 'WORKING')
+    // A STALE worker's error is the verdict that made it stale: the reason line above says it, up to date.
+    worker.lastError && (worker.state === 'FAILED' || worker.state === 'WORKING')
       ? el('p', { class: 'error-text' }, icon('error'), worker.lastError)
       : null,
     actionBar(ctx, worker.actions, { kind: 'worker', id: worker.id }, { compact: true, subject: worker.id }),
