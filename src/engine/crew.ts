@@ -119,7 +119,7 @@ export class Crew implements Disposable {
       return;
     }
     this.settings.log?.(
-      `crew: ${work.workerId} runs ${worker.agent} on ${work.taskId} (attempt ${work.attempt}, pid ${launched.value.pid})`,
+      `crew: ${work.workerId} runs ${worker.agent} on ${work.taskId} (attempt ${work.attempt}, ${launched.value.pid === undefined ? 'in a terminal' : `pid ${launched.value.pid}`})`,
     );
     void launched.value.exited.then((exit) => this.serialized(work.workerId, () => this.finished(work, worktree, exit)));
   }

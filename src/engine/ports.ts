@@ -124,7 +124,8 @@ export interface AgentLaunch extends WorkRef {
 
 /** Launched agents (ARCHITECTURE §6); implemented by the AgentSupervisor in src/infra/agents. */
 export interface AgentPort {
-  launch(launch: AgentLaunch): Result<{ pid: number; logFile: string; exited: Promise<AgentExit> }>;
+  /** `pid` is absent for an agent in a terminal (the host owns its process). */
+  launch(launch: AgentLaunch): Result<{ pid?: number; logFile: string; exited: Promise<AgentExit> }>;
   cancel(workerId: string): Promise<AgentExit | undefined>;
   signals(workerId: string): { alive: boolean; pid?: number; lastOutputAt?: number; exitedReason?: string } | undefined;
 }

@@ -14,6 +14,7 @@ import { ClientSession } from './sessions/clientSession';
 import { OwnerSession } from './sessions/ownerSession';
 import { LivenessStatusItem } from './statusBar/livenessItem';
 import { QueueTreeProvider } from './tree/queueTree';
+import { VsCodeTerminalHost } from './terminalHost';
 import { WorkersTreeProvider } from './tree/workersTree';
 
 const builtinAgents = ['demo', 'claude', 'codex', 'aider'];
@@ -27,6 +28,7 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
   const output = vscode.window.createOutputChannel('Foreman', { log: true });
   const log = (line: string) => output.info(line);
   const registry = new SessionRegistry();
+  const terminalHost = new VsCodeTerminalHost();
   const configuration = (folder?: vscode.WorkspaceFolder) => readConfiguration(folder?.uri, (message) => output.warn(message));
   const workers = new WorkersTreeProvider(registry);
   const queue = new QueueTreeProvider(registry);
@@ -67,8 +69,9 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
       root,
       name: folder.name,
       trusted: vscode.workspace.isTrusted,
-      settings: { engine: engineSettingsOf(config), crew: crewSettingsOf(config) },
+      settings: { engine: engineSettingsOf(config), crew: crewSettingsOf(config, () => configuration(folder).agents) },
       log: (line) => log(`${folder.name}: ${line}`),
+      terminalHost,
     });
     if (opened.ok) {
       const notifier = new Notifier(opened.value, () => configuration(folder).notifications);
@@ -131,12 +134,19 @@ function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-function crewSettingsOf(config: ForemanConfiguration) {
+/**
+ * The crew's settings. Agent profiles are read at each launch, so an edit of `foreman.agents` applies
+ * to the next agent without reopening, and a value VS Code delivers late (machine-scoped settings
+ * arrive after activation in a remote window) is not missed.
+ */
+function crewSettingsOf(config: ForemanConfiguration, agents: () => ForemanConfiguration['agents']) {
   return {
     mergeStrategy: config.mergeStrategy,
     verifyCommand: config.verifyCommand,
     worktreeRoot: config.worktreeRoot || undefined,
-    agents: config.agents,
+    get agents() {
+      return agents();
+    },
   };
 }
 

@@ -4,6 +4,7 @@ import { type Result, refused } from '../../core/result';
 import { Emitter } from '../../engine/events';
 import type { StatusSnapshot } from '../../engine/statusView';
 import type { EngineEvent } from '../../engine/unit';
+import type { TerminalHost } from '../../infra/agents/terminalAgents';
 import { EndpointServer } from '../../infra/endpoint';
 import { type WorkspaceOwner, openOwner } from '../../infra/workspace';
 import type { CrewSettingsFile, EngineSettings } from '../../engine/settings';
@@ -21,6 +22,8 @@ export interface OwnerSessionOptions {
   readonly trusted: boolean;
   readonly settings: { engine: EngineSettings; crew: CrewSettingsFile };
   readonly log: (line: string) => void;
+  /** Where agent profiles with `mode: "terminal"` run. */
+  readonly terminalHost?: TerminalHost;
 }
 
 /**
@@ -59,6 +62,7 @@ export class OwnerSession implements ForemanSession {
       launchAgents: options.trusted,
       settings: options.settings,
       agentEnvironment: (): Record<string, string> => (socketPath ? { FOREMAN_ENDPOINT: socketPath } : {}),
+      ...(options.terminalHost ? { terminalHost: options.terminalHost } : {}),
     });
     if (!opened.ok) return opened;
     const owner = opened.value;

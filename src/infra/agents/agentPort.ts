@@ -7,6 +7,7 @@ import { writeFileAtomic } from '../fs';
 import type { AgentSupervisor } from './agentSupervisor';
 import { isGroupAlive } from './processes';
 import { resolveProfile } from './profiles';
+import type { TerminalAgents } from './terminalAgents';
 
 /** What an owner remembers of a launched agent, so the next owner can end it after a crash. */
 const runRecordSchema = z.object({ workerId: z.string(), taskId: z.string(), attempt: z.number().int(), pid: z.number().int().positive() });
@@ -27,13 +28,19 @@ export class SupervisedAgents implements AgentPort {
     private readonly environment: () => Record<string, string>,
     private readonly userProfiles: () => Readonly<Record<string, unknown>> = () => ({}),
     private readonly log: (line: string) => void = () => undefined,
+    /** Runs `mode: "terminal"` profiles (only a VS Code window has terminals). */
+    private readonly terminals?: TerminalAgents,
   ) {
     this.recordDir = path.join(foremanDir, 'agents');
   }
 
-  launch(launch: AgentLaunch): Result<{ pid: number; logFile: string; exited: Promise<AgentExit> }> {
+  launch(launch: AgentLaunch): Result<{ pid?: number; logFile: string; exited: Promise<AgentExit> }> {
     const profile = resolveProfile(launch.agent, this.userProfiles());
     if (!profile.ok) return profile;
+    // A terminal closes with its window, so no record is kept for a later owner to reap.
+    if (profile.value.mode === 'terminal' && this.terminals) {
+      return this.terminals.launch({ ...launch, profile: profile.value, env: this.environment() });
+    }
     const run = this.supervisor.launch({ ...launch, profile: profile.value, env: this.environment() });
     if (!run.ok) return run;
     const record: RunRecord = { workerId: launch.workerId, taskId: launch.taskId, attempt: launch.attempt, pid: run.value.pid };
@@ -44,11 +51,13 @@ export class SupervisedAgents implements AgentPort {
   }
 
   cancel(workerId: string): Promise<AgentExit | undefined> {
+    if (this.terminals?.has(workerId)) return this.terminals.cancel(workerId);
     return this.supervisor.cancel(workerId);
   }
 
   signals(workerId: string): ReturnType<AgentPort['signals']> {
-    return this.supervisor.signals(workerId);
+    if (this.terminals?.has(workerId)) return this.terminals.signals(workerId);
+    return this.supervisor.signals(workerId) ?? this.terminals?.signals(workerId);
   }
 
   /**

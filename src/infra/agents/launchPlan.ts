@@ -42,7 +42,8 @@ function isDirectory(path: string): boolean {
   }
 }
 
-export function planLaunch(spec: AgentLaunchSpec, logDir: string, cliBinDir: string): Result<LaunchPlan> {
+/** `terminal`: the caller runs it in a terminal (TerminalAgents); otherwise a terminal profile is refused. */
+export function planLaunch(spec: AgentLaunchSpec, logDir: string, cliBinDir: string, how: { terminal?: boolean } = {}): Result<LaunchPlan> {
   // Ids become folder names and environment values: only checked ids get that far.
   if (!idPattern.test(spec.workerId)) return invalid('invalidWorkerId', `The worker id '${spec.workerId}' is not a valid id.`);
   if (!idPattern.test(spec.taskId)) return invalid('invalidTaskId', `The task id '${spec.taskId}' is not a valid id.`);
@@ -50,10 +51,10 @@ export function planLaunch(spec: AgentLaunchSpec, logDir: string, cliBinDir: str
     return invalid('invalidAttempt', `Attempt ${spec.attempt} is not a positive whole number.`);
   }
   const { profile } = spec;
-  if (profile.mode === 'terminal') {
+  if (profile.mode === 'terminal' && !how.terminal) {
     return refused(
       'terminalProfile',
-      'This agent profile runs in a VS Code terminal (mode "terminal"); the extension launches it, not the supervisor.',
+      'This agent profile runs in a terminal of a VS Code window (mode "terminal"); open the workspace in VS Code to run it, or use mode "process".',
     );
   }
   if (!isDirectory(spec.worktree)) {

@@ -5,6 +5,7 @@ import type { Engine } from '../../engine/engine';
 import type { CrewSettingsFile } from '../../engine/settings';
 import { readMeta } from '../../engine/rows';
 import { AgentSupervisor, SupervisedAgents, verifyRunner } from '../agents';
+import { type TerminalHost, TerminalAgents } from '../agents/terminalAgents';
 import { GitPortAdapter } from '../git/gitPort';
 
 export interface CrewParts {
@@ -12,6 +13,7 @@ export interface CrewParts {
   readonly git: GitPortAdapter;
   readonly agents: SupervisedAgents | undefined;
   readonly supervisor: AgentSupervisor | undefined;
+  readonly terminals: TerminalAgents | undefined;
 }
 
 export interface CrewOptions {
@@ -19,6 +21,8 @@ export interface CrewOptions {
   readonly launchAgents: boolean;
   /** Extra environment for agents, read at each launch (the endpoint is known only later). */
   readonly agentEnvironment?: () => Record<string, string>;
+  /** Where `mode: "terminal"` profiles run (a VS Code window); without one they are refused at launch. */
+  readonly terminalHost?: TerminalHost;
   readonly log: (line: string) => void;
 }
 
@@ -52,28 +56,36 @@ export function assembleCrew(
   );
   let supervisor: AgentSupervisor | undefined;
   let agents: SupervisedAgents | undefined;
+  let terminals: TerminalAgents | undefined;
   if (options.launchAgents) {
-    supervisor = new AgentSupervisor({
-      logDir: path.join(foremanDir, 'logs'),
-      cliBinDir: cliBinDir(),
-      log: options.log,
-      // While a launched agent's process lives, Foreman heartbeats for it: a long, silent model
-      // call is not death (ARCHITECTURE §4). The agent's own heartbeats add progress. The period
-      // follows the liveness settings, so a live agent never reaches even WARN by silence.
-      heartbeatEveryMs: ownerHeartbeatMs(engine.settings.liveness.warnMs),
-      onHeartbeat: (run) =>
-        engine.execute({
-          command: 'heartbeat',
-          args: { worker: run.workerId, status: 'working', attempt: run.attempt },
-          actor: 'supervisor',
-        }),
-    });
+    // While a launched agent's process lives, Foreman heartbeats for it: a long, silent model
+    // call is not death (ARCHITECTURE §4). The agent's own heartbeats add progress. The period
+    // follows the liveness settings, so a live agent never reaches even WARN by silence.
+    const heartbeatEveryMs = ownerHeartbeatMs(engine.settings.liveness.warnMs);
+    const onHeartbeat = (run: { workerId: string; attempt: number }) =>
+      engine.execute({
+        command: 'heartbeat',
+        args: { worker: run.workerId, status: 'working', attempt: run.attempt },
+        actor: 'supervisor',
+      });
+    const logDir = path.join(foremanDir, 'logs');
+    supervisor = new AgentSupervisor({ logDir, cliBinDir: cliBinDir(), log: options.log, heartbeatEveryMs, onHeartbeat });
+    if (options.terminalHost) {
+      terminals = new TerminalAgents(options.terminalHost, {
+        logDir,
+        cliBinDir: cliBinDir(),
+        log: options.log,
+        heartbeatEveryMs,
+        onHeartbeat,
+      });
+    }
     agents = new SupervisedAgents(
       supervisor,
       foremanDir,
       () => ({ FOREMAN_DIR: repoRoot, FOREMAN_BASE: baseBranch(), ...(options.agentEnvironment?.() ?? {}) }),
       () => settings.agents,
       options.log,
+      terminals,
     );
     const signals = agents;
     engine.monitor.useSignals((workerId) => signals.signals(workerId));
@@ -85,5 +97,5 @@ export function assembleCrew(
     heartbeatEveryMs: ownerHeartbeatMs(engine.settings.liveness.warnMs),
     ...(verify ? { verify } : {}),
   });
-  return { crew, git, agents, supervisor };
+  return { crew, git, agents, supervisor, terminals };
 }

@@ -1,3 +1,4 @@
+import type { TerminalHost } from '../agents/terminalAgents';
 import * as path from 'node:path';
 import { type Result, invalid, ok } from '../../core/result';
 import { Engine } from '../../engine/engine';
@@ -25,6 +26,8 @@ export interface OpenOwnerOptions {
   /** Settings from the host (VS Code), replacing `.foreman/settings.json`. */
   readonly settings?: { engine: EngineSettings; crew: CrewSettingsFile };
   readonly agentEnvironment?: () => Record<string, string>;
+  /** Runs `mode: "terminal"` agent profiles (the VS Code window's terminals). */
+  readonly terminalHost?: TerminalHost;
   /** Passed to the store: one-shot calls leave short journals for the next open to replay. */
   readonly closeCheckpointBytes?: number;
 }
@@ -88,6 +91,7 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
     launchAgents: options.launchAgents ?? false,
     log,
     ...(options.agentEnvironment ? { agentEnvironment: options.agentEnvironment } : {}),
+    ...(options.terminalHost ? { terminalHost: options.terminalHost } : {}),
   });
   const start = async (): Promise<void> => {
     engine.startBackground();
@@ -109,6 +113,7 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
     try {
       parts.crew.dispose();
       void parts.supervisor?.dispose();
+      void parts.terminals?.dispose();
       engine.dispose();
       store.close();
     } finally {

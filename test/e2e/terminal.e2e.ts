@@ -1,0 +1,97 @@
+// UI test: an agent profile with `mode: "terminal"` runs in VS Code's integrated terminal. The
+// profile (from the user's `foreman.agents` setting) runs the demo agent; the dispatcher hands the
+// task to the worker as the trusted window opens; a terminal named after the worker, task and
+// attempt appears; the agent commits in the worker's worktree and exits 0; VS Code closes the
+// terminal and reports the code; Foreman submits, and the worker shows IN_REVIEW.
+// Screenshots: test-results/terminal-*.png.
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { repoRoot } from '../../scripts/vscode/paths.mjs';
+import { launchWorkbench, type Workbench } from './support/workbench';
+
+let scratch: string;
+let repo: string;
+let workbench: Workbench;
+
+const cli = (...args: string[]): string =>
+  execFileSync(process.execPath, [join(repoRoot, 'dist/cli.js'), ...args, '--dir', repo], { stdio: 'pipe' }).toString();
+const git = (...args: string[]): string =>
+  execFileSync('git', ['-C', repo, ...args], { stdio: 'pipe' })
+    .toString()
+    .trim();
+
+before(
+  async () => {
+    if (spawnSync(process.execPath, [join(repoRoot, 'scripts/build.mjs')], { stdio: 'inherit' }).status !== 0)
+      throw new Error('build failed');
+    scratch = realpathSync(mkdtempSync(join(tmpdir(), 'foreman-terminal-e2e-')));
+    repo = join(scratch, 'notes');
+    mkdirSync(repo);
+    git('init', '-q', '-b', 'main');
+    git('config', 'user.name', 'Terminal Test');
+    git('config', 'user.email', 'terminal@foreman.invalid');
+    writeFileSync(join(repo, 'README.md'), '# Notes\n');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'Notes');
+    // The profile lives in the workspace settings, as a team would share it. (`foreman.agents` is
+    // machine-overridable: in a remote window such as code-server's, VS Code does not apply a
+    // user-level value of it reliably; the workspace value is applied in a trusted workspace.)
+    mkdirSync(join(repo, '.vscode'));
+    const profile = {
+      command: process.execPath,
+      args: [join(repoRoot, 'dist/demo-agent.js'), '{promptFile}'],
+      prompt: 'file',
+      mode: 'terminal',
+    };
+    writeFileSync(join(repo, '.vscode', 'settings.json'), JSON.stringify({ 'foreman.agents': { 'demo-terminal': profile } }, null, 2));
+    cli('init');
+    cli('worker', 'add', 'tess', '--agent', 'demo-terminal');
+    cli(
+      'task',
+      'add',
+      'Take notes',
+      '--id',
+      'notes',
+      '--prompt',
+      'write notes.txt from the terminal\nprogress 0.5\nsleep 8000\ncommit Notes from the terminal',
+    );
+    workbench = await launchWorkbench({
+      folder: repo,
+      extensionPath: repoRoot,
+      name: 'terminal',
+    });
+    await workbench.page.setViewportSize({ width: 1400, height: 900 });
+  },
+  { timeout: 180_000 },
+);
+
+after(async () => {
+  await workbench?.close();
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+test('a terminal-mode agent runs in an integrated terminal and its exit 0 submits the work', { timeout: 120_000 }, async () => {
+  await workbench.statusBarItem('foreman.liveness').waitFor({ state: 'visible', timeout: 60_000 });
+  await workbench.clickActivityBar('Foreman');
+  const row = workbench.treeRow('Workers', 'tess');
+  // The terminal is named after the run and shown (without focus) in the panel.
+  await workbench.page
+    .locator('.part.panel')
+    .getByText(/Foreman agent: tess · notes \(attempt 1\)/)
+    .first()
+    .waitFor({ timeout: 30_000 });
+  await row.locator('.label-description', { hasText: /^WORKING · notes/ }).waitFor({ timeout: 10_000 });
+  await workbench.screenshot('running');
+
+  await row.locator('.label-description', { hasText: /^IN_REVIEW · notes/ }).waitFor({ timeout: 30_000 });
+  assert.equal(git('show', 'tess/notes:notes.txt'), 'from the terminal');
+  assert.equal(git('log', '-1', '--format=%s', 'tess/notes'), 'Notes from the terminal');
+  const log = readFileSync(join(repo, '.foreman', 'logs', 'notes', 'attempt-1.log'), 'utf8');
+  assert.match(log, /runs in the terminal "Foreman agent: tess · notes \(attempt 1\)"/);
+  assert.match(log, /exited 0/);
+  await workbench.screenshot('review');
+});
