@@ -2,7 +2,8 @@
 // `npm test`: builds, then runs every suite and ends with ONE line: "N passed, N failed".
 //   unit, integration  node's test runner over test/{unit,integration}/**/*.test.ts (TAP counts)
 //   vscode             in-host suites inside a real VS Code extension host (runInVsCode.mjs):
-//                      the harness's own suite and Foreman's (test/vscode/foreman/run.mjs)
+//                      the harness's own suite, Foreman's (test/vscode/foreman/run.mjs) and the
+//                      multi-root one (test/vscode/multiroot/run.mjs)
 //   e2e                UI tests driving the workbench with Playwright + chromium (test/e2e/*.e2e.ts)
 // The VS Code suites need code-server and chromium: scripts/vscode/provision.mjs installs them into
 // .vscode-test/ first (instant when already there). A suite that fails or cannot run fails the run.
@@ -136,6 +137,7 @@ if (selected.includes('vscode') || selected.includes('e2e')) {
         'test/fixtures/harness-extension',
       ]);
       await inVsCode('in-vscode: foreman', ['test/vscode/foreman/run.mjs', '--no-build']);
+      await inVsCode('in-vscode: multi-root', ['test/vscode/multiroot/run.mjs', '--no-build']);
     }
     // One workbench at a time: each UI test file starts its own code-server and chromium.
     if (selected.includes('e2e')) await nodeTests('e2e', findTests(join(root, 'test', 'e2e'), /\.e2e\.ts$/), { concurrency: 1 });

@@ -49,7 +49,9 @@ export function testUrl(baseUrl, { folder, extensionDevelopmentPath, extensionTe
     ...(extensionEnvironment ? [['extensionEnvironment', JSON.stringify(extensionEnvironment)]] : []),
   ];
   const query = [
-    folder ? `folder=${encodeURIComponent(folder).replaceAll('%2F', '/')}` : 'ew=true',
+    folder
+      ? `${folder.endsWith('.code-workspace') ? 'workspace' : 'folder'}=${encodeURIComponent(folder).replaceAll('%2F', '/')}`
+      : 'ew=true',
     `payload=${encodeURIComponent(JSON.stringify(payload))}`,
   ];
   return `${baseUrl}?${query.join('&')}`;

@@ -1,0 +1,104 @@
+// In-host suite for a multi-root workspace (ARCHITECTURE §9: one engine per folder that has
+// Foreman). run.mjs opens alpha (a1), beta (b1, b2) and gamma (no Foreman) in one window.
+// Entry point: `run()`. Run: node test/vscode/multiroot/run.mjs
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { parseRequest } from '../../../src/core/requests';
+import { readOwner } from '../../../src/infra/db/ownerLock';
+import { CommandId } from '../../../src/extension/commands/commandIds';
+import type { ForemanSession } from '../../../src/extension/session';
+import type { SessionRegistry } from '../../../src/extension/sessionRegistry';
+import { WorkersTreeProvider } from '../../../src/extension/tree/workersTree';
+import { runRegistered, test, waitFor } from '../support/inHostRunner';
+
+interface ForemanApi {
+  registry: SessionRegistry;
+  ready: Promise<void>;
+}
+
+const scratch = process.env['FOREMAN_TEST_SCRATCH'] ?? '';
+const folderPath = (name: string) => fs.realpathSync(path.join(scratch, name));
+
+async function foreman(): Promise<ForemanApi> {
+  const extension = vscode.extensions.getExtension<ForemanApi>('foreman-dev.foreman');
+  assert.ok(extension, 'Foreman is not loaded');
+  const api = await extension.activate();
+  await api.ready;
+  return api;
+}
+
+async function sessionOf(name: string): Promise<ForemanSession> {
+  const { registry } = await foreman();
+  const found = registry.sessions().find((session) => fs.realpathSync(session.root) === folderPath(name));
+  assert.ok(found, `no Foreman session for ${name}`);
+  return found;
+}
+
+const labelOf = (item: vscode.TreeItem) => (typeof item.label === 'string' ? item.label : (item.label?.label ?? ''));
+const workerIds = (session: ForemanSession) => session.snapshot().workers.map((worker) => worker.id);
+
+test('one engine per folder that has Foreman, none for the folder without', async () => {
+  assert.deepEqual(
+    (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.name),
+    ['alpha', 'beta', 'gamma'],
+  );
+  const { registry } = await foreman();
+  const roots = registry
+    .sessions()
+    .map((session) => path.basename(session.root))
+    .sort();
+  assert.deepEqual(roots, ['alpha', 'beta']);
+  assert.deepEqual(workerIds(await sessionOf('alpha')), ['a1']);
+  assert.deepEqual(workerIds(await sessionOf('beta')).sort(), ['b1', 'b2']);
+  for (const name of ['alpha', 'beta']) {
+    assert.equal(readOwner(path.join(folderPath(name), '.foreman'))?.pid, process.pid, `this window owns ${name}`);
+  }
+  assert.equal(fs.existsSync(path.join(folderPath('gamma'), '.foreman')), false, 'gamma was left alone');
+});
+
+test('the Workers tree groups workers under their folder', async () => {
+  const { registry } = await foreman();
+  const tree = new WorkersTreeProvider(registry);
+  try {
+    const top = tree.getChildren();
+    assert.deepEqual(
+      top.map((node) => node.kind),
+      ['folder', 'folder'],
+    );
+    const byFolder = Object.fromEntries(
+      top.map((node) => [labelOf(tree.getTreeItem(node)), tree.getChildren(node).map((child) => labelOf(tree.getTreeItem(child)))]),
+    );
+    assert.deepEqual(byFolder['alpha'], ['a1']);
+    assert.deepEqual([...(byFolder['beta'] ?? [])].sort(), ['b1', 'b2']);
+  } finally {
+    tree.dispose();
+  }
+});
+
+test("a request through one folder's session changes that folder's engine only", async () => {
+  const beta = await sessionOf('beta');
+  const alpha = await sessionOf('alpha');
+  const request = parseRequest({ command: 'worker.add', args: { id: 'b3' }, actor: 'vscode' });
+  assert.ok(request.ok);
+  const added = await beta.execute(request.request);
+  assert.ok(added.ok, added.ok ? '' : added.message);
+  await waitFor(() => workerIds(beta).includes('b3'), 5_000, 'b3 in beta');
+  assert.deepEqual(workerIds(alpha), ['a1']);
+});
+
+test('"Foreman: Initialise" picks the one folder without Foreman and opens its engine', async () => {
+  const { registry } = await foreman();
+  await vscode.commands.executeCommand(CommandId.initialise);
+  await waitFor(() => registry.sessions().length === 3, 15_000, 'a third session');
+  assert.ok(
+    fs.existsSync(path.join(folderPath('gamma'), '.foreman', 'foreman.db')) || fs.existsSync(path.join(folderPath('gamma'), '.foreman')),
+  );
+  assert.deepEqual(workerIds(await sessionOf('gamma')), []);
+  assert.equal(readOwner(path.join(folderPath('gamma'), '.foreman'))?.pid, process.pid);
+});
+
+export function run(): Promise<void> {
+  return runRegistered('Foreman multi-root (in the extension host)');
+}
