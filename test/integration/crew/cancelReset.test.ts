@@ -19,15 +19,7 @@ test(
   { timeout: 60_000 },
   async () => {
     const crew = await makeCrew({ workers: ['w1'] });
-    await crew.ok([
-      'task',
-      'add',
-      'Long job',
-      '--id',
-      'long-job',
-      '--prompt',
-      'write notes/agent.txt from the agent\nsleep 30000\ncommit never reached',
-    ]);
+    await crew.addTask('long-job', 'Long job', 'write notes/agent.txt from the agent\nsleep 30000\ncommit never reached');
     const before = crew.checkout();
     const server = await crew.serve();
     try {
@@ -49,7 +41,7 @@ test(
       assert.equal(crew.agentRecord('w1'), undefined, 'the agent is gone');
 
       // The worker is not stuck on the cancelled task's leftovers.
-      await crew.ok(['task', 'add', 'Next job', '--id', 'next-job', '--prompt', 'write next.txt next\ncommit next job']);
+      await crew.addTask('next-job', 'Next job', 'write next.txt next\ncommit next job');
       await reviewUntil(crew, (s) => crew.task(s, 'next-job').status === 'done', { server, timeoutMs: 20_000 });
       assert.equal(crew.git(['show', 'main:next.txt']), 'next');
       assert.equal(crew.tryGit(['show', 'main:notes/agent.txt']), undefined, 'the cancelled work did not reach main');
@@ -64,17 +56,7 @@ test(
   { timeout: 60_000 },
   async () => {
     const crew = await makeCrew({ workers: ['w1'] });
-    await crew.ok([
-      'task',
-      'add',
-      'Doomed',
-      '--id',
-      'doomed',
-      '--max-attempts',
-      '1',
-      '--prompt',
-      'write partial.txt half done\nfail on purpose',
-    ]);
+    await crew.addTask('doomed', 'Doomed', 'write partial.txt half done\nfail on purpose', '--max-attempts', '1');
     const before = crew.checkout();
     const server = await crew.serve();
     try {
@@ -91,7 +73,7 @@ test(
       assert.equal(crew.worker(await crew.status(), 'w1').state, 'IDLE');
       assert.deepEqual(crew.checkout(), before, 'the main checkout is unchanged');
 
-      await crew.ok(['task', 'add', 'Next job', '--id', 'next-job', '--prompt', 'write next.txt next\ncommit next job']);
+      await crew.addTask('next-job', 'Next job', 'write next.txt next\ncommit next job');
       await reviewUntil(crew, (s) => crew.task(s, 'next-job').status === 'done', { server, timeoutMs: 20_000 });
       assert.equal(crew.git(['show', 'main:next.txt']), 'next');
     } finally {

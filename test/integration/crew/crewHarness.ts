@@ -123,6 +123,11 @@ export class CrewRepo {
     return run.stdout;
   }
 
+  /** `foreman task add <title> --id <id> [flags…] --prompt <prompt>`, which must succeed. */
+  addTask(id: string, title: string, prompt: string, ...flags: string[]): Promise<string> {
+    return this.ok(['task', 'add', title, '--id', id, ...flags, '--prompt', prompt]);
+  }
+
   async json<T>(args: readonly string[]): Promise<T> {
     return JSON.parse(await this.ok([...args, '--json'])) as T;
   }

@@ -23,17 +23,7 @@ test(
   { timeout: 60_000 },
   async () => {
     const crew = await makeCrew({ workers: ['w1'] });
-    await crew.ok([
-      'task',
-      'add',
-      'Doomed',
-      '--id',
-      'doomed',
-      '--max-attempts',
-      '1',
-      '--prompt',
-      'write partial.txt half done\nfail on purpose',
-    ]);
+    await crew.addTask('doomed', 'Doomed', 'write partial.txt half done\nfail on purpose', '--max-attempts', '1');
     const server = await crew.serve();
     try {
       await crew.waitForWorker('w1', 'FAILED', server);
