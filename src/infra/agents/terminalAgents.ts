@@ -8,12 +8,12 @@
  * submit and a failed attempt. Closing the terminal by hand ends the attempt as a failure; the work
  * in the worktree is kept by the crew's snapshot.
  */
+import { closeSync } from 'node:fs';
 import { type Result, ok, refused } from '../../core/result';
 import type { AgentExit } from '../../engine/ports';
-import { appendLogLine, openAttemptLog, writePromptFile } from './attemptLog';
-import { closeSync } from 'node:fs';
-import { type AgentLaunchSpec, planLaunch } from './launchPlan';
 import type { AgentSignals } from './agentSupervisor';
+import { appendLogLine, openAttemptLog, writePromptFile } from './attemptLog';
+import { type AgentLaunchSpec, planLaunch } from './launchPlan';
 
 /** What to run in a new terminal. */
 export interface TerminalLaunch {
@@ -76,14 +76,20 @@ export class TerminalAgents {
     const name = `Foreman agent: ${spec.workerId} · ${spec.taskId} (attempt ${spec.attempt})`;
     closeSync(openAttemptLog(paths.logFile, [spec.profile.command, ...args], spec.worktree, Date.now()).descriptor);
     appendLogLine(paths.logFile, `runs in the terminal "${name}"; its output stays there`);
-    const terminal = this.host.open({
-      name,
-      executable,
-      args,
-      cwd: spec.worktree,
-      env: environment,
-      ...(spec.profile.prompt === 'stdin' ? { input: spec.prompt } : {}),
-    });
+    let terminal: AgentTerminal;
+    try {
+      terminal = this.host.open({
+        name,
+        executable,
+        args,
+        cwd: spec.worktree,
+        env: environment,
+        ...(spec.profile.prompt === 'stdin' ? { input: spec.prompt } : {}),
+      });
+    } catch (error) {
+      appendLogLine(paths.logFile, `launch failed: ${String(error)}`);
+      return refused('terminalFailed', `Could not open a terminal for the agent of '${spec.workerId}': ${String(error)}`);
+    }
     const heartbeat = setInterval(() => this.beat(spec), this.options.heartbeatEveryMs);
     heartbeat.unref();
     const entry: LiveTerminal = {

@@ -122,3 +122,31 @@ test('a refused plan opens no terminal and writes nothing', () => {
   assert.equal(host.opened.length, 0);
   assert.equal(existsSync(join(logDir, 't1')), false);
 });
+
+test('a terminal the host cannot open is a refused launch, not a crash', () => {
+  const failing: TerminalHost = {
+    open: () => {
+      throw new Error('no terminal here');
+    },
+  };
+  const agents = new TerminalAgents(failing, {
+    logDir: tempDir('logs'),
+    cliBinDir: fakeForemanCli().binDir,
+    heartbeatEveryMs: 40,
+    onHeartbeat: () => undefined,
+  });
+  const profile = scriptProfile('', [], { mode: 'terminal' });
+  const launched = agents.launch({
+    workerId: 'ada',
+    taskId: 't1',
+    attempt: 1,
+    branch: 'ada/t1',
+    worktree: tempDir('worktree'),
+    prompt: 'p',
+    profile,
+  });
+  assert.ok(!launched.ok);
+  assert.equal(launched.code, 'terminalFailed');
+  assert.match(launched.message, /no terminal here/);
+  assert.equal(agents.has('ada'), false);
+});
