@@ -176,6 +176,9 @@ export class Crew implements Disposable {
       });
     }
     const work = this.workOf(worker)!;
+    // An agent that submitted by itself may still run (an interactive one in a terminal): it must
+    // not edit the worktree while the merge rebases it. What it left is committed by the merge.
+    await this.stopAgent(workerId);
     let merged = await this.git.merge(work, this.settings.mergeStrategy, this.settings.verify);
     if (!merged.ok && merged.code === 'worktreeMissing') {
       // Deleted by hand: the branch holds the work, so recreate the worktree from it and merge.

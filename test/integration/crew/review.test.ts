@@ -5,7 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { makeCrew, reviewUntil } from './crewHarness';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { groupAlive, makeCrew, reviewUntil, sandboxPath } from './crewHarness';
 
 test('request-changes relaunches the agent on the same branch with the note; both rounds reach main', { timeout: 60_000 }, async () => {
   const crew = await makeCrew({ workers: ['w1'] });
@@ -71,3 +73,41 @@ for (const strategy of ['merge', 'squash'] as const) {
     },
   );
 }
+
+test(
+  'an agent that submits by itself and keeps running is stopped before the merge; what it wrote after submitting lands too',
+  { timeout: 60_000 },
+  async () => {
+    const script = sandboxPath('lingering-agent.js');
+    writeFileSync(
+      script,
+      [
+        "const { execFileSync } = require('node:child_process');",
+        "const fs = require('node:fs');",
+        "fs.writeFileSync('report.md', 'done\\n');",
+        "execFileSync('foreman', ['submit', '--summary', 'submitted by the agent'], { stdio: 'inherit' });",
+        "fs.writeFileSync('late.txt', 'written after submit\\n');",
+        'setInterval(() => {}, 1000);',
+      ].join('\n'),
+    );
+    const crew = await makeCrew({ settings: { agents: { lingering: { command: process.execPath, args: [script] } } } });
+    await crew.ok(['worker', 'add', 'w1', '--agent', 'lingering']);
+    await crew.addTask('report', 'Report', 'Write the report');
+    const server = await crew.serve();
+    try {
+      const review = await crew.waitForWorker('w1', 'IN_REVIEW', server);
+      assert.equal(crew.worker(review, 'w1').state, 'IN_REVIEW');
+      const pid = crew.agentRecord('w1')?.pid;
+      assert.ok(pid && groupAlive(pid), 'the agent still runs after submitting');
+      await crew.waitFor('the late file', () => existsSync(join(crew.worktreeOf('w1'), 'late.txt')), 10_000, server);
+      await crew.ok(['approve', 'w1']);
+      await crew.ok(['merge', 'w1']);
+      assert.equal(groupAlive(pid), false, 'the agent was stopped for the merge');
+      assert.equal(crew.git(['show', 'main:report.md']), 'done');
+      assert.equal(crew.git(['show', 'main:late.txt']), 'written after submit');
+      assert.equal(crew.task(await crew.status(), 'report').status, 'done');
+    } finally {
+      await server.stop();
+    }
+  },
+);
