@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { readOwner } from '../infra/db';
 import { initWorkspace } from '../infra/workspace';
+import { CommandId } from './commands/commandIds';
 import { registerSetupCommands } from './commands/setupCommands';
 import { registerWorkerCommands } from './commands/workerCommands';
 import { registerWorkspaceCommands } from './commands/workspaceCommands';
@@ -18,6 +19,16 @@ import { VsCodeTerminalHost } from './terminalHost';
 import { WorkersTreeProvider } from './tree/workersTree';
 
 const builtinAgents = ['demo', 'claude', 'codex', 'aider'];
+/** Settings the engine and crew take when they open; agent profiles and notifications are read live. */
+const settingsAppliedAtOpen = [
+  'foreman.worktreeRoot',
+  'foreman.branchTemplate',
+  'foreman.concurrency',
+  'foreman.maxAttempts',
+  'foreman.heartbeat',
+  'foreman.mergeStrategy',
+  'foreman.verifyCommand',
+];
 
 /**
  * The composition root (STYLE rule 6): everything is created here and handed its dependencies.
@@ -95,6 +106,18 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
     }
   };
 
+  /** Closes and opens every folder's engine: what a trust grant or changed settings need. */
+  const reopen = async (): Promise<void> => {
+    await Promise.all(
+      (vscode.workspace.workspaceFolders ?? []).map(async (folder) => {
+        if (!registry.get(folder.uri.fsPath)) return;
+        await registry.remove(folder.uri.fsPath);
+        await openFolder(folder);
+      }),
+    );
+    updateContext();
+  };
+
   const initialise = async (folder: vscode.WorkspaceFolder): Promise<void> => {
     const config = configuration(folder);
     const report = await initWorkspace(folder.uri.fsPath, config.baseBranch ? { base: config.baseBranch } : {});
@@ -119,10 +142,17 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
       change.added.forEach((folder) => void openFolder(folder));
     }),
     // Trust granted: reopen the engines so agents can launch and merges run.
-    vscode.workspace.onDidGrantWorkspaceTrust(() => {
-      for (const folder of vscode.workspace.workspaceFolders ?? []) {
-        void registry.remove(folder.uri.fsPath).then(() => openFolder(folder));
-      }
+    vscode.workspace.onDidGrantWorkspaceTrust(() => void reopen()),
+    vscode.commands.registerCommand(CommandId.reopen, () =>
+      vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Foreman: reopening…' }, reopen),
+    ),
+    vscode.workspace.onDidChangeConfiguration((change) => {
+      if (!settingsAppliedAtOpen.some((key) => change.affectsConfiguration(key)) || registry.sessions().length === 0) return;
+      const message =
+        'Foreman: the changed settings apply when Foreman reopens this workspace. Reopening stops running agents; their work is saved and their tasks retried.';
+      void vscode.window.showInformationMessage(message, 'Reopen Now').then((choice) => {
+        if (choice) void vscode.commands.executeCommand(CommandId.reopen);
+      });
     }),
   );
   updateContext();

@@ -21,5 +21,6 @@ export const CommandId = {
   showWorkers: 'foreman.showWorkers',
   openDashboard: 'foreman.openDashboard',
   refresh: 'foreman.refresh',
+  reopen: 'foreman.reopen',
 } as const;
 export type CommandId = (typeof CommandId)[keyof typeof CommandId];

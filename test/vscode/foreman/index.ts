@@ -294,6 +294,24 @@ test('view commands run: Show Workers focuses the view, Refresh redraws', async 
   await vscode.commands.executeCommand(CommandId.refresh);
 });
 
+test('"Foreman: Reopen" applies changed settings: a new branch template names the next branch', async () => {
+  const before = await session();
+  const config = () => vscode.workspace.getConfiguration('foreman');
+  await config().update('branchTemplate', 'fm/{worker}/{task}', vscode.ConfigurationTarget.Workspace);
+  try {
+    await vscode.commands.executeCommand(CommandId.reopen);
+    const after = await session();
+    assert.notEqual(after, before, 'the engine was not reopened');
+    assert.equal(readOwner(path.join(folder().uri.fsPath, '.foreman'))?.pid, process.pid, 'this window owns it again');
+    assert.equal(worker(after, 'hopper').state, 'IDLE', 'the state survived the reopen');
+    const assigned = await send({ command: 'assign', args: { worker: 'hopper', task: 'add-license' } });
+    assert.ok(assigned.ok, !assigned.ok ? assigned.message : '');
+    assert.equal((assigned.value as { branch: string }).branch, 'fm/hopper/add-license');
+  } finally {
+    await config().update('branchTemplate', undefined, vscode.ConfigurationTarget.Workspace);
+  }
+});
+
 export function run(): Promise<void> {
   return runRegistered('Foreman (in the extension host)');
 }
