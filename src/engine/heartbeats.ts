@@ -46,7 +46,7 @@ export class HeartbeatService {
     unit.events.push({ kind: 'heartbeat', workerId: worker.id });
     if (worker.state !== WorkerState.Stale)
       return ok({ worker: worker.id, state: worker.state, attempt: worker.attempt, recovered: false });
-    const moved = moveWorker(unit, worker, 'recover', { reason: 'heartbeat received again' });
+    const moved = moveWorker(unit, worker, 'recover', { reason: 'heartbeat received again', set: { last_error: null } });
     return moved.ok ? ok({ worker: worker.id, state: moved.value, attempt: worker.attempt, recovered: true }) : moved;
   }
 }

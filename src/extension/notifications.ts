@@ -6,6 +6,9 @@ import type { ForemanSession } from './session';
 
 type Kind = keyof ForemanConfiguration['notifications'];
 
+/** Actions that change state: by the time a person clicks one, the state may have moved on. */
+const changesState = new Set<string>([CommandId.approve, CommandId.cancel, CommandId.retryTask]);
+
 /**
  * Notifications only where a person is needed (ARCHITECTURE §9): a review is ready, a worker went
  * STALE, a task failed for good. Each is shown once per (task, attempt, state) and can be turned
@@ -31,12 +34,23 @@ export class Notifier {
     const worker = this.session.snapshot().workers.find((w) => w.id === workerId);
     if (!worker?.taskId || !this.once(kind, worker.taskId, worker.attempt, worker.state)) return;
     const target = { kind: 'worker' as const, session: this.session, worker };
+    const moved = () => {
+      const now = this.session.snapshot().workers.find((w) => w.id === workerId);
+      const same = now && now.state === worker.state && now.taskId === worker.taskId && now.attempt === worker.attempt;
+      return same ? undefined : `${worker.id} is ${now ? `${now.state}${now.taskId ? ` on ${now.taskId}` : ''}` : 'gone'} now`;
+    };
     if (kind === 'reviewReady') {
-      void this.ask(`Foreman: ${worker.taskId} is ready for review (${worker.id}).`, target, [
-        ['Review', CommandId.showChanges],
-        ['Approve', CommandId.approve],
-        ['Show Log', CommandId.showLog],
-      ]);
+      void this.ask(
+        `Foreman: ${worker.taskId} is ready for review (${worker.id}).`,
+        target,
+        [
+          ['Review', CommandId.showChanges],
+          ['Approve', CommandId.approve],
+          ['Show Log', CommandId.showLog],
+        ],
+        'info',
+        moved,
+      );
     } else {
       void this.ask(
         `Foreman: ${worker.id} went STALE on ${worker.taskId}: ${worker.livenessReason}.`,
@@ -46,6 +60,7 @@ export class Notifier {
           ['Cancel Task', CommandId.cancel],
         ],
         'warning',
+        moved,
       );
     }
   }
@@ -63,6 +78,10 @@ export class Notifier {
       target,
       [['Retry', CommandId.retryTask], ...(holder ? [['Show Log', CommandId.showLog] as [string, string]] : [])],
       'error',
+      () => {
+        const now = this.session.snapshot().tasks.find((t) => t.id === taskId);
+        return now?.status === 'failed' && now.attempt === task.attempt ? undefined : `${task.id} is ${now?.status ?? 'gone'} now`;
+      },
     );
   }
 
@@ -79,6 +98,8 @@ export class Notifier {
     target: unknown,
     actions: Array<[label: string, command: string]>,
     level: 'info' | 'warning' | 'error' = 'info',
+    /** Why the notification no longer holds, or undefined while it does. */
+    moved: () => string | undefined = () => undefined,
   ): Promise<void> {
     const show =
       level === 'error'
@@ -88,6 +109,12 @@ export class Notifier {
           : vscode.window.showInformationMessage;
     const picked = await show(message, ...actions.map(([label]) => label));
     const command = actions.find(([label]) => label === picked)?.[1];
-    if (command) await vscode.commands.executeCommand(command, target);
+    if (!command) return;
+    const stale = changesState.has(command) ? moved() : undefined;
+    if (stale) {
+      void vscode.window.showInformationMessage(`Foreman: ${stale}; "${picked}" was not applied.`);
+      return;
+    }
+    await vscode.commands.executeCommand(command, target);
   }
 }

@@ -207,6 +207,7 @@ describe('engine: liveness', () => {
     assert.match(worker('w1').lastError ?? '', /^no heartbeat for 1m40s/);
     harness.value('heartbeat', { worker: 'w1' });
     assert.equal(worker('w1').state, 'WORKING');
+    assert.equal(worker('w1').lastError, null, 'a revived worker carries no stale verdict');
     await advance(100_010);
     assert.equal(worker('w1').state, 'STALE');
     await advance(200_010);
