@@ -50,7 +50,13 @@ const commands = {
   'request-changes': z.object({ worker: workerIdSchema, note: noteSchema }),
   merge: z.object({ worker: workerIdSchema }),
   cancel: z.object({ target: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'cancel takes a worker id or a task id') }),
-  fail: z.object({ worker: workerIdSchema, reason: noteSchema, attempt: attemptSchema.optional() }),
+  fail: z.object({
+    worker: workerIdSchema,
+    reason: noteSchema,
+    attempt: attemptSchema.optional(),
+    /** A failure no further attempt can fix (a broken agent profile): the task fails for good now. */
+    final: z.boolean().optional(),
+  }),
   reset: z.object({ worker: workerIdSchema }),
   retry: z.object({ task: taskIdSchema }),
   heartbeat: z.object({

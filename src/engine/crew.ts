@@ -16,6 +16,8 @@ export interface CrewSettings {
   readonly heartbeatEveryMs?: number;
 }
 
+/** Launch refusals that only a change of settings fixes (ARCHITECTURE §6 profiles). */
+const configurationRefusals = new Set(['agentCommandNotFound', 'terminalProfile']);
 /**
  * Where state meets git and agents (ARCHITECTURE §5, §6). `start` and `merge` do their git work
  * first and move state after; with an AgentPort (a long-running owner) it also launches agents on
@@ -111,9 +113,12 @@ export class Crew implements Disposable {
     const prompt = [task.title, task.prompt, worker.note ? `\n${worker.note}` : ''].filter(Boolean).join('\n\n');
     const launched = this.agents!.launch({ ...work, worktree, prompt, agent: worker.agent });
     if (!launched.ok) {
+      // A broken profile fails every attempt the same way: fail for good now, so a person fixes the
+      // setting and retries, instead of the task burning its attempts on backoff.
+      const final = launched.kind === 'invalid' || configurationRefusals.has(launched.code);
       this.engine.execute({
         command: 'fail',
-        args: { worker: work.workerId, reason: `launch failed: ${launched.message}`, attempt: work.attempt },
+        args: { worker: work.workerId, reason: `launch failed: ${launched.message}`, attempt: work.attempt, final },
         actor: 'crew',
       });
       return;

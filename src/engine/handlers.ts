@@ -59,7 +59,7 @@ export function createHandlers(s: Services): HandlerMap {
     'request-changes': write((unit, args) => s.state.requestChanges(unit, args.worker, args.note)),
     merge: write((unit, args) => s.state.merged(unit, args.worker)),
     cancel: write((unit, args) => s.state.cancel(unit, args.target)),
-    fail: write((unit, args) => s.state.fail(unit, args.worker, args.reason, args.attempt)),
+    fail: write((unit, args) => s.state.fail(unit, args.worker, args.reason, args.attempt, args.final ?? false)),
     reset: write((unit, args) => s.state.reset(unit, args.worker)),
     retry: write((unit, args) => s.state.retry(unit, args.task)),
     heartbeat: write((unit, args) => s.heartbeats.beat(unit, args)),

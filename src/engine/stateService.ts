@@ -140,24 +140,25 @@ export class StateService {
 
   /**
    * A failed attempt (ARCHITECTURE §3): the task fails; with attempts left it is queued again after
-   * a backoff and the worker is freed, otherwise the task stays Failed and the worker FAILED.
+   * a backoff and the worker is freed, otherwise (or when `final`) the task stays Failed and the
+   * worker FAILED, holding it for a person to see; `retry` grants another attempt.
    */
-  fail(unit: Unit, workerId: string, reason: string, attempt?: number): Result<WorkerRow> {
+  fail(unit: Unit, workerId: string, reason: string, attempt?: number, final = false): Result<WorkerRow> {
     return this.moveHolder(unit, workerId, attempt, (worker) => {
       const trigger = worker.state === WorkerState.Assigned ? 'setupFailed' : worker.state === WorkerState.Stale ? 'dead' : 'workFailed';
       const moved = moveWorker(unit, worker, trigger, { set: { last_error: reason }, reason });
-      return moved.ok ? this.failTask(unit, { ...worker, state: moved.value }, reason) : moved;
+      return moved.ok ? this.failTask(unit, { ...worker, state: moved.value }, reason, final) : moved;
     });
   }
 
-  private failTask(unit: Unit, worker: WorkerRow, reason: string): Result<WorkerState> {
+  private failTask(unit: Unit, worker: WorkerRow, reason: string, final = false): Result<WorkerState> {
     const task = worker.task_id ? findTask(unit.tx, worker.task_id) : undefined;
     if (!task || task.status !== TaskStatus.Running) return ok(worker.state);
     const failed = moveTask(unit, task, 'fail', { set: { finished_at: unit.now, last_error: reason }, reason });
     if (!failed.ok) return failed;
     unit.tx.run('DELETE FROM task_claims WHERE task_id = ?', [task.id]);
     const maxAttempts = worker.max_attempts ?? task.max_attempts;
-    if (!hasAttemptsLeft(task.attempt, maxAttempts)) {
+    if (final || !hasAttemptsLeft(task.attempt, maxAttempts)) {
       const chained = this.chains.onTaskFinished(unit, task.id);
       return chained.ok ? ok(worker.state) : chained;
     }

@@ -1,4 +1,4 @@
-import { integerFlag, parseNumber, stringFlag } from '../argv';
+import { booleanFlag, integerFlag, parseNumber, stringFlag } from '../argv';
 import { type Result, ok } from '../../core/result';
 import { attemptOf, collect, draft, required, requiredFlag, workerOf } from './helpers';
 import type { CommandSpec } from './spec';
@@ -114,17 +114,17 @@ export const workerCommands: readonly CommandSpec[] = [
   {
     kind: 'engine',
     name: 'fail',
-    usage: '[<worker>] --reason <text> [--attempt N]',
-    summary: 'end the current attempt as failed (retried while attempts remain)',
+    usage: '[<worker>] --reason <text> [--attempt N] [--final]',
+    summary: 'end the current attempt as failed (retried while attempts remain; --final: no retry, the task fails for good)',
     positionals: ['worker?'],
-    flags: { reason: 'string', attempt: 'string' },
+    flags: { reason: 'string', attempt: 'string', final: 'boolean' },
     build: (input) => {
       const worker = workerOf(input);
       if (!worker.ok) return worker;
       const values = collect(requiredFlag(input.argv, 'reason', 'text'), attemptOf(input, worker.value));
       if (!values.ok) return values;
       const [reason, attempt] = values.value;
-      return draft('fail', { worker: worker.value, reason, attempt });
+      return draft('fail', { worker: worker.value, reason, attempt, final: booleanFlag(input.argv, 'final') || undefined });
     },
   },
   {

@@ -112,6 +112,19 @@ describe('engine: retries and backoff', () => {
     assert.equal(task('flaky').status, 'queued');
     assert.equal(worker('w1').state, 'IDLE');
   });
+
+  it('a final failure fails the task for good with attempts left; retry then runs it again', () => {
+    harness.value('worker.add', { id: 'w1' });
+    harness.value('task.add', { title: 'Misconfigured', id: 'misconf', maxAttempts: 3 });
+    harness.value('claim', { worker: 'w1' });
+    harness.value('fail', { worker: 'w1', reason: 'no such agent profile', final: true });
+    assert.equal(task('misconf').status, 'failed');
+    assert.equal(task('misconf').attempt, 1);
+    assert.equal(worker('w1').state, 'FAILED');
+    harness.value('retry', { task: 'misconf' });
+    assert.equal(task('misconf').status, 'queued');
+    assert.equal(harness.value<{ attempt: number }>('claim', { worker: 'w1' }).attempt, 2);
+  });
 });
 
 describe('engine: chains', () => {
