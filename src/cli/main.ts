@@ -118,12 +118,12 @@ async function main(argv: readonly string[], env: CliEnvironment, cwd: string, p
  * starts. The profile may live in the VS Code settings (foreman.agents), so it is a note, not a refusal.
  */
 async function unknownAgentNote(repoRoot: string, agent: string): Promise<string | undefined> {
-  const { builtinProfiles } = await import('../infra/agents/profiles.js');
+  const { resolveProfile } = await import('../infra/agents/profiles.js');
   const { loadWorkspaceSettings } = await import('../infra/workspace/settings.js');
   const settings = loadWorkspaceSettings(path.join(repoRoot, '.foreman'));
-  const defined = [...Object.keys(builtinProfiles()), ...(settings.ok ? Object.keys(settings.value.crew.agents) : [])];
-  if (defined.includes(agent)) return undefined;
-  return `no agent profile '${agent}' is defined in .foreman/settings.json or built in (${defined.join(', ')}); unless your VS Code settings define foreman.agents.${agent}, this worker's tasks will fail when it starts.`;
+  const profile = resolveProfile(agent, settings.ok ? settings.value.crew.agents : {});
+  if (profile.ok || profile.code !== 'unknownAgentProfile') return undefined;
+  return `${profile.message} Unless your VS Code settings define foreman.agents.${agent}, this worker's tasks will fail when it starts.`;
 }
 
 function run(): void {

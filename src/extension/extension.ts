@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { builtinProfiles } from '../infra/agents/profiles';
 import { readOwner } from '../infra/db';
 import { initWorkspace } from '../infra/workspace';
 import { CommandId } from './commands/commandIds';
@@ -18,7 +19,6 @@ import { QueueTreeProvider } from './tree/queueTree';
 import { VsCodeTerminalHost } from './terminalHost';
 import { WorkersTreeProvider } from './tree/workersTree';
 
-const builtinAgents = ['demo', 'claude', 'codex', 'aider'];
 /** Settings the engine and crew take when they open; agent profiles and notifications are read live. */
 const settingsAppliedAtOpen = [
   'foreman.worktreeRoot',
@@ -132,7 +132,7 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
     ...registerSetupCommands({
       registry,
       initialise,
-      agentProfiles: () => [...new Set([...builtinAgents, ...Object.keys(configuration().agents)])],
+      agentProfiles: () => [...new Set([...Object.keys(builtinProfiles()), ...Object.keys(configuration().agents)])],
     }),
     ...registerWorkerCommands(registry),
     ...registerWorkspaceCommands(registry),

@@ -96,13 +96,9 @@ async function restore(input: CommandInput, printer: Printer = processPrinter): 
 
 /** A snapshot applies only to a worktree of the repository that holds it. */
 async function belongsTo(folder: string, repoRoot: string): Promise<Result<void>> {
-  const { openGit } = await import('../../infra/git/gitClient.js');
-  const commonDir = async (at: string) => path.resolve(at, (await openGit(at).raw(['rev-parse', '--git-common-dir'])).trim());
-  try {
-    if ((await commonDir(folder)) === (await commonDir(repoRoot))) return ok(undefined);
-  } catch {
-    // Not a git folder at all: reported below the same way.
-  }
+  const { commonDirectory } = await import('../../infra/git/gitClient.js');
+  const theirs = await commonDirectory(folder).catch(() => undefined);
+  if (theirs !== undefined && theirs === (await commonDirectory(repoRoot))) return ok(undefined);
   return invalid(
     'foreignWorktree',
     `--into: '${folder}' is not a worktree of ${repoRoot}; pass one of its worktrees (see \`git worktree list\`).`,

@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { GitError, simpleGit, type SimpleGit } from 'simple-git';
 
 /** Used only when the repository has no `user.name` / `user.email` of its own (or global). */
@@ -168,4 +169,15 @@ export function absentOnExit1(error: unknown): string {
 export async function isDirty(git: SimpleGit): Promise<boolean> {
   const status = await git.raw(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=none']);
   return status.length > 0;
+}
+
+/** The repository's shared git folder as seen from `path`, or undefined outside any repository. */
+export async function commonDirectory(path: string): Promise<string | undefined> {
+  try {
+    const output = (await openGit(path).raw(['rev-parse', '--git-common-dir'])).trim();
+    return await canonicalPath(resolve(path, output));
+  } catch (error) {
+    if (!isGitFailure(error)) throw error;
+    return undefined;
+  }
 }

@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { type Result, refused } from '../../core/result';
-import { canonicalPath, errorText, folderExists, isGitFailure, openGit } from './gitClient';
+import { canonicalPath, commonDirectory, errorText, folderExists, isGitFailure, openGit } from './gitClient';
 import { verifyWorktreeTopLevel } from './topLevel';
 import { type EnsureWorktreeRequest, type EnsuredWorktree, ensureWorktree, lockedRefusal } from './worktrees';
 import { listWorktreesWith } from './worktreeList';
@@ -72,17 +72,6 @@ export async function reconcileWorktrees(repoRoot: string, expected: readonly Ex
     report.unclaimed.push({ path: entry.path, branch: entry.branch, missing: entry.prunable !== undefined || !folderExists(entry.path) });
   }
   return report;
-}
-
-/** The repository's shared git folder as seen from `path`, or undefined outside any repository. */
-async function commonDirectory(path: string): Promise<string | undefined> {
-  try {
-    const output = (await openGit(path).raw(['rev-parse', '--git-common-dir'])).trim();
-    return await canonicalPath(resolve(path, output));
-  } catch (error) {
-    if (!isGitFailure(error)) throw error;
-    return undefined;
-  }
 }
 
 /**

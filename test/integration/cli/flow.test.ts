@@ -129,7 +129,7 @@ describe('foreman worker add with an agent profile nobody defines', () => {
     await ok(repo, ['init']);
     const unknown = await foreman(repo, ['worker', 'add', 'w1', '--agent', 'nosuch']);
     assert.equal(unknown.code, 0);
-    assert.match(unknown.stderr, /note: no agent profile 'nosuch' is defined .* this worker's tasks will fail/);
+    assert.match(unknown.stderr, /note: There is no agent profile named 'nosuch'; known profiles: .*this worker's tasks will fail/);
     writeFileSync(join(repo, '.foreman', 'settings.json'), JSON.stringify({ agents: { mine: { command: 'true' } } }));
     for (const agent of ['demo', 'claude', 'mine']) {
       const known = await foreman(repo, ['worker', 'add', `w-${agent}`, '--agent', agent]);

@@ -16,7 +16,7 @@ test(
     const crew = await makeCrew();
     const added = await crew.foreman(['worker', 'add', 'w1', '--agent', 'scribe']);
     assert.equal(added.code, 0);
-    assert.match(added.stderr, /no agent profile 'scribe'/);
+    assert.match(added.stderr, /note: There is no agent profile named 'scribe'/);
     await crew.addTask('notes', 'Notes', 'write notes.txt noted\ncommit Notes');
     let server = await crew.serve();
     try {
