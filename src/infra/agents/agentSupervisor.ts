@@ -12,6 +12,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { type Result, ok, refused } from '../../core/result';
 import type { AgentExit } from '../../engine/ports';
 import { appendLogLine, lastOutputTime, openAttemptLog, writePromptFile } from './attemptLog';
+import { safeCall } from './safeCall';
 import { describeExit } from './exitReason';
 import { type AgentLaunchSpec, planLaunch } from './launchPlan';
 import { isAlive, isGroupAlive, signalGroup } from './processes';
@@ -216,14 +217,8 @@ export class AgentSupervisor {
     this.notify(`heartbeat for ${run.workerId}`, () => this.options.onHeartbeat?.(run));
   }
 
-  /** Runs a caller's callback so that neither a throw nor a rejection escapes into a timer or an event handler. */
   private notify(what: string, callback: () => unknown): void {
-    try {
-      const pending = callback();
-      if (pending instanceof Promise) pending.catch((error: unknown) => this.say(`${what} failed: ${String(error)}`));
-    } catch (error) {
-      this.say(`${what} failed: ${String(error)}`);
-    }
+    safeCall(what, callback, (line) => this.say(line));
   }
 
   private async terminate(entry: LiveRun): Promise<AgentExit> {

@@ -13,6 +13,7 @@ import { type Result, ok, refused } from '../../core/result';
 import type { AgentExit } from '../../engine/ports';
 import type { AgentSignals } from './agentSupervisor';
 import { appendLogLine, openAttemptLog, writePromptFile } from './attemptLog';
+import { safeCall } from './safeCall';
 import { type AgentLaunchSpec, planLaunch } from './launchPlan';
 
 /** What to run in a new terminal. */
@@ -137,12 +138,7 @@ export class TerminalAgents {
   }
 
   private beat(spec: AgentLaunchSpec): void {
-    try {
-      const pending = this.options.onHeartbeat({ workerId: spec.workerId, attempt: spec.attempt });
-      if (pending instanceof Promise)
-        pending.catch((error: unknown) => this.options.log?.(`heartbeat for ${spec.workerId} failed: ${String(error)}`));
-    } catch (error) {
-      this.options.log?.(`heartbeat for ${spec.workerId} failed: ${String(error)}`);
-    }
+    const run = { workerId: spec.workerId, attempt: spec.attempt };
+    safeCall(`heartbeat for ${spec.workerId}`, () => this.options.onHeartbeat(run), this.options.log);
   }
 }
