@@ -113,6 +113,8 @@ if (spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { cwd: root, 
   console.log('0 passed, 1 failed');
   process.exit(1);
 }
+// The UI tests build only when run on their own (test/e2e/support/repo.ts).
+env.FOREMAN_BUILT = '1';
 
 const codeTests = selected.filter((name) => name === 'unit' || name === 'integration');
 if (codeTests.length) {

@@ -6,43 +6,27 @@
 // messages from the webview and sees nothing change, and saves screenshots in a dark and a light theme.
 // Run: node --import tsx --test test/e2e/dashboard.e2e.ts   (after node scripts/vscode/provision.mjs)
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Frame, FrameLocator } from 'playwright-core';
 import { repoRoot } from '../../scripts/vscode/paths.mjs';
+import { ensureBuilt, makeTestRepo } from './support/repo';
 import { launchWorkbench, type Workbench } from './support/workbench';
 
 const hostileTitle = '<img src=x onerror=alert(1)>';
-const extensionDir = repoRoot;
 let scratch: string;
 let crewDir: string;
 let workbench: Workbench;
 let dashboard: FrameLocator;
 const cspViolations: string[] = [];
 
-/** The extension exactly as it ships: `scripts/build.mjs` into dist/, loaded from the repository. */
-function buildExtension(): void {
-  if (spawnSync(process.execPath, [join(repoRoot, 'scripts/build.mjs')], { stdio: 'inherit' }).status !== 0)
-    throw new Error('build failed');
-}
-
 /** A git repository with Foreman initialised: ada and grace, a short chain, and the hostile manual task. */
 function demoRepo(): string {
-  const dir = join(scratch, 'crew');
-  mkdirSync(dir, { recursive: true });
-  const git = (...args: string[]) => execFileSync('git', ['-C', dir, ...args], { stdio: 'pipe' });
-  const cli = (...args: string[]) =>
-    execFileSync(process.execPath, [join(extensionDir, 'dist/cli.js'), ...args, '--dir', dir], { stdio: 'pipe' }).toString();
-  git('init', '-q', '-b', 'main');
-  git('config', 'user.name', 'Dashboard Test');
-  git('config', 'user.email', 'dashboard@foreman.invalid');
-  writeFileSync(join(dir, 'README.md'), '# Crew\n');
-  writeFileSync(
-    join(dir, 'chain.md'),
-    [
+  const repo = makeTestRepo(join(scratch, 'crew'), {
+    'README.md': '# Crew\n',
+    'chain.md': [
       '# Greeting feature',
       '- [ ] Add a greeting module',
       '  write greeting.js export const greet = (name) => `Hello, ${name}!`;',
@@ -58,15 +42,13 @@ function demoRepo(): string {
       '  commit Document greeting',
       '',
     ].join('\n'),
-  );
-  git('add', '-A');
-  git('commit', '-q', '-m', 'Crew');
-  cli('init');
-  cli('worker', 'add', 'ada', '--agent', 'demo');
-  cli('worker', 'add', 'grace', '--agent', 'demo');
-  cli('chain', 'add', 'Greeting feature', '--from', join(dir, 'chain.md'));
-  cli('task', 'add', hostileTitle, '--id', 'hostile-title', '--prompt', 'sleep 100', '--manual');
-  return dir;
+  });
+  repo.foreman('init');
+  repo.foreman('worker', 'add', 'ada', '--agent', 'demo');
+  repo.foreman('worker', 'add', 'grace', '--agent', 'demo');
+  repo.foreman('chain', 'add', 'Greeting feature', '--from', join(repo.dir, 'chain.md'));
+  repo.foreman('task', 'add', hostileTitle, '--id', 'hostile-title', '--prompt', 'sleep 100', '--manual');
+  return repo.dir;
 }
 
 /** The bits of a page the test touches inside `evaluate` (the project's tsconfig has no DOM types). */
@@ -106,10 +88,10 @@ async function scrollDashboard(where: 'top' | 'bottom'): Promise<void> {
 
 before(
   async () => {
-    buildExtension();
+    ensureBuilt();
     scratch = realpathSync(mkdtempSync(join(tmpdir(), 'foreman-dashboard-e2e-')));
     crewDir = demoRepo();
-    workbench = await launchWorkbench({ folder: crewDir, extensionPath: extensionDir, name: 'dashboard', theme: 'Default Dark Modern' });
+    workbench = await launchWorkbench({ folder: crewDir, extensionPath: repoRoot, name: 'dashboard', theme: 'Default Dark Modern' });
     workbench.page.on('console', (message) => {
       if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
     });

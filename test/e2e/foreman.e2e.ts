@@ -8,7 +8,7 @@
 // Screenshots: test-results/foreman-*.png.
 // Run: node --import tsx --test test/e2e/foreman.e2e.ts   (after node scripts/vscode/provision.mjs)
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,7 @@ import { after, before, test } from 'node:test';
 import type { Locator } from 'playwright-core';
 import { ensureDemoRepo } from '../../scripts/demoRepo.mjs';
 import { repoRoot } from '../../scripts/vscode/paths.mjs';
+import { ensureBuilt } from './support/repo';
 import { launchWorkbench, type Workbench } from './support/workbench';
 
 const WORKERS = 'Workers';
@@ -51,8 +52,7 @@ async function waitForStatus(pattern: RegExp, timeout = 30_000): Promise<string>
 
 before(
   async () => {
-    if (spawnSync(process.execPath, [join(repoRoot, 'scripts/build.mjs')], { stdio: 'inherit' }).status !== 0)
-      throw new Error('build failed');
+    ensureBuilt();
     scratch = mkdtempSync(join(tmpdir(), 'foreman-e2e-'));
     demo = ensureDemoRepo(repoRoot, join(scratch, 'demo-repo'));
     workbench = await launchWorkbench({ folder: demo, extensionPath: repoRoot, workspaceTrust: true, name: 'foreman' });

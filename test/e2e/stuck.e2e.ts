@@ -6,42 +6,33 @@
 // STALE and why within those 10 s (plus the time the UI needs to draw); a new heartbeat revives it.
 // Screenshots: test-results/stuck-*.png.
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { FrameLocator } from 'playwright-core';
 import { repoRoot } from '../../scripts/vscode/paths.mjs';
+import { ensureBuilt, makeTestRepo, type TestRepo } from './support/repo';
 import { launchWorkbench, type Workbench } from './support/workbench';
 
 const staleSeconds = 10;
 /** Drawing slack: the monitor's timer fires at the threshold; views coalesce for 250 ms. */
 const drawSlackMs = 5_000;
 let scratch: string;
-let repo: string;
+let repo: TestRepo;
 let workbench: Workbench;
-
-const cli = (...args: string[]): string =>
-  execFileSync(process.execPath, [join(repoRoot, 'dist/cli.js'), ...args, '--dir', repo], { stdio: 'pipe' }).toString();
+const cli = (...args: string[]): string => repo.foreman(...args);
 
 before(
   async () => {
-    if (spawnSync(process.execPath, [join(repoRoot, 'scripts/build.mjs')], { stdio: 'inherit' }).status !== 0)
-      throw new Error('build failed');
+    ensureBuilt();
     scratch = realpathSync(mkdtempSync(join(tmpdir(), 'foreman-stuck-e2e-')));
-    repo = join(scratch, 'survey');
-    mkdirSync(repo);
-    const git = (...args: string[]) => execFileSync('git', ['-C', repo, ...args], { stdio: 'pipe' });
-    git('init', '-q', '-b', 'main');
-    writeFileSync(join(repo, 'README.md'), '# Survey\n');
-    git('add', '-A');
-    git('-c', 'user.name=Stuck Test', '-c', 'user.email=stuck@foreman.invalid', 'commit', '-q', '-m', 'Survey');
+    repo = makeTestRepo(join(scratch, 'survey'), { 'README.md': '# Survey\n' });
     cli('init');
     cli('worker', 'add', 'scout');
     cli('task', 'add', 'Survey the code', '--id', 'survey', '--manual', '--prompt', 'Read everything and report.');
     workbench = await launchWorkbench({
-      folder: repo,
+      folder: repo.dir,
       extensionPath: repoRoot,
       workspaceTrust: true,
       name: 'stuck',

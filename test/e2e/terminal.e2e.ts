@@ -1,53 +1,41 @@
 // UI test: an agent profile with `mode: "terminal"` runs in VS Code's integrated terminal. The
-// profile (from the user's `foreman.agents` setting) runs the demo agent; the dispatcher hands the
+// profile (from the workspace's `foreman.agents` setting) runs the demo agent; the dispatcher hands the
 // task to the worker as the trusted window opens; a terminal named after the worker, task and
 // attempt appears; the agent commits in the worker's worktree and exits 0; VS Code closes the
 // terminal and reports the code; Foreman submits, and the worker shows IN_REVIEW.
 // Screenshots: test-results/terminal-*.png.
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { repoRoot } from '../../scripts/vscode/paths.mjs';
+import { ensureBuilt, makeTestRepo, type TestRepo } from './support/repo';
 import { launchWorkbench, type Workbench } from './support/workbench';
 
 let scratch: string;
-let repo: string;
+let repo: TestRepo;
 let workbench: Workbench;
-
-const cli = (...args: string[]): string =>
-  execFileSync(process.execPath, [join(repoRoot, 'dist/cli.js'), ...args, '--dir', repo], { stdio: 'pipe' }).toString();
-const git = (...args: string[]): string =>
-  execFileSync('git', ['-C', repo, ...args], { stdio: 'pipe' })
-    .toString()
-    .trim();
+const cli = (...args: string[]): string => repo.foreman(...args);
+const git = (...args: string[]): string => repo.git(...args);
 
 before(
   async () => {
-    if (spawnSync(process.execPath, [join(repoRoot, 'scripts/build.mjs')], { stdio: 'inherit' }).status !== 0)
-      throw new Error('build failed');
+    ensureBuilt();
     scratch = realpathSync(mkdtempSync(join(tmpdir(), 'foreman-terminal-e2e-')));
-    repo = join(scratch, 'notes');
-    mkdirSync(repo);
-    git('init', '-q', '-b', 'main');
-    git('config', 'user.name', 'Terminal Test');
-    git('config', 'user.email', 'terminal@foreman.invalid');
-    writeFileSync(join(repo, 'README.md'), '# Notes\n');
-    git('add', '-A');
-    git('commit', '-q', '-m', 'Notes');
     // The profile lives in the workspace settings, as a team would share it. (`foreman.agents` is
     // machine-overridable: in a remote window such as code-server's, VS Code does not apply a
     // user-level value of it reliably; the workspace value is applied in a trusted workspace.)
-    mkdirSync(join(repo, '.vscode'));
     const profile = {
       command: process.execPath,
       args: [join(repoRoot, 'dist/demo-agent.js'), '{promptFile}'],
       prompt: 'file',
       mode: 'terminal',
     };
-    writeFileSync(join(repo, '.vscode', 'settings.json'), JSON.stringify({ 'foreman.agents': { 'demo-terminal': profile } }, null, 2));
+    repo = makeTestRepo(join(scratch, 'notes'), {
+      'README.md': '# Notes\n',
+      '.vscode/settings.json': JSON.stringify({ 'foreman.agents': { 'demo-terminal': profile } }, null, 2),
+    });
     cli('init');
     cli('worker', 'add', 'tess', '--agent', 'demo-terminal');
     cli(
@@ -60,7 +48,7 @@ before(
       'write notes.txt from the terminal\nprogress 0.5\nsleep 8000\ncommit Notes from the terminal',
     );
     workbench = await launchWorkbench({
-      folder: repo,
+      folder: repo.dir,
       extensionPath: repoRoot,
       name: 'terminal',
     });
@@ -90,7 +78,7 @@ test('a terminal-mode agent runs in an integrated terminal and its exit 0 submit
   await row.locator('.label-description', { hasText: /^IN_REVIEW · notes/ }).waitFor({ timeout: 30_000 });
   assert.equal(git('show', 'tess/notes:notes.txt'), 'from the terminal');
   assert.equal(git('log', '-1', '--format=%s', 'tess/notes'), 'Notes from the terminal');
-  const log = readFileSync(join(repo, '.foreman', 'logs', 'notes', 'attempt-1.log'), 'utf8');
+  const log = readFileSync(join(repo.dir, '.foreman', 'logs', 'notes', 'attempt-1.log'), 'utf8');
   assert.match(log, /runs in the terminal "Foreman agent: tess · notes \(attempt 1\)"/);
   assert.match(log, /exited 0/);
   await workbench.screenshot('review');
