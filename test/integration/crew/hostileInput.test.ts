@@ -8,24 +8,11 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { hostileNames } from '../../support/hostileNames';
 import { type CrewRepo, type Status, makeCrew, reviewUntil, sandboxPath } from './crewHarness';
 
 const pwned = sandboxPath('pwned');
-const hostileIds = [
-  `$(touch ${pwned})`,
-  '$(touch /tmp/pwned)',
-  '`touch /tmp/pwned`',
-  '--upload-pack=x',
-  '-x',
-  'a..b',
-  'x.lock',
-  'refs/heads/main',
-  'HEAD',
-  'a b',
-  'w1;touch /tmp/pwned',
-  'A'.repeat(400),
-  'a'.repeat(400),
-];
+const hostileIds = [...hostileNames, `$(touch ${pwned})`, 'refs/heads/main', 'HEAD', 'w1;touch /tmp/pwned', 'A'.repeat(400)];
 
 /** Status without the parts that change with the clock. */
 function stable(status: Status): unknown {

@@ -2,26 +2,13 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
+import { hostileNames } from '../../support/hostileNames';
 import { simpleGit } from 'simple-git';
 import { GitWorkspace, branchFor, snapshotWip, validateBranchName, wipRefFor } from '../../../src/infra/git';
 import { allRefs, makeRepo, unwrap } from './gitFixtures';
 
 const pwned = '/tmp/pwned';
-const hostile = [
-  '$(touch /tmp/pwned)',
-  '`touch /tmp/pwned`',
-  '--upload-pack=x',
-  '-x',
-  'a..b',
-  'x.lock',
-  'a'.repeat(400),
-  'a b',
-  'A1',
-  'a/b',
-  '../up',
-  '',
-  'a;touch /tmp/pwned',
-];
+const hostile = [...hostileNames, 'A1', 'a/b', '../up', ''];
 
 test('hostile worker and task ids are refused and nothing is created', async () => {
   assert.equal(existsSync(pwned), false, 'a previous run left /tmp/pwned; remove it first');
