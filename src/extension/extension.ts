@@ -80,7 +80,9 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
       root,
       name: folder.name,
       trusted: vscode.workspace.isTrusted,
-      settings: { engine: engineSettingsOf(config), crew: crewSettingsOf(config, () => configuration(folder).agents) },
+      settings: { engine: engineSettingsOf(config), crew: crewSettingsOf(config) },
+      // Read at each launch: an edit of `foreman.agents` applies to the next agent without a reopen.
+      agentProfiles: () => configuration(folder).agents,
       log: (line) => log(`${folder.name}: ${line}`),
       terminalHost,
     });
@@ -164,19 +166,12 @@ function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-/**
- * The crew's settings. Agent profiles are read at each launch, so an edit of `foreman.agents` applies
- * to the next agent without reopening, and a value VS Code delivers late (machine-scoped settings
- * arrive after activation in a remote window) is not missed.
- */
-function crewSettingsOf(config: ForemanConfiguration, agents: () => ForemanConfiguration['agents']) {
+function crewSettingsOf(config: ForemanConfiguration) {
   return {
     mergeStrategy: config.mergeStrategy,
     verifyCommand: config.verifyCommand,
     worktreeRoot: config.worktreeRoot || undefined,
-    get agents() {
-      return agents();
-    },
+    agents: config.agents,
   };
 }
 

@@ -22,6 +22,8 @@ export interface OwnerSessionOptions {
   readonly trusted: boolean;
   readonly settings: { engine: EngineSettings; crew: CrewSettingsFile };
   readonly log: (line: string) => void;
+  /** Agent profiles, read at each launch (`foreman.agents`). */
+  readonly agentProfiles?: () => Readonly<Record<string, unknown>>;
   /** Where agent profiles with `mode: "terminal"` run. */
   readonly terminalHost?: TerminalHost;
 }
@@ -63,6 +65,7 @@ export class OwnerSession implements ForemanSession {
       settings: options.settings,
       agentEnvironment: (): Record<string, string> => (socketPath ? { FOREMAN_ENDPOINT: socketPath } : {}),
       ...(options.terminalHost ? { terminalHost: options.terminalHost } : {}),
+      ...(options.agentProfiles ? { agentProfiles: options.agentProfiles } : {}),
     });
     if (!opened.ok) return opened;
     const owner = opened.value;

@@ -21,6 +21,8 @@ export interface CrewOptions {
   readonly launchAgents: boolean;
   /** Extra environment for agents, read at each launch (the endpoint is known only later). */
   readonly agentEnvironment?: () => Record<string, string>;
+  /** Agent profiles read at each launch (the VS Code settings); default: the settings file's, read at open. */
+  readonly agentProfiles?: () => Readonly<Record<string, unknown>>;
   /** Where `mode: "terminal"` profiles run (a VS Code window); without one they are refused at launch. */
   readonly terminalHost?: TerminalHost;
   readonly log: (line: string) => void;
@@ -83,7 +85,7 @@ export function assembleCrew(
       supervisor,
       foremanDir,
       () => ({ FOREMAN_DIR: repoRoot, FOREMAN_BASE: baseBranch(), ...(options.agentEnvironment?.() ?? {}) }),
-      () => settings.agents,
+      options.agentProfiles ?? (() => settings.agents),
       options.log,
       terminals,
     );

@@ -26,6 +26,8 @@ export interface OpenOwnerOptions {
   /** Settings from the host (VS Code), replacing `.foreman/settings.json`. */
   readonly settings?: { engine: EngineSettings; crew: CrewSettingsFile };
   readonly agentEnvironment?: () => Record<string, string>;
+  /** Agent profiles read at each launch, so an edit applies to the next agent. */
+  readonly agentProfiles?: () => Readonly<Record<string, unknown>>;
   /** Runs `mode: "terminal"` agent profiles (the VS Code window's terminals). */
   readonly terminalHost?: TerminalHost;
   /** Passed to the store: one-shot calls leave short journals for the next open to replay. */
@@ -92,6 +94,7 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
     log,
     ...(options.agentEnvironment ? { agentEnvironment: options.agentEnvironment } : {}),
     ...(options.terminalHost ? { terminalHost: options.terminalHost } : {}),
+    ...(options.agentProfiles ? { agentProfiles: options.agentProfiles } : {}),
   });
   const start = async (): Promise<void> => {
     engine.startBackground();
