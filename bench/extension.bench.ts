@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ok } from '../src/core/result';
-import { defaultEngineSettings } from '../src/engine/settings';
+import { crewSettingsOf, defaultEngineSettings } from '../src/engine/settings';
 import { SqlJsStore } from '../src/infra/db';
 import { OwnerSession } from '../src/extension/sessions/ownerSession';
 import { SessionRegistry } from '../src/extension/sessionRegistry';
@@ -72,7 +72,7 @@ async function measure(workers: number) {
       trusted: false,
       settings: {
         engine: defaultEngineSettings,
-        crew: { mergeStrategy: 'rebase', verifyCommand: [], worktreeRoot: undefined, agents: {} },
+        crew: crewSettingsOf({}),
       },
       log: () => undefined,
     });

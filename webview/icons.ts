@@ -30,6 +30,8 @@ const glyphs = {
   chevronRight: ['M6 3.5l4.5 4.5-4.5 4.5'],
   chain: ['M3 5.5h4v5h-4z', 'M9 5.5h4v5h-4z', 'M7 8h2'],
   pulse: ['M1.5 8.5h3l1.5-4 3 8 1.5-4h4'],
+  bell: ['M4 11.5V7a4 4 0 0 1 8 0v4.5l1.5 1.5h-11z', 'M6.5 13.5a1.5 1.5 0 0 0 3 0'],
+  tool: ['M10.5 2.5a3 3 0 0 0-3 4l-5 5 1.5 1.5 5-5a3 3 0 0 0 4-3l-2 1-1.5-1.5z'],
 } as const;
 
 export type Glyph = keyof typeof glyphs;

@@ -10,6 +10,7 @@ import type { Metrics } from '../engine/metrics';
 import type { TaskRow, WorkerRow } from '../engine/rows';
 import type { StatusSnapshot, TaskStatusView, WorkerStatus } from '../engine/statusView';
 import type { EndpointResult } from '../infra/endpoint';
+import { describeUsage, formatUsage, hasUsage } from '../shared/usageText';
 import { cell, duration, table } from './table';
 
 type Failure = Extract<EndpointResult, { ok: false }>;
@@ -130,7 +131,9 @@ function taskLine(task: TaskRow): string {
 }
 
 function statusLines(status: StatusSnapshot): string[] {
-  const lines = [`base branch: ${status.baseBranch ?? '-'}`, ''];
+  const lines = [`base branch: ${status.baseBranch ?? '-'}`];
+  if (hasUsage(status.usage)) lines.push(`usage: ${formatUsage(status.usage)} (${describeUsage(status.usage)})`);
+  lines.push('');
   lines.push(...(status.workers.length ? workerTable(status.workers) : ['no workers (add one: foreman worker add <id>)']), '');
   lines.push(...(status.tasks.length ? taskTable(status.tasks) : ['no tasks (add one: foreman task add <title>)']));
   return lines;
@@ -138,21 +141,25 @@ function statusLines(status: StatusSnapshot): string[] {
 
 function workerTable(workers: readonly WorkerStatus[]): string[] {
   return table(
-    ['WORKER', 'STATE', 'TASK', 'ATTEMPT', 'HEARTBEAT', 'LIVENESS'],
+    ['WORKER', 'STATE', 'TASK', 'ATTEMPT', 'HEARTBEAT', 'USAGE', 'NOW', 'LIVENESS'],
     workers.map((w) => [
       w.id,
       w.state,
       cell(w.taskId),
       String(w.attempt),
       w.heartbeatAgeMs === null ? '-' : `${duration(w.heartbeatAgeMs)} ago`,
-      `${w.liveness} ${cell(w.livenessReason, 60)}`,
+      usageCell(w),
+      // A waiting agent needs a person before anything else it does matters.
+      w.needsInput ? cell(`waiting for you: ${w.needsInput.message}`, 60) : cell(w.activity?.text, 50),
+      // The monitor's reason for a waiting worker repeats the question the NOW column already shows.
+      w.needsInput ? w.liveness : `${w.liveness} ${cell(w.livenessReason, 60)}`,
     ]),
   );
 }
 
 function taskTable(tasks: readonly TaskStatusView[]): string[] {
   return table(
-    ['TASK', 'STATUS', 'WORKER', 'ATTEMPT', 'AFTER', 'PARENT', 'TITLE'],
+    ['TASK', 'STATUS', 'WORKER', 'ATTEMPT', 'AFTER', 'PARENT', 'USAGE', 'TITLE'],
     tasks.map((t) => [
       t.id,
       t.status,
@@ -160,9 +167,14 @@ function taskTable(tasks: readonly TaskStatusView[]): string[] {
       `${t.attempt}/${t.maxAttempts}`,
       cell(t.blockedBy),
       cell(t.parentId),
+      usageCell(t),
       cell(t.title),
     ]),
   );
+}
+
+function usageCell(item: { readonly usage: StatusSnapshot['usage'] }): string {
+  return hasUsage(item.usage) ? formatUsage(item.usage) : '-';
 }
 
 function transitionLines(events: readonly TransitionEvent[]): string[] {
@@ -186,6 +198,7 @@ function metricLines(metrics: Metrics): string[] {
     `done in the last hour: ${metrics.throughputPerHour}`,
     `rejected transitions: ${metrics.rejected.total}${rejected ? ` (${rejected})` : ''}`,
     `idempotency: ${metrics.idempotency.hits} repeats answered from ${metrics.idempotency.keys} keys`,
+    `agent usage: ${hasUsage(metrics.usage) ? `${formatUsage(metrics.usage)} (${describeUsage(metrics.usage)})` : 'none reported'}`,
     'transitions:',
     ...table(
       ['ENTITY', 'FROM', 'TO', 'COUNT'],

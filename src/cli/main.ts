@@ -107,23 +107,34 @@ async function main(argv: readonly string[], env: CliEnvironment, cwd: string, p
   const result = await route(target, request.request, { log: (line) => printer.err(`foreman: ${line}`) });
   const code = printResult(printer, request.request.command, result, json);
   if (result.ok && request.request.command === 'worker.add' && target.kind === 'workspace') {
-    const note = await unknownAgentNote(target.repoRoot, request.request.args.agent);
-    if (note) printer.err(`foreman: note: ${note}`);
+    const note = await agentProfileNote(target.repoRoot, request.request.args.agent);
+    if (note) printer.err(`foreman: ${note}`);
   }
   return code;
 }
 
 /**
- * A worker whose agent profile is defined nowhere this command can see fails every attempt when it
- * starts. The profile may live in the VS Code settings (foreman.agents), so it is a note, not a refusal.
+ * A worker whose agent cannot start fails every attempt when it starts: say so now. The profile
+ * may live in the VS Code settings (foreman.agents), and the owner may have another PATH, so it is
+ * a note or a warning on stderr, not a refusal.
  */
-async function unknownAgentNote(repoRoot: string, agent: string): Promise<string | undefined> {
-  const { resolveProfile } = await import('../infra/agents/profiles.js');
+async function agentProfileNote(repoRoot: string, agent: string): Promise<string | undefined> {
+  const { profileAvailability } = await import('../infra/agents/availability.js');
   const { loadWorkspaceSettings } = await import('../infra/workspace/settings.js');
   const settings = loadWorkspaceSettings(path.join(repoRoot, '.foreman'));
-  const profile = resolveProfile(agent, settings.ok ? settings.value.crew.agents : {});
-  if (profile.ok || profile.code !== 'unknownAgentProfile') return undefined;
-  return `${profile.message} Unless your VS Code settings define foreman.agents.${agent}, this worker's tasks will fail when it starts.`;
+  const availability = profileAvailability(agent, settings.ok ? settings.value.crew.agents : {}, repoRoot);
+  switch (availability.status) {
+    case 'found':
+      return undefined;
+    case 'notFound':
+      return (
+        `warning: the agent command '${availability.command}' of profile '${agent}' is not found on PATH; ` +
+        `this worker's tasks will fail when they start unless it is installed (or the profile's command names where it is).`
+      );
+    case 'invalid':
+      if (availability.code !== 'unknownAgentProfile') return undefined;
+      return `note: ${availability.message} Unless your VS Code settings define foreman.agents.${agent}, this worker's tasks will fail when it starts.`;
+  }
 }
 
 function run(): void {

@@ -10,6 +10,12 @@ const attemptSchema = z.number().int().min(1, 'an attempt is a positive integer'
 const maxAttemptsSchema = z.number().int().min(1).max(20, 'max attempts is between 1 and 20');
 const promptSchema = z.string().max(100_000, 'a prompt is at most 100,000 characters');
 const noteSchema = z.string().trim().min(1, 'a note must not be empty').max(10_000, 'a note is at most 10,000 characters');
+const activitySchema = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(500, 'at most 500 characters')
+  .transform((text) => text.replace(/\s+/g, ' '));
 const messageTypeSchema = z.string().regex(/^[a-z][a-z0-9_.-]{0,63}$/, 'a message type is lowercase letters, digits, _ . -');
 
 /** One entry of a chain: a task title and optional prompt. */
@@ -64,6 +70,28 @@ const commands = {
     status: z.enum(['working', 'idle', 'blocked']).default('working'),
     progress: z.number().min(0, 'progress is between 0 and 1').max(1, 'progress is between 0 and 1').optional(),
     attempt: attemptSchema.optional(),
+    /** What the agent is doing now, one line: "Bash: npm test". An agent's activity also ends a wait for input. */
+    activity: activitySchema.optional(),
+    /** The agent waits for a person ("permission to run Bash: rm -rf build"); not STALE while it waits. */
+    needsInput: activitySchema.optional(),
+  }),
+  /** A person's answer to a worker that waits for input (a permission request): allow or deny. */
+  answer: z.object({ worker: workerIdSchema, decision: z.enum(['allow', 'deny'], { message: "the answer is 'allow' or 'deny'" }) }),
+  /** Tokens and cost of an agent run (added to its task attempt), and the agent's own session id. */
+  usage: z.object({
+    worker: workerIdSchema,
+    attempt: attemptSchema.optional(),
+    /** The agent kind that reported it: claude, codex, aider, command. */
+    kind: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, 'an agent kind is lowercase letters, digits, -').default('command'),
+    sessionId: z
+      .string()
+      .regex(/^[A-Za-z0-9._:-]{1,200}$/, 'a session id is 1-200 letters, digits or . _ : -')
+      .optional(),
+    inputTokens: z.number().int().min(0, 'tokens are a whole number ≥ 0').default(0),
+    outputTokens: z.number().int().min(0, 'tokens are a whole number ≥ 0').default(0),
+    costUsd: z.number().min(0, 'a cost is ≥ 0').max(1_000_000).default(0),
+    /** A new run of the agent began (a launch or a resume), counted per attempt. */
+    run: z.boolean().default(false),
   }),
   send: z.object({
     from: agentIdSchema,

@@ -3,21 +3,14 @@ import { type Result, notFound, ok, refused } from '../core/result';
 import { WorkerState } from '../core/workerMachine';
 import type { Engine } from './engine';
 import type { Disposable } from './events';
-import type { AgentExit, AgentPort, GitPort, MergeStrategy, WorkRef } from './ports';
+import { AgentRunner, type AgentRunnerSettings } from './agentRunner';
+import type { AgentPort, GitPort, MergeStrategy, WorkRef } from './ports';
 import { type TaskRow, type WorkerRow, findTask, findWorker, readMeta } from './rows';
 import type { EngineEvent } from './unit';
 
-export interface CrewSettings {
+export interface CrewSettings extends AgentRunnerSettings {
   readonly mergeStrategy: MergeStrategy;
-  /** Runs the verify command in a worktree (seed 003's validating step); absent when none is set. */
-  readonly verify?: (worktree: string) => Promise<Result<void>>;
-  readonly log?: (line: string) => void;
-  /** How often the crew heartbeats for a worker while nothing else does (its verify runs); default 15000. */
-  readonly heartbeatEveryMs?: number;
 }
-
-/** Launch refusals that only a change of settings fixes (ARCHITECTURE §6 profiles). */
-const configurationRefusals = new Set(['agentCommandNotFound', 'terminalProfile']);
 /**
  * Where state meets git and agents (ARCHITECTURE §5, §6). `start` and `merge` do their git work
  * first and move state after; with an AgentPort (a long-running owner) it also launches agents on
@@ -27,6 +20,7 @@ const configurationRefusals = new Set(['agentCommandNotFound', 'terminalProfile'
 export class Crew implements Disposable {
   private readonly queues = new Map<string, Promise<unknown>>();
   private readonly subscription: Disposable | undefined;
+  private readonly runner: AgentRunner | undefined;
   private disposed = false;
 
   constructor(
@@ -36,6 +30,9 @@ export class Crew implements Disposable {
     private readonly settings: CrewSettings,
   ) {
     this.subscription = agents ? engine.onDidCommit((events) => events.forEach((event) => this.react(event))) : undefined;
+    this.runner = agents
+      ? new AgentRunner(engine, git, agents, settings, (workerId, operation) => this.serialized(workerId, operation), () => this.disposed)
+      : undefined;
   }
 
   /** The async front door: `start` and `merge` involve git; everything else is the engine's. */
@@ -105,69 +102,8 @@ export class Crew implements Disposable {
     }
     const started = this.engine.execute(request ?? { command: 'start', args: { worker: workerId }, actor: 'crew' });
     if (!started.ok) return started;
-    if (this.agents) this.launch(work, prepared.value.worktree, worker, task);
+    if (this.runner) void this.serialized(workerId, () => this.runner!.startTask(work, prepared.value.worktree, worker, task));
     return ok({ ...(started.value as object), worktree: prepared.value.worktree });
-  }
-
-  private launch(work: WorkRef, worktree: string, worker: WorkerRow, task: TaskRow): void {
-    const prompt = [task.title, task.prompt, worker.note ? `\n${worker.note}` : ''].filter(Boolean).join('\n\n');
-    const launched = this.agents!.launch({ ...work, worktree, prompt, agent: worker.agent });
-    if (!launched.ok) {
-      // A broken profile fails every attempt the same way: fail for good now, so a person fixes the
-      // setting and retries, instead of the task burning its attempts on backoff.
-      const final = launched.kind === 'invalid' || configurationRefusals.has(launched.code);
-      this.engine.execute({
-        command: 'fail',
-        args: { worker: work.workerId, reason: `launch failed: ${launched.message}`, attempt: work.attempt, final },
-        actor: 'crew',
-      });
-      return;
-    }
-    this.settings.log?.(
-      `crew: ${work.workerId} runs ${worker.agent} on ${work.taskId} (attempt ${work.attempt}, ${launched.value.pid === undefined ? 'in a terminal' : `pid ${launched.value.pid}`})`,
-    );
-    void launched.value.exited.then((exit) => this.serialized(work.workerId, () => this.finished(work, worktree, exit)));
-  }
-
-  /** Exit 0 → leftovers committed → verify → submit; anything else → a failed attempt, work kept. */
-  private async finished(work: WorkRef, worktree: string, exit: AgentExit): Promise<void> {
-    if (this.disposed) return;
-    const current = this.engine.read((reader) => findWorker(reader, work.workerId));
-    if (current?.state !== WorkerState.Working || current.attempt !== work.attempt || current.task_id !== work.taskId) return;
-    const fail = (reason: string) =>
-      this.engine.execute({ command: 'fail', args: { worker: work.workerId, reason, attempt: work.attempt }, actor: 'crew' });
-    if (exit.code !== 0) {
-      await this.git.snapshot(work, `agent exited: ${exit.reason}`);
-      fail(exit.reason);
-      return;
-    }
-    await this.git.commitLeftovers(work, `Leftovers of ${work.taskId}`);
-    const verified = await this.verify(work, worktree);
-    if (!verified.ok) {
-      fail(`verify failed: ${verified.message}`);
-      return;
-    }
-    this.engine.execute({ command: 'submit', args: { worker: work.workerId, attempt: work.attempt, summary: exit.reason }, actor: 'crew' });
-  }
-
-  /**
-   * The verify step after the agent exited. Nothing heartbeats for the worker then, so the crew
-   * does: a test suite that runs longer than `staleMs` must not look like a dead worker and be retried.
-   */
-  private async verify(work: WorkRef, worktree: string): Promise<Result<void>> {
-    if (!this.settings.verify) return ok(undefined);
-    const heartbeat = () =>
-      this.engine.execute({
-        command: 'heartbeat',
-        args: { worker: work.workerId, status: 'working', attempt: work.attempt },
-        actor: 'crew',
-      });
-    const timer = setInterval(heartbeat, this.settings.heartbeatEveryMs ?? 15_000);
-    try {
-      return await this.settings.verify(worktree);
-    } finally {
-      clearInterval(timer);
-    }
   }
 
   private async merge(workerId: string, request: Request): Promise<Result<unknown>> {
@@ -247,7 +183,8 @@ export class Crew implements Disposable {
     if (!found.ok || found.value.worker.state !== WorkerState.Working) return;
     const work = this.workOf(found.value.worker)!;
     const prepared = await this.git.prepare(work, this.baseBranch());
-    if (prepared.ok) this.launch(work, prepared.value.worktree, found.value.worker, found.value.task);
+    const note = found.value.worker.note ?? 'Continue the task.';
+    if (prepared.ok) this.runner?.followUp(work, prepared.value.worktree, found.value.worker, found.value.task, note);
   }
 
   private async stopAgent(workerId: string): Promise<void> {

@@ -2,6 +2,7 @@ import type { CommandArgs, CommandName } from '../core/requests';
 import { type Result, notFound, ok } from '../core/result';
 import type { ChainCoordinator } from './chainCoordinator';
 import type { Dispatcher } from './dispatcher';
+import { recordUsage } from './agentSessions';
 import { readTransitions, type Exporter } from './exporter';
 import type { HeartbeatService } from './heartbeats';
 import type { MessageBus } from './messageBus';
@@ -37,6 +38,9 @@ export type AnyHandler =
   | { readonly mode: 'read'; run(reader: Reader, args: unknown, now: number): Result<unknown> }
   | { readonly mode: 'write'; run(unit: Unit, args: unknown): Result<unknown> };
 
+/** Heartbeats Foreman sends for an agent whose process lives: they prove less than the agent's own. */
+const beatSources: ReadonlySet<string> = new Set(['supervisor', 'crew', 'agent-events']);
+
 const read = <C extends CommandName>(run: ReadHandler<C>['run']): ReadHandler<C> => ({ mode: 'read', run });
 const write = <C extends CommandName>(run: WriteHandler<C>['run']): WriteHandler<C> => ({ mode: 'write', run });
 
@@ -62,7 +66,9 @@ export function createHandlers(s: Services): HandlerMap {
     fail: write((unit, args) => s.state.fail(unit, args.worker, args.reason, args.attempt, args.final ?? false)),
     reset: write((unit, args) => s.state.reset(unit, args.worker)),
     retry: write((unit, args) => s.state.retry(unit, args.task)),
-    heartbeat: write((unit, args) => s.heartbeats.beat(unit, args)),
+    heartbeat: write((unit, args) => s.heartbeats.beat(unit, args, beatSources.has(unit.actor) ? 'supervisor' : 'agent')),
+    answer: write((unit, args) => s.heartbeats.answer(unit, args.worker, args.decision)),
+    usage: write((unit, args) => recordUsage(unit, args)),
     send: write((unit, args) => s.bus.publish(unit, args)),
     poll: read((reader, args) => ok(s.bus.poll(reader, args.agent, args.limit))),
     ack: write((unit, args) => s.bus.ack(unit, args.agent, args.seq)),

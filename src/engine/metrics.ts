@@ -1,3 +1,5 @@
+import type { Usage } from '../core/agentEvents';
+import { usageTotals } from './agentSessions';
 import type { Reader } from './ports';
 
 export interface Metrics {
@@ -11,6 +13,8 @@ export interface Metrics {
   readonly queue: Record<string, number>;
   /** Tasks finished in the last hour. */
   readonly throughputPerHour: number;
+  /** Tokens and cost of every agent run so far, as the agents reported them. */
+  readonly usage: Usage;
 }
 
 export function readMetrics(reader: Reader, now: number): Metrics {
@@ -40,5 +44,6 @@ export function readMetrics(reader: Reader, now: number): Metrics {
   const throughputPerHour = reader.get<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks WHERE status = 'done' AND finished_at >= ?`, [
     now - 3600_000,
   ])!.n;
-  return { transitions, timeInState, rejected: { total, byCode }, idempotency: { hits, keys }, queue, throughputPerHour };
+  const usage = usageTotals(reader).total;
+  return { transitions, timeInState, rejected: { total, byCode }, idempotency: { hits, keys }, queue, throughputPerHour, usage };
 }

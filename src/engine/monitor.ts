@@ -9,6 +9,9 @@ import type { Unit } from './unit';
 
 interface WorkerSigns extends WorkerRow {
   heartbeat_ms: number | null;
+  heartbeat_attempt: number | null;
+  needs_input: string | null;
+  needs_input_at: number | null;
 }
 
 /**
@@ -58,6 +61,8 @@ export class Monitor {
             };
       }
       default: {
+        const waiting = this.waitingForInput(worker);
+        if (waiting) return { level: Liveness.Ok, reason: `waiting for you: ${waiting} (since ${formatDuration(now - worker.needs_input_at!)})` };
         const { at, kind } = this.lastSign(worker);
         const verdict = judgeLiveness(this.settings.liveness, now, at, kind);
         return { ...verdict, reason: this.withSignals(worker.id, verdict.reason, now) };
@@ -90,13 +95,23 @@ export class Monitor {
     return `${reason}; process alive (pid ${signals.pid ?? '?'}), ${output}`;
   }
 
+  /**
+   * What a WORKING agent waits for a person for, if it does: a permission request is not silence,
+   * so the worker is not taken for STALE while it waits — unless its process is gone.
+   */
+  private waitingForInput(worker: WorkerSigns): string | undefined {
+    if (worker.state !== WorkerState.Working || !worker.needs_input || worker.needs_input_at === null) return undefined;
+    if (worker.needs_input_at < worker.state_changed_at || worker.heartbeat_attempt !== worker.attempt) return undefined;
+    return this.signals(worker.id)?.alive === false ? undefined : worker.needs_input;
+  }
+
   /** When the next state-changing verdict is due, or undefined when no worker can go stale. */
   nextDeadline(reader: Reader): number | undefined {
     let next: number | undefined;
     const consider = (at: number) => (next = next === undefined ? at : Math.min(next, at));
     for (const worker of this.workers(reader)) {
       const { at } = this.lastSign(worker);
-      if (worker.state === WorkerState.Working) consider(at + this.settings.liveness.staleMs);
+      if (worker.state === WorkerState.Working && !this.waitingForInput(worker)) consider(at + this.settings.liveness.staleMs);
       if (worker.state === WorkerState.Stale) consider(at + this.settings.liveness.deadMs);
       if (worker.state === WorkerState.InReview && this.settings.reviewTimeoutMovesToStale) {
         consider(worker.state_changed_at + this.settings.reviewTimeoutMs);
@@ -117,7 +132,8 @@ export class Monitor {
 
   private workers(reader: Reader): WorkerSigns[] {
     return reader.all<WorkerSigns>(
-      `SELECT workers.*, heartbeats.ts_ms AS heartbeat_ms FROM workers
+      `SELECT workers.*, heartbeats.ts_ms AS heartbeat_ms, heartbeats.attempt AS heartbeat_attempt, heartbeats.needs_input,
+              heartbeats.needs_input_at FROM workers
        LEFT JOIN heartbeats ON heartbeats.agent_id = workers.id ORDER BY workers.id`,
     );
   }

@@ -109,23 +109,59 @@ export interface GitPort {
   worktreePath(workerId: string): string;
 }
 
+/** How an agent's run ended, judged by its adapter (ARCHITECTURE §6). */
+export type AgentVerdict =
+  /** `summary`: the agent's own last message, the review summary. */
+  | { readonly outcome: 'success'; readonly summary?: string }
+  /** A failed attempt: retried while attempts remain. */
+  | { readonly outcome: 'failed'; readonly reason: string }
+  /** Only a change of settings fixes it (a flag the CLI refuses, no login): the task fails at once. */
+  | { readonly outcome: 'configuration'; readonly reason: string };
+
 export interface AgentExit {
   readonly code: number | null;
   readonly signal: string | null;
   /** "pid 4121 exited 1 at 12:03:04" */
   readonly reason: string;
+  /** The adapter's judgement; absent where there is none (a terminal closed by hand). */
+  readonly verdict?: AgentVerdict;
 }
 
 export interface AgentLaunch extends WorkRef {
   readonly worktree: string;
   readonly prompt: string;
   readonly agent: string;
+  /** The agent session to continue (review notes, a merge conflict); a fresh start when it is gone. */
+  readonly resumeSession?: string;
+  /** What a resumed session is told (the note alone: it remembers the task); `prompt` when it starts afresh. */
+  readonly resumePrompt?: string;
+  /** Extra environment of this launch (FOREMAN_PORT). */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+export interface LaunchedAgent {
+  /** Absent for an agent in a terminal (the host owns its process). */
+  readonly pid?: number;
+  readonly logFile: string;
+  readonly exited: Promise<AgentExit>;
+  /** Whether it continues `resumeSession` (false also when that session was gone). */
+  readonly resumed: boolean;
 }
 
 /** Launched agents (ARCHITECTURE §6); implemented by the AgentSupervisor in src/infra/agents. */
 export interface AgentPort {
-  /** `pid` is absent for an agent in a terminal (the host owns its process). */
-  launch(launch: AgentLaunch): Result<{ pid?: number; logFile: string; exited: Promise<AgentExit> }>;
+  launch(launch: AgentLaunch): Result<LaunchedAgent>;
   cancel(workerId: string): Promise<AgentExit | undefined>;
   signals(workerId: string): { alive: boolean; pid?: number; lastOutputAt?: number; exitedReason?: string } | undefined;
+}
+
+/**
+ * Worktree setup before an agent starts a task: files copied from the main checkout, the setup
+ * command (an install step), and a port per worker. Implemented in src/infra/agents.
+ */
+export interface WorktreeSetupPort {
+  /** The worker's own port (stable, shared with no other worker); undefined when no range is set. */
+  portFor(workerId: string): Result<number | undefined>;
+  /** Copies the files and runs the setup command in the worktree; its output goes to the attempt's log. */
+  prepare(work: WorkRef, worktree: string, env: Readonly<Record<string, string>>, onProgress: (line: string) => void): Promise<Result<unknown>>;
 }

@@ -33,6 +33,32 @@ export const defaultEngineSettings: EngineSettings = {
   reviewTimeoutMovesToStale: false,
 };
 
+/**
+ * A `copyFiles` glob: relative to the repository root and unable to leave it. Git reads it as a
+ * `:(glob)` pathspec, so a leading ':' (pathspec magic), absolute paths, '..' and backslashes are
+ * refused rather than interpreted.
+ */
+export const copyFileGlobSchema = z
+  .string()
+  .min(1)
+  .max(500)
+  .refine((glob) => isRepositoryRelativeGlob(glob), 'a glob relative to the repository root, e.g. `.env*` or `config/*.local.json`');
+
+function isRepositoryRelativeGlob(glob: string): boolean {
+  // eslint-disable-next-line no-control-regex -- control characters would corrupt info/exclude lines
+  if (/[\u0000-\u001f\u007f\\]/.test(glob) || glob.startsWith(':') || glob.startsWith('/') || /^[A-Za-z]:/.test(glob)) return false;
+  return glob.split('/').every((segment) => segment !== '..' && segment !== '.' && segment !== '');
+}
+
+const portSchema = z.number().int().min(1).max(65535);
+
+/** The ports handed out to workers as FOREMAN_PORT, both ends included. */
+export const portRangeSchema = z
+  .object({ from: portSchema, to: portSchema })
+  .strict()
+  .refine((range) => range.from <= range.to, '`from` must not be greater than `to`');
+export type PortRange = z.infer<typeof portRangeSchema>;
+
 /** `.foreman/settings.json`, read back through zod: every field optional, unknown fields refused. */
 export const settingsFileSchema = z
   .object({
@@ -54,6 +80,10 @@ export const settingsFileSchema = z
     verifyCommand: z.array(z.string().min(1)).optional(),
     worktreeRoot: z.string().min(1).optional(),
     agents: z.record(z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, 'an agent profile name is kebab-case'), z.unknown()).optional(),
+    setupCommand: z.array(z.string().min(1)).optional(),
+    copyFiles: z.array(copyFileGlobSchema).optional(),
+    portRange: portRangeSchema.optional(),
+    allowEmptyResults: z.boolean().optional(),
   })
   .strict();
 export type SettingsFile = z.infer<typeof settingsFileSchema>;
@@ -83,6 +113,14 @@ export interface CrewSettingsFile {
   readonly worktreeRoot: string | undefined;
   /** User agent profiles by name, validated when used. */
   readonly agents: Readonly<Record<string, unknown>>;
+  /** argv run in a worktree before an agent starts a new task there; empty: none. */
+  readonly setupCommand: readonly string[];
+  /** Globs (relative to the repository root) of untracked files copied from the main checkout into each worktree. */
+  readonly copyFiles: readonly string[];
+  /** Ports handed out as FOREMAN_PORT, one per worker; undefined: none. */
+  readonly portRange: PortRange | undefined;
+  /** Whether an agent that finishes without changing anything is still submitted for review. */
+  readonly allowEmptyResults: boolean;
 }
 
 export function crewSettingsOf(file: SettingsFile): CrewSettingsFile {
@@ -91,5 +129,9 @@ export function crewSettingsOf(file: SettingsFile): CrewSettingsFile {
     verifyCommand: file.verifyCommand ?? [],
     worktreeRoot: file.worktreeRoot,
     agents: file.agents ?? {},
+    setupCommand: file.setupCommand ?? [],
+    copyFiles: file.copyFiles ?? [],
+    portRange: file.portRange,
+    allowEmptyResults: file.allowEmptyResults ?? false,
   };
 }

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import type { MergeStrategy } from '../engine/ports';
-import { type EngineSettings, defaultEngineSettings } from '../engine/settings';
+import { type CrewSettingsFile, type EngineSettings, copyFileGlobSchema, defaultEngineSettings, portRangeSchema } from '../engine/settings';
 
 /**
  * The `foreman.*` settings, read in one place and checked with zod (a hand-edited settings.json can
@@ -22,6 +22,11 @@ const configurationSchema = z.object({
   mergeStrategy: z.enum(['rebase', 'merge', 'squash']),
   verifyCommand: z.array(z.string().min(1)),
   agents: z.record(z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/), z.unknown()),
+  setupCommand: z.array(z.string().min(1)),
+  copyFiles: z.array(copyFileGlobSchema),
+  // VS Code has no "absent" for an object setting; its default is null.
+  portRange: portRangeSchema.nullable(),
+  allowEmptyResults: z.boolean(),
   notifications: z.object({ reviewReady: z.boolean(), stale: z.boolean(), failed: z.boolean(), mergeProblems: z.boolean() }),
 });
 export type ForemanConfiguration = z.infer<typeof configurationSchema>;
@@ -38,7 +43,21 @@ const defaults: ForemanConfiguration = {
   mergeStrategy: 'rebase',
   verifyCommand: [],
   agents: {},
+  setupCommand: [],
+  copyFiles: [],
+  portRange: null,
+  allowEmptyResults: false,
   notifications: { reviewReady: true, stale: true, failed: true, mergeProblems: true },
+};
+
+/** Fields whose VS Code setting is spelled differently, for the message about a bad value. */
+const settingNames: Partial<Record<keyof ForemanConfiguration, string>> = {
+  warnSeconds: 'heartbeat.warnSeconds',
+  staleSeconds: 'heartbeat.staleSeconds',
+  deadSeconds: 'heartbeat.deadSeconds',
+  setupCommand: 'setup.command',
+  copyFiles: 'setup.copyFiles',
+  portRange: 'setup.portRange',
 };
 
 export function readConfiguration(scope: vscode.ConfigurationScope | undefined, report: (message: string) => void): ForemanConfiguration {
@@ -55,6 +74,10 @@ export function readConfiguration(scope: vscode.ConfigurationScope | undefined, 
     mergeStrategy: config.get('mergeStrategy'),
     verifyCommand: config.get('verifyCommand'),
     agents: config.get('agents'),
+    setupCommand: config.get('setup.command'),
+    copyFiles: config.get('setup.copyFiles'),
+    portRange: config.get('setup.portRange'),
+    allowEmptyResults: config.get('allowEmptyResults'),
     notifications: {
       reviewReady: config.get('notifications.reviewReady'),
       stale: config.get('notifications.stale'),
@@ -68,7 +91,9 @@ export function readConfiguration(scope: vscode.ConfigurationScope | undefined, 
     if (field.success) result[key] = field.data;
     else {
       result[key] = defaults[key];
-      report(`Setting foreman.${key} is invalid (${field.error.issues[0]?.message ?? 'bad value'}); using the default.`);
+      report(
+        `Setting foreman.${settingNames[key] ?? key} is invalid (${field.error.issues[0]?.message ?? 'bad value'}); using the default.`,
+      );
     }
   }
   return result as ForemanConfiguration;
@@ -88,4 +113,18 @@ export function engineSettingsOf(configuration: ForemanConfiguration): EngineSet
 
 export function mergeStrategyOf(configuration: ForemanConfiguration): MergeStrategy {
   return configuration.mergeStrategy;
+}
+
+/** The crew's half of the settings, as `.foreman/settings.json` would give it to a headless owner. */
+export function crewSettingsOf(configuration: ForemanConfiguration): CrewSettingsFile {
+  return {
+    mergeStrategy: configuration.mergeStrategy,
+    verifyCommand: configuration.verifyCommand,
+    worktreeRoot: configuration.worktreeRoot || undefined,
+    agents: configuration.agents,
+    setupCommand: configuration.setupCommand,
+    copyFiles: configuration.copyFiles,
+    portRange: configuration.portRange ?? undefined,
+    allowEmptyResults: configuration.allowEmptyResults,
+  };
 }

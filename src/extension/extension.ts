@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { profileAvailability } from '../infra/agents/availability';
 import { builtinProfiles } from '../infra/agents/profiles';
 import { readOwner } from '../infra/db';
 import { initWorkspace } from '../infra/workspace';
@@ -9,8 +10,8 @@ import { registerSetupCommands } from './commands/setupCommands';
 import { registerWorkerCommands } from './commands/workerCommands';
 import { registerWorkspaceCommands } from './commands/workspaceCommands';
 import { registerDashboard } from './dashboard';
-import { type ForemanConfiguration, engineSettingsOf, readConfiguration } from './configuration';
-import { Notifier } from './notifications';
+import { crewSettingsOf, engineSettingsOf, readConfiguration } from './configuration';
+import { Notifier, needsInputNotificationsEnabled } from './notifications';
 import { SessionRegistry } from './sessionRegistry';
 import { ClientSession } from './sessions/clientSession';
 import { OwnerSession } from './sessions/ownerSession';
@@ -28,6 +29,8 @@ const settingsAppliedAtOpen = [
   'foreman.heartbeat',
   'foreman.mergeStrategy',
   'foreman.verifyCommand',
+  'foreman.setup',
+  'foreman.allowEmptyResults',
 ];
 
 /**
@@ -87,8 +90,14 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
       terminalHost,
     });
     if (opened.ok) {
-      const notifier = new Notifier(opened.value, () => configuration(folder).notifications);
-      context.subscriptions.push(opened.value.onDidCommit((events) => notifier.onEvents(events)));
+      const notifier = new Notifier(opened.value, () => ({
+        ...configuration(folder).notifications,
+        needsInput: needsInputNotificationsEnabled(folder.uri),
+      }));
+      context.subscriptions.push(
+        opened.value.onDidCommit((events) => notifier.onEvents(events)),
+        notifier.watchWaiting(),
+      );
       registry.add(opened.value);
       log(`${folder.name}: this window owns Foreman${vscode.workspace.isTrusted ? '' : ' (Restricted Mode: no agents, no merges)'}`);
     } else if (opened.code === 'ownedByOther') {
@@ -134,7 +143,11 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
     ...registerSetupCommands({
       registry,
       initialise,
-      agentProfiles: () => [...new Set([...Object.keys(builtinProfiles()), ...Object.keys(configuration().agents)])],
+      agentProfiles: (cwd) => {
+        const userProfiles = configuration().agents;
+        const names = [...new Set([...Object.keys(builtinProfiles()), ...Object.keys(userProfiles)])];
+        return names.map((name) => profileAvailability(name, userProfiles, cwd));
+      },
     }),
     ...registerWorkerCommands(registry),
     ...registerWorkspaceCommands(registry),
@@ -164,15 +177,6 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
 
 function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-function crewSettingsOf(config: ForemanConfiguration) {
-  return {
-    mergeStrategy: config.mergeStrategy,
-    verifyCommand: config.verifyCommand,
-    worktreeRoot: config.worktreeRoot || undefined,
-    agents: config.agents,
-  };
 }
 
 export function deactivate(): void {

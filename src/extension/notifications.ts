@@ -1,26 +1,83 @@
 import * as vscode from 'vscode';
+import { z } from 'zod';
 import type { EngineEvent } from '../engine/unit';
 import { CommandId } from './commands/commandIds';
 import type { ForemanConfiguration } from './configuration';
 import type { ForemanSession } from './session';
+import { WaitingWorkers } from './waitingWorkers';
 
+/** Which notifications are on: the `foreman.notifications.*` settings. */
+export type NotificationSwitches = ForemanConfiguration['notifications'] & { readonly needsInput: boolean };
 type Kind = keyof ForemanConfiguration['notifications'];
+
+/**
+ * `foreman.notifications.needsInput` (default true). Read here until configuration.ts, which reads
+ * its siblings, takes it into its schema; checked with zod like them.
+ */
+export function needsInputNotificationsEnabled(scope: vscode.ConfigurationScope | undefined): boolean {
+  const value: unknown = vscode.workspace.getConfiguration('foreman', scope).get('notifications.needsInput');
+  return z
+    .boolean()
+    .catch(true)
+    .parse(value ?? true);
+}
+
+/** Snapshot changes come in bursts; the waits are looked at once the burst settles. */
+const waitCheckDelayMs = 250;
 
 /** Actions that change state: by the time a person clicks one, the state may have moved on. */
 const changesState = new Set<string>([CommandId.approve, CommandId.cancel, CommandId.retryTask]);
 
 /**
- * Notifications only where a person is needed (ARCHITECTURE §9): a review is ready, a worker went
- * STALE, a task failed for good. Each is shown once per (task, attempt, state) and can be turned
- * off per kind in the settings.
+ * Notifications only where a person is needed (ARCHITECTURE §9): an agent waits for an answer, a
+ * review is ready, a worker went STALE, a task failed for good. Each is shown once per (task,
+ * attempt, state), a wait once per (worker, attempt, message), and each kind can be turned off in
+ * the settings.
  */
 export class Notifier {
   private readonly shown = new Set<string>();
+  private readonly waiting = new WaitingWorkers();
 
   constructor(
     private readonly session: ForemanSession,
-    private readonly enabled: () => ForemanConfiguration['notifications'],
+    private readonly enabled: () => NotificationSwitches,
   ) {}
+
+  /**
+   * Follows the session's snapshots for agents that start waiting for a person: they change no
+   * state, so no engine event announces them. The returned disposable stops following.
+   */
+  watchWaiting(): vscode.Disposable {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const subscription = this.session.onDidChange(() => {
+      timer ??= setTimeout(() => {
+        timer = undefined;
+        this.checkWaiting();
+      }, waitCheckDelayMs);
+    });
+    return new vscode.Disposable(() => {
+      subscription.dispose();
+      if (timer) clearTimeout(timer);
+    });
+  }
+
+  private checkWaiting(): void {
+    // Marked seen even when switched off, so turning the setting on does not replay old waits.
+    const fresh = this.waiting.newlyWaiting(this.session.snapshot().workers);
+    if (!this.enabled().needsInput) return;
+    for (const worker of fresh) {
+      const where = worker.taskId ? ` on ${worker.taskId}` : '';
+      void this.ask(
+        `Foreman: ${worker.id} is waiting for you${where}: ${worker.needsInput?.message ?? ''}`,
+        { kind: 'worker' as const, session: this.session, worker },
+        [
+          ['Show Agent Log', CommandId.showLog],
+          ['Open Terminal in Worktree', CommandId.openTerminal],
+        ],
+        'info',
+      );
+    }
+  }
 
   onEvents(events: readonly EngineEvent[]): void {
     for (const event of events) {

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { formatDuration } from '../core/policies';
 import type { TaskStatusView, WorkerStatus } from '../engine/statusView';
+import { describeUsage, formatUsage, hasUsage } from '../shared/usageText';
 
 /** How states look: codicons with theme colours, so every theme (and high contrast) reads them. */
 const workerIcons: Record<string, [icon: string, color?: string]> = {
@@ -28,6 +29,8 @@ function themeIcon([icon, color]: [string, string?]): vscode.ThemeIcon {
 }
 
 export function workerIcon(worker: WorkerStatus): vscode.ThemeIcon {
+  // The person colour, as on the dashboard: waiting for an answer is not a warning.
+  if (worker.needsInput) return themeIcon(['bell-dot', 'charts.purple']);
   if (worker.state === 'WORKING' && worker.liveness === 'WARN') return themeIcon(['sync~spin', 'list.warningForeground']);
   return themeIcon(workerIcons[worker.state] ?? ['question']);
 }
@@ -44,8 +47,15 @@ export function heartbeatAge(worker: WorkerStatus, now: number): string | undefi
 /** States in which an agent runs and its heartbeat and progress mean something. */
 const agentRunning = new Set(['WORKING', 'STALE']);
 
-/** "WORKING · login · ♥ 12s · 40%" */
+/** "waiting for you: Bash: rm -rf build" — the row's first words when an agent waits for a person. */
+export function waitingText(worker: WorkerStatus): string | undefined {
+  return worker.needsInput ? `waiting for you: ${worker.needsInput.message}` : undefined;
+}
+
+/** "WORKING · login · ♥ 12s · 40% · Bash: npm test", or "waiting for you: … · login" while the agent waits. */
 export function workerDescription(worker: WorkerStatus, now: number): string {
+  const waiting = waitingText(worker);
+  if (waiting) return [waiting, worker.taskId].filter(Boolean).join(' · ');
   const parts: string[] = [worker.state];
   if (worker.taskId) parts.push(worker.taskId);
   // In review or approved the agent has exited: its last heartbeat only ages and its progress is stale.
@@ -54,6 +64,7 @@ export function workerDescription(worker: WorkerStatus, now: number): string {
   if (age) parts.push(age);
   if (worker.progress !== null && running) parts.push(`${Math.round(worker.progress * 100)}%`);
   if (worker.liveness === 'WARN' || worker.liveness === 'STALE' || worker.liveness === 'DEAD') parts.push(worker.liveness);
+  if (worker.activity) parts.push(worker.activity.text);
   return parts.join(' · ');
 }
 
@@ -61,11 +72,19 @@ export function workerTooltip(worker: WorkerStatus, now: number): vscode.Markdow
   const tip = new vscode.MarkdownString(undefined, true);
   tip.supportThemeIcons = true;
   tip.appendMarkdown(`**${escapeMarkdown(worker.id)}** — ${worker.state}\n\n`);
+  if (worker.needsInput) {
+    const waited = formatDuration(now - worker.needsInput.at);
+    tip.appendMarkdown(`$(bell-dot) **Waiting for you:** ${escapeMarkdown(worker.needsInput.message)} (${waited})\n\n`);
+  }
+  if (worker.activity) {
+    tip.appendMarkdown(`Now: \`${worker.activity.text.replace(/`/g, "'")}\` (${formatDuration(now - worker.activity.at)} ago)\n\n`);
+  }
   if (worker.taskId) tip.appendMarkdown(`Task \`${worker.taskId}\`, attempt ${worker.attempt}, branch \`${worker.branch ?? '-'}\`\n\n`);
   tip.appendMarkdown(`Liveness: ${worker.liveness} — ${escapeMarkdown(worker.livenessReason)}\n\n`);
   const age = heartbeatAge(worker, now);
   if (age) tip.appendMarkdown(`Last heartbeat ${age.slice(2)} ago\n\n`);
   if (worker.note) tip.appendMarkdown(`Note: ${escapeMarkdown(worker.note)}\n\n`);
+  if (hasUsage(worker.usage)) tip.appendMarkdown(`Usage: ${formatUsage(worker.usage)} (${describeUsage(worker.usage)})\n\n`);
   if (worker.lastError) tip.appendMarkdown(`Last error: ${escapeMarkdown(worker.lastError)}`);
   return tip;
 }

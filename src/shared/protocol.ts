@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { usageSchema } from '../core/agentEvents';
 import { idPattern } from '../core/ids';
 import { taskStatuses } from '../core/taskMachine';
 import { workerStates } from '../core/workerMachine';
@@ -11,7 +12,7 @@ import { workerStates } from '../core/workerMachine';
  */
 
 /** Bump when a message changes shape; a webview of another version is answered with nothing. */
-export const protocolVersion = 1;
+export const protocolVersion = 2;
 
 const id = z.string().regex(idPattern);
 /** A workspace folder's path, as the host's sessions know it. */
@@ -96,6 +97,12 @@ export const workerCardSchema = z.object({
   lastError: text.nullable(),
   note: text.nullable(),
   summary: text.nullable(),
+  /** What the agent is doing now ("Bash: npm test") and since when; null before it said anything in this run. */
+  activity: z.object({ text, at: epochMs }).nullable(),
+  /** Set while the agent waits for a person (a permission request): the worker is not stuck, it needs you. */
+  needsInput: z.object({ message: text, at: epochMs }).nullable(),
+  /** Tokens and cost of every run this worker made. */
+  usage: usageSchema,
   /** Heartbeats seen in the recent window, as milliseconds before `generatedAt`, oldest first. */
   heartbeatsAgoMs: z.array(count).max(2000),
   actions: z.array(actionNameSchema).max(20),
@@ -113,6 +120,8 @@ export const taskItemSchema = z.object({
   scheduledFor: epochMs.nullable(),
   lastError: text.nullable(),
   manual: z.boolean(),
+  /** Tokens and cost of every attempt of this task. */
+  usage: usageSchema,
   actions: z.array(actionNameSchema).max(20),
 });
 export type TaskItem = z.infer<typeof taskItemSchema>;
@@ -143,9 +152,9 @@ export const transitionItemSchema = z.object({
 });
 export type TransitionItem = z.infer<typeof transitionItemSchema>;
 
-/** Something that waits for a person: a review, a merge, a stuck worker, a task that failed for good. */
+/** Something that waits for a person: an agent's question, a review, a merge, a stuck worker, a task that failed for good. */
 export const attentionItemSchema = z.object({
-  kind: z.enum(['review', 'merge', 'stale', 'failed']),
+  kind: z.enum(['input', 'review', 'merge', 'stale', 'failed']),
   workerId: id.nullable(),
   taskId: id.nullable(),
   title: text,
@@ -172,6 +181,8 @@ export const statsSchema = z.object({
     .max(200),
   rejected: count.nullable(),
   transitions: count.nullable(),
+  /** Tokens and cost of every agent run so far. */
+  usage: usageSchema,
 });
 export type Stats = z.infer<typeof statsSchema>;
 

@@ -7,6 +7,7 @@ import { actionBar } from './actions';
 import { ticking } from './chips';
 
 const look: Record<AttentionItem['kind'], { label: string; glyph: Glyph }> = {
+  input: { label: 'Waiting', glyph: 'bell' },
   review: { label: 'Review', glyph: 'eye' },
   merge: { label: 'Merge', glyph: 'merge' },
   stale: { label: 'Stuck', glyph: 'warning' },

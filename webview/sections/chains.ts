@@ -1,4 +1,5 @@
 import type { ChainView, TaskItem } from '../../src/shared/protocol';
+import { describeUsage, formatUsage, hasUsage } from '../../src/shared/usageText';
 import { bar } from '../bar';
 import { defaultSize, layoutChain } from '../chainLayout';
 import type { RenderContext } from '../context';
@@ -154,6 +155,8 @@ function detail(ctx: RenderContext, task: TaskItem): HTMLElement {
   facts.push(el('span', {}, `attempt ${task.attempt}/${task.maxAttempts}`));
   if (task.blockedBy) facts.push(el('span', {}, 'waits for ', el('code', {}, task.blockedBy)));
   if (task.scheduledFor !== null && task.scheduledFor > now) facts.push(el('span', {}, `retry in ${duration(task.scheduledFor - now)}`));
+  if (hasUsage(task.usage))
+    facts.push(el('span', { class: 'usage', attrs: { title: describeUsage(task.usage) } }, formatUsage(task.usage)));
   return el(
     'div',
     { class: 'chain-detail', attrs: { 'aria-live': 'polite' } },

@@ -2,6 +2,7 @@ import type { RenderContext } from '../context';
 import { el } from '../dom';
 import { bar } from '../bar';
 import { duration, stateLabel } from '../format';
+import { describeUsage, formatCost, formatTokens } from '../../src/shared/usageText';
 
 /** Queue statistics as tiles: what waits, what runs, what needs review, what finished. */
 export function renderStats(ctx: RenderContext): HTMLElement {
@@ -27,6 +28,13 @@ export function renderStats(ctx: RenderContext): HTMLElement {
       'throughput',
       'tasks finished in the last hour',
     ),
+    tile(
+      'tokens',
+      formatTokens(stats.usage.inputTokens + stats.usage.outputTokens),
+      'tokens',
+      `every agent run so far: ${describeUsage(stats.usage)}`,
+    ),
+    tile('cost', formatCost(stats.usage.costUsd), 'cost', 'as the agents reported it (Codex reports tokens only)'),
   );
 }
 

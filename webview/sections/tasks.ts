@@ -1,4 +1,5 @@
 import type { TaskItem } from '../../src/shared/protocol';
+import { describeUsage, formatUsage, hasUsage } from '../../src/shared/usageText';
 import type { RenderContext } from '../context';
 import { el } from '../dom';
 import { capitalize, duration } from '../format';
@@ -54,6 +55,8 @@ function taskRow(ctx: RenderContext, task: TaskItem): HTMLElement {
   if (task.scheduledFor !== null && task.scheduledFor > now)
     notes.push(el('span', {}, icon('clock'), `retry in ${duration(task.scheduledFor - now)}`));
   if (task.manual) notes.push('manual');
+  if (hasUsage(task.usage))
+    notes.push(el('span', { class: 'usage', attrs: { title: describeUsage(task.usage) } }, formatUsage(task.usage)));
   return el(
     'li',
     { class: `task-row status-${task.status}`, attrs: { 'data-task': task.id } },

@@ -1,4 +1,5 @@
 import type { WorkerCard } from '../../src/shared/protocol';
+import { describeUsage, formatUsage, hasUsage } from '../../src/shared/usageText';
 import { bar } from '../bar';
 import type { RenderContext } from '../context';
 import { el } from '../dom';
@@ -29,15 +30,16 @@ function workerCard(ctx: RenderContext, worker: WorkerCard): HTMLElement {
   const busy = worker.taskId !== null;
   /** Silence matters only while an agent should be running; a worker in review has nothing to beat for. */
   const watched = worker.state === 'ASSIGNED' || worker.state === 'WORKING' || worker.state === 'STALE';
-  const troubled = worker.liveness === 'WARN' || worker.liveness === 'STALE' || worker.liveness === 'DEAD';
+  // A worker waiting for a person is not in trouble: its quiet is the person's, and it says so itself.
+  const troubled = !worker.needsInput && (worker.liveness === 'WARN' || worker.liveness === 'STALE' || worker.liveness === 'DEAD');
   const beatsAt = worker.heartbeatsAgoMs.map((ago) => ctx.snapshot.generatedAt - ago);
   return el(
     'article',
     {
-      class: `card worker-card state-${worker.state.toLowerCase()} liveness-${worker.liveness.toLowerCase()}`,
+      class: `card worker-card state-${worker.state.toLowerCase()} liveness-${worker.liveness.toLowerCase()}${worker.needsInput ? ' needs-input' : ''}`,
       attrs: {
         'data-worker': worker.id,
-        'aria-label': `${worker.id}, ${worker.state}${troubled ? `, ${worker.liveness}: ${worker.livenessReason}` : ''}`,
+        'aria-label': `${worker.id}, ${worker.state}${worker.needsInput ? `, waiting for you: ${worker.needsInput.message}` : ''}${troubled ? `, ${worker.liveness}: ${worker.livenessReason}` : ''}`,
       },
     },
     el(
@@ -71,6 +73,8 @@ function workerCard(ctx: RenderContext, worker: WorkerCard): HTMLElement {
           `No task · ${worker.state === 'IDLE' ? 'idle' : worker.state.toLowerCase()} for `,
           ticking(worker.stateChangedAt, 'age', duration(now - worker.stateChangedAt)),
         ),
+    worker.needsInput ? waitingLine(worker.needsInput, now) : null,
+    worker.activity ? activityLine(worker.activity, now) : null,
     busy || worker.heartbeatsAgoMs.length
       ? el(
           'div',
@@ -111,6 +115,36 @@ function workerCard(ctx: RenderContext, worker: WorkerCard): HTMLElement {
     worker.lastError && (worker.state === 'FAILED' || worker.state === 'WORKING')
       ? el('p', { class: 'error-text' }, icon('error'), worker.lastError)
       : null,
+    hasUsage(worker.usage)
+      ? el(
+          'div',
+          { class: 'usage muted', attrs: { title: `all runs of ${worker.id}: ${describeUsage(worker.usage)}` } },
+          formatUsage(worker.usage),
+        )
+      : null,
     actionBar(ctx, worker.actions, { kind: 'worker', id: worker.id }, { compact: true, subject: worker.id }),
+  );
+}
+
+/** The agent asked for a person (a permission): said plainly, in its own colour, with how long it has waited. */
+function waitingLine(needsInput: NonNullable<WorkerCard['needsInput']>, now: number): HTMLElement {
+  return el(
+    'p',
+    { class: 'needs-input-line', attrs: { role: 'status' } },
+    icon('bell'),
+    el('strong', {}, 'waiting for you: '),
+    el('span', { class: 'needs-input-message' }, needsInput.message),
+    el('span', { class: 'muted' }, ' · ', ticking(needsInput.at, 'ago', `${duration(now - needsInput.at)} ago`)),
+  );
+}
+
+/** What the agent does right now ("Bash: npm test") and how long ago it said so. */
+function activityLine(activity: NonNullable<WorkerCard['activity']>, now: number): HTMLElement {
+  return el(
+    'div',
+    { class: 'activity-line', attrs: { title: activity.text } },
+    icon('tool'),
+    el('span', { class: 'activity-text' }, activity.text),
+    el('span', { class: 'activity-age muted' }, ticking(activity.at, 'ago', `${duration(now - activity.at)} ago`)),
   );
 }

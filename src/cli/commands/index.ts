@@ -1,5 +1,6 @@
 import { type CommandName, readOnlyCommands } from '../../core/requests';
 import { busCommands } from './bus';
+import { agentReportCommands } from './agentReports';
 import type { CommandSpec } from './spec';
 import { taskCommands } from './task';
 import { wipCommands } from './wip';
@@ -15,6 +16,7 @@ export const commandTable: readonly CommandSpec[] = [
   ...taskCommands,
   ...workerCommands.filter((spec) => !spec.name.startsWith('worker ')),
   ...busCommands,
+  ...agentReportCommands,
   ...wipCommands,
   ...workspaceCommands.filter((spec) => spec.name !== 'init'),
 ];

@@ -1,6 +1,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { parseChainJson, parseChecklist } from '../../core/checklist';
+import type { ProfileAvailability } from '../../infra/agents/availability';
+import { agentChoices } from './agentChoices';
 import { CommandId } from './commandIds';
 import { type CommandTarget, askValidated, pickSession, send } from './pickers';
 import type { SessionRegistry } from '../sessionRegistry';
@@ -9,7 +11,8 @@ export interface SetupDeps {
   readonly registry: SessionRegistry;
   /** Creates `.foreman/` in a folder and opens its session. */
   initialise(folder: vscode.WorkspaceFolder): Promise<void>;
-  agentProfiles(): string[];
+  /** Every known agent profile and whether its command is found, looked up from `cwd`. */
+  agentProfiles(cwd: string): ProfileAvailability[];
 }
 
 /** Commands that create things: initialise, workers, tasks, chains; and the view helpers. */
@@ -53,12 +56,13 @@ export function registerSetupCommands(deps: SetupDeps): vscode.Disposable[] {
         rule: 'workerId',
       });
       if (!id) return;
-      const agent = await vscode.window.showQuickPick(deps.agentProfiles(), {
+      const picked = await vscode.window.showQuickPick(agentChoices(deps.agentProfiles(session.root)), {
         title: `Agent for ${id}`,
         placeHolder: "Which agent runs this worker's tasks?",
       });
-      if (!agent) return;
-      await send(session, { command: 'worker.add', args: { id, agent } }, `Worker ${id} added`);
+      if (!picked) return;
+      const added = await send(session, { command: 'worker.add', args: { id, agent: picked.profile } }, `Worker ${id} added`);
+      if (added.ok && !picked.runnable) void vscode.window.showWarningMessage(`Foreman: ${id} was added, but ${picked.detail ?? ''}`);
     }),
     vscode.commands.registerCommand(CommandId.newTask, async () => {
       const session = await pickSession(registry);

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { TranscriptProvider, existingEventsFile, transcriptScheme, transcriptUri } from './agentLog';
 import { CommandId } from './commandIds';
 import { type CommandTarget, pickWorker } from './pickers';
 import type { SessionRegistry } from '../sessionRegistry';
@@ -23,8 +24,11 @@ const anyHolder = ['ASSIGNED', 'WORKING', 'IN_REVIEW', 'APPROVED', 'STALE', 'FAI
 
 /** Commands that open things: the diff of a worker's branch, its worktree, a terminal, its log. */
 export function registerWorkspaceCommands(registry: SessionRegistry): vscode.Disposable[] {
+  const transcripts = new TranscriptProvider(registry);
   return [
     vscode.workspace.registerTextDocumentContentProvider(refScheme, new RefContentProvider(registry)),
+    transcripts,
+    vscode.workspace.registerTextDocumentContentProvider(transcriptScheme, transcripts),
     vscode.commands.registerCommand(CommandId.showChanges, async (target: CommandTarget) => {
       const picked = await pickWorker(registry, target, anyHolder, 'Show changes: pick a worker');
       if (!picked?.worker.branch) return;
@@ -70,9 +74,16 @@ export function registerWorkspaceCommands(registry: SessionRegistry): vscode.Dis
     vscode.commands.registerCommand(CommandId.showLog, async (target: CommandTarget) => {
       const picked = await pickWorker(registry, target, anyHolder, 'Show log: pick a worker');
       if (!picked?.worker.taskId) return;
-      const file = picked.session.logFile(picked.worker.taskId, picked.worker.attempt);
+      const { session, worker } = picked;
+      const taskId = picked.worker.taskId;
+      // The transcript reads better than the raw output; agents without events (plain commands) have only the raw log.
+      if (existingEventsFile(session, taskId, worker.attempt)) {
+        await vscode.window.showTextDocument(transcriptUri(session, taskId, worker.attempt), { preview: true });
+        return;
+      }
+      const file = session.logFile(taskId, worker.attempt);
       if (!fs.existsSync(file)) {
-        void vscode.window.showInformationMessage(`No agent log for ${picked.worker.taskId} attempt ${picked.worker.attempt} yet.`);
+        void vscode.window.showInformationMessage(`No agent log for ${taskId} attempt ${worker.attempt} yet.`);
         return;
       }
       await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: true });

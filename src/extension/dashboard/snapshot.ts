@@ -135,7 +135,7 @@ function buildFolder(selected: SelectedFolder, view: ViewState, now: number): Fo
       items: free.slice(taskPage * pageSizes.tasks, (taskPage + 1) * pageSizes.tasks).map((task) => taskItem(task, false)),
     },
     activity: activity(selected.activity, view.activity, status),
-    stats: stats(workCounts, workerCounts, selected.activity),
+    stats: { ...stats(workCounts, workerCounts, selected.activity), usage: status.usage },
   };
 }
 
@@ -161,6 +161,9 @@ function workerCard(worker: WorkerStatus, task: TaskStatusView | undefined, beat
     lastError: worker.lastError,
     note: worker.note,
     summary: worker.summary,
+    activity: worker.activity,
+    needsInput: worker.needsInput,
+    usage: worker.usage,
     heartbeatsAgoMs: beats.map((at) => Math.max(0, Math.round((now - at) / 100) * 100)),
     actions: [...actionsForWorker(worker)],
   };
@@ -178,6 +181,7 @@ function taskItem(task: TaskStatusView, isParent: boolean): TaskItem {
     scheduledFor: task.scheduledFor,
     lastError: task.lastError,
     manual: task.manual,
+    usage: task.usage,
     actions: [...actionsForTask(task, isParent)],
   };
 }
@@ -208,7 +212,16 @@ function attention(
   const titleOf = (worker: WorkerStatus) => (worker.taskId ? (taskById.get(worker.taskId)?.title ?? worker.taskId) : worker.id);
   for (const worker of status.workers) {
     const base = { workerId: worker.id, taskId: worker.taskId, title: titleOf(worker), since: worker.stateChangedAt };
-    if (worker.state === 'IN_REVIEW') {
+    // An agent's question blocks its run until someone answers, so it leads the list.
+    if (worker.needsInput) {
+      items.unshift({
+        ...base,
+        since: worker.needsInput.at,
+        kind: 'input',
+        detail: worker.needsInput.message,
+        actions: ['openTerminal', 'showLog'],
+      });
+    } else if (worker.state === 'IN_REVIEW') {
       items.push({
         ...base,
         kind: 'review',
@@ -261,7 +274,11 @@ function activity(data: ActivityData | undefined, filter: ViewState['activity'],
   };
 }
 
-function stats(workCounts: Record<string, number>, workerCounts: Record<string, number>, data: ActivityData | undefined): Stats {
+function stats(
+  workCounts: Record<string, number>,
+  workerCounts: Record<string, number>,
+  data: ActivityData | undefined,
+): Omit<Stats, 'usage'> {
   const metrics = data?.metrics;
   return {
     queued: workCounts['queued'] ?? 0,

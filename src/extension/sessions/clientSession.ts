@@ -1,3 +1,4 @@
+import { zeroUsage } from '../../core/agentEvents';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Request } from '../../core/requests';
@@ -9,7 +10,7 @@ import { sendRequest } from '../../infra/endpoint';
 import { GitPortAdapter } from '../../infra/git/gitPort';
 import type { ForemanSession } from '../session';
 
-const emptySnapshot: StatusSnapshot = { baseBranch: null, workers: [], tasks: [] };
+const emptySnapshot: StatusSnapshot = { baseBranch: null, workers: [], tasks: [], usage: zeroUsage };
 
 /**
  * Another process owns the workspace (a second window, or `foreman serve`): this window shows the

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { formatDuration } from '../../core/policies';
 import type { WorkerStatus } from '../../engine/statusView';
+import { escapeMarkdown } from '../presentation';
 import { CommandId } from '../commands/commandIds';
 import type { SessionRegistry } from '../sessionRegistry';
 
@@ -13,15 +14,23 @@ const labels: Array<[state: string, label: string]> = [
   ['FAILED', 'failed'],
 ];
 
-/** "3 working · 1 review · 1 stale": counts by state across every folder of the window. */
-export function summarize(workers: readonly WorkerStatus[]): { text: string; attention: boolean } {
+/**
+ * "1 waiting for you · 3 working · 1 review · 1 stale": counts by state across every folder of the
+ * window. A worker waiting for a person is counted there and not again as working.
+ */
+export function summarize(workers: readonly WorkerStatus[]): { text: string; attention: boolean; waiting: number } {
   const counts = new Map<string, number>();
-  for (const worker of workers) counts.set(worker.state, (counts.get(worker.state) ?? 0) + 1);
+  let waiting = 0;
+  for (const worker of workers) {
+    if (worker.needsInput) waiting++;
+    else counts.set(worker.state, (counts.get(worker.state) ?? 0) + 1);
+  }
   const parts = labels.filter(([state]) => counts.get(state)).map(([state, label]) => `${counts.get(state)} ${label}`);
+  if (waiting) parts.unshift(`${waiting} waiting for you`);
   const idle = (counts.get('IDLE') ?? 0) + (counts.get('COMPLETED') ?? 0);
   if (parts.length === 0) parts.push(workers.length ? `${idle} idle` : 'no workers');
-  const attention = (counts.get('STALE') ?? 0) > 0 || (counts.get('IN_REVIEW') ?? 0) > 0 || (counts.get('FAILED') ?? 0) > 0;
-  return { text: parts.join(' · '), attention };
+  const attention = waiting > 0 || (counts.get('STALE') ?? 0) > 0 || (counts.get('IN_REVIEW') ?? 0) > 0 || (counts.get('FAILED') ?? 0) > 0;
+  return { text: parts.join(' · '), attention, waiting };
 }
 
 /** The liveness item: a glance at the crew; warning colours when a person is needed. */
@@ -43,8 +52,8 @@ export class LivenessStatusItem implements vscode.Disposable {
       return;
     }
     const workers = sessions.flatMap((session) => session.snapshot().workers);
-    const { text, attention } = summarize(workers);
-    this.item.text = `$(${attention ? 'warning' : 'pulse'}) ${text}`;
+    const { text, attention, waiting } = summarize(workers);
+    this.item.text = `$(${waiting ? 'bell-dot' : attention ? 'warning' : 'pulse'}) ${text}`;
     this.item.backgroundColor = attention ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     this.item.tooltip = this.tooltip(workers);
     this.item.accessibilityInformation = { label: `Foreman: ${text}` };
@@ -56,9 +65,19 @@ export class LivenessStatusItem implements vscode.Disposable {
     const tip = new vscode.MarkdownString(undefined, true);
     tip.isTrusted = { enabledCommands: [CommandId.openDashboard, CommandId.showWorkers] };
     tip.appendMarkdown('**Foreman**\n\n');
+    const waiting = workers.filter((worker) => worker.needsInput);
+    if (waiting.length) {
+      tip.appendMarkdown('**Waiting for you**\n\n');
+      for (const worker of waiting) {
+        const message = escapeMarkdown(worker.needsInput?.message ?? '');
+        tip.appendMarkdown(`- $(bell-dot) \`${worker.id}\`${worker.taskId ? ` on \`${worker.taskId}\`` : ''}: ${message}\n`);
+      }
+      tip.appendMarkdown('\n');
+    }
     for (const worker of workers) {
       const age = worker.lastHeartbeatMs === null ? 'no heartbeat' : `♥ ${formatDuration(now - worker.lastHeartbeatMs)} ago`;
-      tip.appendMarkdown(`- \`${worker.id}\` ${worker.state}${worker.taskId ? ` on \`${worker.taskId}\`` : ''} — ${age}\n`);
+      const doing = worker.activity && !worker.needsInput ? ` — ${escapeMarkdown(worker.activity.text)}` : '';
+      tip.appendMarkdown(`- \`${worker.id}\` ${worker.state}${worker.taskId ? ` on \`${worker.taskId}\`` : ''} — ${age}${doing}\n`);
     }
     tip.appendMarkdown(`\n[Open Workers](command:${CommandId.showWorkers}) · [Open Dashboard](command:${CommandId.openDashboard})`);
     return tip;

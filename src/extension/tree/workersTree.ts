@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import { formatDuration } from '../../core/policies';
 import type { WorkerStatus } from '../../engine/statusView';
-import { workerDescription, workerIcon, workerTooltip } from '../presentation';
+import { describeUsage, formatUsage, hasUsage } from '../../shared/usageText';
+import { waitingText, workerDescription, workerIcon, workerTooltip } from '../presentation';
 import type { ForemanSession } from '../session';
 import type { SessionRegistry } from '../sessionRegistry';
 
@@ -43,8 +44,9 @@ export class WorkersTreeProvider implements vscode.TreeDataProvider<WorkerNode>,
         item.iconPath = workerIcon(worker);
         item.tooltip = workerTooltip(worker, now);
         item.contextValue = `worker.${worker.state}${node.session.ownerNote ? '.readonly' : ''}`;
+        const waiting = waitingText(worker);
         item.accessibilityInformation = {
-          label: `${worker.id}, ${worker.state}${worker.taskId ? `, task ${worker.taskId}` : ''}, ${worker.livenessReason}`,
+          label: `${worker.id}, ${waiting ?? worker.state}${worker.taskId ? `, task ${worker.taskId}` : ''}, ${worker.livenessReason}`,
         };
         return item;
       }
@@ -88,6 +90,14 @@ export class WorkersTreeProvider implements vscode.TreeDataProvider<WorkerNode>,
       },
       { kind: 'detail', label: 'Liveness', value: `${worker.liveness}: ${worker.livenessReason}`, icon: 'pulse' },
     ];
+    if (worker.needsInput) rows.unshift({ kind: 'detail', label: 'Waiting for you', value: worker.needsInput.message, icon: 'bell-dot' });
+    if (worker.activity) {
+      const age = formatDuration(now - worker.activity.at);
+      rows.push({ kind: 'detail', label: 'Activity', value: `${worker.activity.text} (${age} ago)`, icon: 'tools' });
+    }
+    if (hasUsage(worker.usage)) {
+      rows.push({ kind: 'detail', label: 'Usage', value: `${formatUsage(worker.usage)} (${describeUsage(worker.usage)})`, icon: 'graph' });
+    }
     if (worker.note) rows.push({ kind: 'detail', label: 'Note', value: worker.note, icon: 'comment' });
     if (worker.lastError) rows.push({ kind: 'detail', label: 'Last error', value: worker.lastError, icon: 'error' });
     return rows;

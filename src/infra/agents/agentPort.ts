@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import type { AgentExit, AgentLaunch, AgentPort } from '../../engine/ports';
+import type { AgentExit, AgentLaunch, AgentPort, LaunchedAgent } from '../../engine/ports';
 import { type Result, ok } from '../../core/result';
 import { writeFileAtomic } from '../fs';
 import type { AgentSupervisor } from './agentSupervisor';
@@ -34,20 +34,26 @@ export class SupervisedAgents implements AgentPort {
     this.recordDir = path.join(foremanDir, 'agents');
   }
 
-  launch(launch: AgentLaunch): Result<{ pid?: number; logFile: string; exited: Promise<AgentExit> }> {
+  launch(launch: AgentLaunch): Result<LaunchedAgent> {
     const profile = resolveProfile(launch.agent, this.userProfiles());
     if (!profile.ok) return profile;
     // A terminal closes with its window, so no record is kept for a later owner to reap.
     if (profile.value.mode === 'terminal' && this.terminals) {
-      return this.terminals.launch({ ...launch, profile: profile.value, env: this.environment() });
+      const terminal = this.terminals.launch({ ...launch, profile: profile.value, env: this.environmentOf(launch) });
+      return terminal.ok ? ok({ ...terminal.value, resumed: false }) : terminal;
     }
-    const run = this.supervisor.launch({ ...launch, profile: profile.value, env: this.environment() });
+    const run = this.supervisor.launch({ ...launch, profile: profile.value, env: this.environmentOf(launch) });
     if (!run.ok) return run;
     const record: RunRecord = { workerId: launch.workerId, taskId: launch.taskId, attempt: launch.attempt, pid: run.value.pid };
     fs.mkdirSync(this.recordDir, { recursive: true });
     writeFileAtomic(this.recordFile(launch.workerId), JSON.stringify(record));
     const exited = run.value.exited.finally(() => this.forget(record));
-    return ok({ pid: run.value.pid, logFile: run.value.logFile, exited });
+    return ok({ pid: run.value.pid, logFile: run.value.logFile, exited, resumed: run.value.resumed });
+  }
+
+  /** The owner's environment for agents (endpoint, token, base), then this launch's own (its port). */
+  private environmentOf(launch: AgentLaunch): Record<string, string> {
+    return { ...this.environment(), ...(launch.env ?? {}) };
   }
 
   cancel(workerId: string): Promise<AgentExit | undefined> {

@@ -6,12 +6,16 @@
  * group: SIGTERM, then SIGKILL after a grace period.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { closeSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type Result, ok, refused } from '../../core/result';
 import type { AgentExit } from '../../engine/ports';
-import { appendLogLine, lastOutputTime, openAttemptLog, writePromptFile } from './attemptLog';
+import type { AgentEvent } from '../../core/agentEvents';
+import { type AttemptPaths, appendLogLine, lastOutputTime, openAttemptLog, writePromptFile } from './attemptLog';
+import { EventStream } from './eventStream';
+import type { AgentAdapter } from './kinds';
+import { verdictOf } from './runVerdict';
 import { safeCall } from './safeCall';
 import { describeExit } from './exitReason';
 import { type AgentLaunchSpec, planLaunch } from './launchPlan';
@@ -33,6 +37,8 @@ export interface AgentSupervisorOptions {
   readonly heartbeatEveryMs?: number;
   /** May be async; a failure is logged, never thrown into the timer. */
   readonly onHeartbeat?: (run: AgentRun) => unknown;
+  /** The agent's events as they are read (tool calls, usage, its session); may be async, a failure is logged. */
+  readonly onEvents?: (run: AgentRun, events: readonly AgentEvent[]) => unknown;
   /** Called before `exited` resolves; may be async, a failure is logged. */
   readonly onExit?: (run: AgentRun, outcome: AgentExit) => unknown;
   readonly log?: (line: string) => void;
@@ -43,9 +49,13 @@ export interface AgentRun {
   readonly workerId: string;
   readonly taskId: string;
   readonly attempt: number;
+  /** The profile's agent kind: claude, codex, aider, command. */
+  readonly kind: string;
   readonly pid: number;
   readonly logFile: string;
   readonly startedAt: number;
+  /** Whether it continues an earlier session of the agent. */
+  readonly resumed: boolean;
   readonly lastOutputAt: number | undefined;
   readonly exited: Promise<AgentExit>;
 }
@@ -65,6 +75,27 @@ interface LiveRun {
   /** Set once SIGKILL had to follow SIGTERM. */
   escalated: boolean;
   cancelling?: Promise<AgentExit>;
+}
+
+/** What `launch` hands to `track`. */
+interface Launched {
+  readonly paths: AttemptPaths;
+  /** Log size after our header: anything beyond it was written by the agent. */
+  readonly outputStart: number;
+  readonly startedAt: number;
+  readonly adapter: AgentAdapter | undefined;
+  readonly resumed: boolean;
+}
+
+/** How often a running agent's event stream is read: the dashboard's activity lags it by at most this. */
+const eventPollMs = 250;
+
+/** Files an adapter needs before the launch; only Foreman and the agent read them. */
+function writeRunFiles(files: ReadonlyMap<string, string>): void {
+  for (const [file, content] of files) {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, content, { mode: 0o600 });
+  }
 }
 
 /** How often cancel looks whether the group has gone; short, and only during a cancel. */
@@ -97,10 +128,13 @@ export class AgentSupervisor {
     }
     const plan = planLaunch(spec, this.options.logDir, this.cliBinDir);
     if (!plan.ok) return plan;
-    const { executable, args, environment, paths } = plan.value;
+    const { executable, args, environment, paths, adapter } = plan.value;
     if (plan.value.writesPromptFile) writePromptFile(paths, spec.prompt);
+    writeRunFiles(plan.value.files);
     const startedAt = Date.now();
     const log = openAttemptLog(paths.logFile, [spec.profile.command, ...args], spec.worktree, startedAt);
+    // An agent with an event stream writes it to a file of its own, apart from its stderr.
+    const stream = adapter?.streamsEvents ? openSync(paths.streamFile, 'a') : undefined;
     let child: ChildProcess;
     try {
       child = spawn(executable, args, {
@@ -111,10 +145,11 @@ export class AgentSupervisor {
         shell: false,
         windowsHide: true,
         // stdin is /dev/null unless the prompt goes there, so an agent never waits on a terminal.
-        stdio: [spec.profile.prompt === 'stdin' ? 'pipe' : 'ignore', log.descriptor, log.descriptor],
+        stdio: [spec.profile.prompt === 'stdin' ? 'pipe' : 'ignore', stream ?? log.descriptor, log.descriptor],
       });
     } finally {
       closeSync(log.descriptor);
+      if (stream !== undefined) closeSync(stream);
     }
     child.on('error', (error) => this.say(`agent for ${spec.workerId}: ${error.message}`));
     const pid = child.pid;
@@ -127,7 +162,7 @@ export class AgentSupervisor {
       child.stdin.on('error', (error) => this.say(`agent ${pid} stdin: ${error.message}`));
       child.stdin.end(spec.prompt);
     }
-    return ok(this.track(spec, pid, child, paths.logFile, log.outputStart, startedAt));
+    return ok(this.track(spec, pid, child, { paths, outputStart: log.outputStart, startedAt, adapter, resumed: plan.value.resumed }));
   }
 
   /** The live run of a worker, if any. */
@@ -166,14 +201,9 @@ export class AgentSupervisor {
     await Promise.all([...this.live.keys()].map((workerId) => this.cancel(workerId)));
   }
 
-  private track(
-    spec: AgentLaunchSpec,
-    pid: number,
-    child: ChildProcess,
-    logFile: string,
-    outputStart: number,
-    startedAt: number,
-  ): AgentRun {
+  private track(spec: AgentLaunchSpec, pid: number, child: ChildProcess, launched: Launched): AgentRun {
+    const { paths, outputStart, startedAt, adapter, resumed } = launched;
+    const logFile = paths.logFile;
     let settle: (exit: AgentExit) => void = () => undefined;
     const exited = new Promise<AgentExit>((resolveExit) => (settle = resolveExit));
     let frozenOutputAt: number | undefined;
@@ -182,15 +212,24 @@ export class AgentSupervisor {
       workerId: spec.workerId,
       taskId: spec.taskId,
       attempt: spec.attempt,
+      kind: spec.profile.kind,
       pid,
       logFile,
       startedAt,
+      resumed,
       // Read from the log each time; frozen at exit so our closing line does not count as output.
       get lastOutputAt() {
         return ended ? frozenOutputAt : lastOutputTime(logFile, outputStart);
       },
       exited,
     };
+    const stream = adapter?.streamsEvents
+      ? new EventStream(paths.streamFile, paths.eventsFile, adapter.parser(resumed), (events) =>
+          this.notify(`events of ${spec.workerId}`, () => this.options.onEvents?.(run, events)),
+        )
+      : undefined;
+    const reading = stream ? setInterval(() => this.notify(`reading events of ${spec.workerId}`, () => stream.poll()), eventPollMs) : undefined;
+    reading?.unref();
     const heartbeat = setInterval(() => this.heartbeat(run), this.heartbeatEveryMs);
     heartbeat.unref();
     const entry: LiveRun = { run, cancelled: false, escalated: false };
@@ -199,7 +238,11 @@ export class AgentSupervisor {
       frozenOutputAt = lastOutputTime(logFile, outputStart);
       ended = true;
       clearInterval(heartbeat);
-      const outcome: AgentExit = { code, signal, reason: describeExit(pid, code, signal, entry, this.graceMs) };
+      clearInterval(reading);
+      if (stream) this.notify(`reading events of ${spec.workerId}`, () => stream.finish());
+      const reason = describeExit(pid, code, signal, entry, this.graceMs);
+      const verdict = verdictOf(adapter, { code, signal, reason }, paths, outputStart, stream);
+      const outcome: AgentExit = { code, signal, reason, verdict };
       appendLogLine(logFile, outcome.reason);
       this.live.delete(spec.workerId);
       this.finished.set(spec.workerId, { pid, lastOutputAt: frozenOutputAt, reason: outcome.reason });

@@ -9,14 +9,30 @@ import { appendFileSync, closeSync, fstatSync, mkdirSync, openSync, statSync, wr
 import { dirname, join } from 'node:path';
 
 export interface AttemptPaths {
+  /** The launch header, stderr (and stdout of agents without an event stream), and the exit. */
   readonly logFile: string;
   readonly promptFile: string;
+  /** The agent's own event stream (its stdout), as it wrote it. */
+  readonly streamFile: string;
+  /** The same events normalised (`agentEventSchema`), one JSON object per line: the transcript's source. */
+  readonly eventsFile: string;
+  /** The folder of the attempt's files, and their common name stem (`attempt-<n>`). */
+  readonly runDir: string;
+  readonly stem: string;
 }
 
 /** taskId must already be a checked id (it becomes a folder name). */
 export function attemptPaths(logDir: string, taskId: string, attempt: number): AttemptPaths {
-  const folder = join(logDir, taskId);
-  return { logFile: join(folder, `attempt-${attempt}.log`), promptFile: join(folder, `attempt-${attempt}.prompt.md`) };
+  const runDir = join(logDir, taskId);
+  const stem = `attempt-${attempt}`;
+  return {
+    logFile: join(runDir, `${stem}.log`),
+    promptFile: join(runDir, `${stem}.prompt.md`),
+    streamFile: join(runDir, `${stem}.stream.jsonl`),
+    eventsFile: join(runDir, `${stem}.events.jsonl`),
+    runDir,
+    stem,
+  };
 }
 
 export function writePromptFile(paths: AttemptPaths, prompt: string): void {

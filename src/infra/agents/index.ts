@@ -27,3 +27,4 @@ export {
 } from './profiles';
 export { SupervisedAgents } from './agentPort';
 export { verifyRunner } from './verify';
+export { WorktreeSetup, type PrepareOutcome, type PrepareRequest, type WorktreeSetupSettings } from './worktreeSetup';

@@ -4,10 +4,12 @@
  * of the attempt. A refused launch therefore leaves nothing behind — no log, no prompt file.
  */
 import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import { idPattern } from '../../core/ids';
 import { type Result, invalid, ok, refused } from '../../core/result';
 import { agentEnvironment, findCommand } from './agentEnvironment';
 import { type AttemptPaths, attemptPaths } from './attemptLog';
+import { type AgentAdapter, adapters } from './kinds';
 import { expandPlaceholders } from './placeholders';
 import type { AgentProfile } from './profiles';
 
@@ -21,6 +23,9 @@ export interface AgentLaunchSpec {
   readonly prompt: string;
   readonly profile: AgentProfile;
   readonly env?: Readonly<Record<string, string>>;
+  /** The agent session to continue, when the adapter can (review notes, a merge conflict). */
+  readonly resumeSession?: string;
+  readonly resumePrompt?: string;
 }
 
 export interface LaunchPlan {
@@ -32,6 +37,12 @@ export interface LaunchPlan {
   readonly paths: AttemptPaths;
   /** Whether the prompt file must be written (file delivery, or the args name it). */
   readonly writesPromptFile: boolean;
+  /** Files the adapter needs before the launch (Claude Code's settings), by path. */
+  readonly files: ReadonlyMap<string, string>;
+  /** The adapter of a known agent kind; undefined for a `command` profile run as given. */
+  readonly adapter: AgentAdapter | undefined;
+  /** Whether this run continues `resumeSession`. */
+  readonly resumed: boolean;
 }
 
 function isDirectory(path: string): boolean {
@@ -61,16 +72,6 @@ export function planLaunch(spec: AgentLaunchSpec, logDir: string, cliBinDir: str
     return refused('worktreeMissing', `The worktree '${spec.worktree}' does not exist; prepare it before launching.`);
   }
   const paths = attemptPaths(logDir, spec.taskId, spec.attempt);
-  const args = expandPlaceholders(profile.args, {
-    prompt: spec.prompt,
-    promptFile: paths.promptFile,
-    taskId: spec.taskId,
-    workerId: spec.workerId,
-    branch: spec.branch,
-    worktree: spec.worktree,
-    attempt: String(spec.attempt),
-  });
-  if (!args.ok) return args;
   const environment = agentEnvironment(spec, cliBinDir, profile.env, spec.env);
   const executable = findCommand(profile.command, environment, spec.worktree);
   if (!executable) {
@@ -79,6 +80,43 @@ export function planLaunch(spec: AgentLaunchSpec, logDir: string, cliBinDir: str
       `The agent command '${profile.command}' was not found on the agent's PATH or is not executable.`,
     );
   }
-  const writesPromptFile = profile.prompt === 'file' || profile.args.some((arg) => arg.includes('{promptFile}'));
-  return ok({ executable, args: args.value, environment, paths, writesPromptFile });
+  const values = {
+    prompt: spec.prompt,
+    promptFile: paths.promptFile,
+    taskId: spec.taskId,
+    workerId: spec.workerId,
+    branch: spec.branch,
+    worktree: spec.worktree,
+    attempt: String(spec.attempt),
+  };
+  const args = expandPlaceholders(profile.args, values);
+  if (!args.ok) return args;
+  const adapter = profile.kind === 'command' ? undefined : adapters[profile.kind];
+  if (!adapter) {
+    const writesPromptFile = profile.prompt === 'file' || profile.args.some((arg) => arg.includes('{promptFile}'));
+    return ok({ executable, args: args.value, environment, paths, writesPromptFile, files: new Map(), adapter, resumed: false });
+  }
+  const planned = adapter.plan(
+    {
+      ...spec,
+      foremanCommand: join(cliBinDir, 'foreman'),
+      files: { promptFile: paths.promptFile, runDir: paths.runDir, stem: paths.stem },
+      environment,
+    },
+    {
+      extraArgs: args.value,
+      ...(profile.allowedTools ? { allowedTools: profile.allowedTools } : {}),
+      ...(profile.maxBudgetUsd !== undefined ? { maxBudgetUsd: profile.maxBudgetUsd } : {}),
+    },
+  );
+  return ok({
+    executable,
+    args: planned.args,
+    environment: { ...environment, ...planned.env },
+    paths,
+    writesPromptFile: false,
+    files: planned.files,
+    adapter,
+    resumed: planned.resumed,
+  });
 }

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { type Result, invalid, ok } from '../../core/result';
+import { type AgentKind, agentKinds } from './kinds/adapter';
 import { placeholderNames, placeholdersIn } from './placeholders';
 
 export { expandPlaceholders, placeholderNames, type PlaceholderName, type PlaceholderValues } from './placeholders';
@@ -26,15 +27,21 @@ const requiredPlaceholder: Record<PromptDelivery, string | undefined> = { argume
 
 /** Strict, so a misspelt key (`arg`, `environment`) is reported rather than silently ignored. */
 const profileFields = z.strictObject({
-  /** The executable, looked up on PATH when it has no slash; never run through a shell. */
-  command: z.string().min(1, 'the command must not be empty'),
-  /** argv after the command; placeholders are substituted inside single elements. */
+  /** Which adapter runs it: an agent CLI Foreman knows, or `command` (the argv exactly as given). */
+  kind: z.enum(agentKinds).default('command'),
+  /** The executable, looked up on PATH when it has no slash; never run through a shell. Default for a known kind: its CLI's name. */
+  command: z.string().min(1, 'the command must not be empty').optional(),
+  /** `command`: argv after the command, placeholders substituted inside single elements. Other kinds: extra flags before the prompt. */
   args: z.array(z.string()).default([]),
   /** Extra environment for this agent; Foreman's own FOREMAN_* variables win over it. */
   env: z.record(z.string(), z.string()).optional(),
   /** Optional in settings: inferred from the placeholders the args use (see inferDelivery). */
   prompt: z.enum(promptDeliveries).optional(),
   mode: z.enum(agentModes).default('process'),
+  /** Claude Code: tools it may use without asking (its permission rules, e.g. `Bash(npm test:*)`). */
+  allowedTools: z.array(z.string().min(1, 'a tool rule must not be empty')).optional(),
+  /** Claude Code: stop a run once it has cost this many US dollars (`--max-budget-usd`). */
+  maxBudgetUsd: z.number().positive('a budget is more than 0').optional(),
 });
 
 /** A profile as the setting holds it: only `command` is required, as in package.json's schema. */
@@ -51,8 +58,12 @@ function inferDelivery(args: readonly string[]): PromptDelivery {
   return 'stdin';
 }
 
+/** How a known kind receives its prompt: the adapter passes it itself. */
+const adapterDelivery: Record<Exclude<AgentKind, 'command'>, PromptDelivery> = { claude: 'argument', codex: 'argument', aider: 'file' };
+
 export const agentProfileSchema = profileFields.transform((fields, context) => {
-  const prompt = fields.prompt ?? inferDelivery(fields.args);
+  // A terminal profile is the argv a person wants to watch, as given: no adapter rewrites it.
+  const kind: AgentKind = fields.mode === 'terminal' ? 'command' : fields.kind;
   const used = placeholdersIn(fields.args);
   const unknown = used.filter((name) => !(placeholderNames as readonly string[]).includes(name));
   for (const name of unknown) {
@@ -62,13 +73,32 @@ export const agentProfileSchema = profileFields.transform((fields, context) => {
       message: `unknown placeholder '{${name}}' (known: ${placeholderNames.map((known) => `{${known}}`).join(', ')})`,
     });
   }
+  if (kind !== 'command') {
+    if (used.includes('prompt') || used.includes('promptFile')) {
+      context.addIssue({
+        code: 'custom',
+        path: ['args'],
+        message: `a '${kind}' profile passes the prompt itself and its args are extra flags; remove {prompt}/{promptFile}, or set "kind": "command" to give the whole argv`,
+      });
+    }
+    if (fields.kind !== 'claude' && (fields.allowedTools || fields.maxBudgetUsd !== undefined)) {
+      context.addIssue({ code: 'custom', path: ['allowedTools'], message: `allowedTools and maxBudgetUsd apply to "kind": "claude" only` });
+    }
+    if (context.issues.length > 0) return z.NEVER;
+    return { ...fields, kind, command: fields.command ?? kind, prompt: adapterDelivery[kind] };
+  }
+  if (fields.command === undefined) {
+    context.addIssue({ code: 'custom', path: ['command'], message: 'a "command" profile needs the executable to run' });
+    return z.NEVER;
+  }
+  const prompt = fields.prompt ?? inferDelivery(fields.args);
   const needed = requiredPlaceholder[prompt];
   if (needed !== undefined && !used.includes(needed)) {
     // Without it the agent would start with no task at all and "succeed" at nothing.
     context.addIssue({ code: 'custom', path: ['args'], message: `prompt '${prompt}' needs the placeholder '{${needed}}' in args` });
   }
-  if (unknown.length > 0 || (needed !== undefined && !used.includes(needed))) return z.NEVER;
-  return { ...fields, prompt };
+  if (context.issues.length > 0) return z.NEVER;
+  return { ...fields, kind, command: fields.command, prompt };
 });
 
 /** A checked profile: every field present, placeholders known, the prompt delivery consistent with the args. */
@@ -94,11 +124,10 @@ export function demoAgentArgs(): string[] | undefined {
  */
 export function builtinProfiles(): Record<string, AgentProfileInput> {
   const profiles: Record<string, AgentProfileInput> = {
-    // Claude Code in print mode: one non-interactive run; edits are accepted, other tools still follow the user's permission settings.
-    claude: { command: 'claude', args: ['-p', '--permission-mode', 'acceptEdits', '--', '{prompt}'], prompt: 'argument', mode: 'process' },
-    // Codex CLI non-interactive; --full-auto lets it write in the worktree (Foreman commits what it leaves).
-    codex: { command: 'codex', args: ['exec', '--full-auto', '--', '{prompt}'], prompt: 'argument', mode: 'process' },
-    aider: { command: 'aider', args: ['--yes-always', '--message-file', '{promptFile}'], prompt: 'file', mode: 'process' },
+    // The adapters (./kinds) build the argv: stream-json and hooks for Claude Code, `exec --json` for Codex.
+    claude: { kind: 'claude', command: 'claude' },
+    codex: { kind: 'codex', command: 'codex' },
+    aider: { kind: 'aider', command: 'aider' },
   };
   const demo = demoAgentArgs();
   if (demo) {
@@ -118,10 +147,17 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** New args without a delivery re-infer it, rather than keep a built-in delivery they may not match. */
+/**
+ * New args without a delivery re-infer it, rather than keep a built-in delivery they may not match.
+ * Args that place the prompt themselves are a whole argv: such an override runs as a `command`
+ * profile (as every profile did before adapters), unless it names its kind.
+ */
 function overlay(builtin: AgentProfileInput, user: Record<string, unknown>): Record<string, unknown> {
   const base: Record<string, unknown> = { ...builtin };
   if ('args' in user && !('prompt' in user)) delete base['prompt'];
+  const args = Array.isArray(user['args']) ? user['args'].filter((arg): arg is string => typeof arg === 'string') : [];
+  const placesPrompt = placeholdersIn(args).some((name) => name === 'prompt' || name === 'promptFile');
+  if (placesPrompt && !('kind' in user)) base['kind'] = 'command';
   return { ...base, ...user };
 }
 

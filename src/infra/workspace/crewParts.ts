@@ -2,9 +2,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Crew } from '../../engine/crew';
 import type { Engine } from '../../engine/engine';
+import type { WorktreeSetupPort } from '../../engine/ports';
 import type { CrewSettingsFile } from '../../engine/settings';
 import { readMeta } from '../../engine/rows';
-import { AgentSupervisor, SupervisedAgents, verifyRunner } from '../agents';
+import type { AgentEvent } from '../../core/agentEvents';
+import { type AgentRun, AgentSupervisor, SupervisedAgents, WorktreeSetup, verifyRunner } from '../agents';
+import { agentEnvironment } from '../agents/agentEnvironment';
+import { attemptPaths } from '../agents/attemptLog';
+import { reportsOf } from '../agents/eventReports';
 import { type TerminalHost, TerminalAgents } from '../agents/terminalAgents';
 import { GitPortAdapter } from '../git/gitPort';
 
@@ -41,6 +46,37 @@ export function ownerHeartbeatMs(warnMs: number): number {
   return Math.max(250, Math.min(15_000, Math.floor(warnMs / 2)));
 }
 
+/**
+ * The crew's WorktreeSetupPort: the setup command sees the environment the agent will (PATH with
+ * the `foreman` CLI, the FOREMAN_* identity, the worker's port), and writes to the attempt's log.
+ */
+function worktreeSetupPort(
+  repoRoot: string,
+  foremanDir: string,
+  logDir: string,
+  settings: CrewSettingsFile,
+  ownerEnvironment: () => Record<string, string>,
+  log: (line: string) => void,
+): WorktreeSetupPort {
+  const setup = new WorktreeSetup(
+    repoRoot,
+    foremanDir,
+    { setupCommand: settings.setupCommand, copyFiles: settings.copyFiles, portRange: settings.portRange },
+    log,
+  );
+  return {
+    portFor: (workerId) => setup.portFor(workerId),
+    prepare: (work, worktree, env, onProgress) =>
+      setup.prepare({
+        workerId: work.workerId,
+        worktree,
+        logFile: attemptPaths(logDir, work.taskId, work.attempt).logFile,
+        env: agentEnvironment(work, cliBinDir(), {}, { ...ownerEnvironment(), ...env }),
+        onProgress,
+      }),
+  };
+}
+
 /** Git, agents and the crew over an engine: one composition for `serve`, the CLI and VS Code. */
 export function assembleCrew(
   repoRoot: string,
@@ -59,6 +95,7 @@ export function assembleCrew(
   let supervisor: AgentSupervisor | undefined;
   let agents: SupervisedAgents | undefined;
   let terminals: TerminalAgents | undefined;
+  let setup: WorktreeSetupPort | undefined;
   if (options.launchAgents) {
     // While a launched agent's process lives, Foreman heartbeats for it: a long, silent model
     // call is not death (ARCHITECTURE §4). The agent's own heartbeats add progress. The period
@@ -71,7 +108,11 @@ export function assembleCrew(
         actor: 'supervisor',
       });
     const logDir = path.join(foremanDir, 'logs');
-    supervisor = new AgentSupervisor({ logDir, cliBinDir: cliBinDir(), log: options.log, heartbeatEveryMs, onHeartbeat });
+    // What the agent's own events say (its session, usage, tool calls) goes to the engine as it is read.
+    const onEvents = (run: AgentRun, events: readonly AgentEvent[]) => {
+      for (const request of reportsOf(run, events)) engine.execute(request);
+    };
+    supervisor = new AgentSupervisor({ logDir, cliBinDir: cliBinDir(), log: options.log, heartbeatEveryMs, onHeartbeat, onEvents });
     if (options.terminalHost) {
       terminals = new TerminalAgents(options.terminalHost, {
         logDir,
@@ -81,10 +122,12 @@ export function assembleCrew(
         onHeartbeat,
       });
     }
+    const ownerEnvironment = () => ({ FOREMAN_DIR: repoRoot, FOREMAN_BASE: baseBranch(), ...(options.agentEnvironment?.() ?? {}) });
+    setup = worktreeSetupPort(repoRoot, foremanDir, logDir, settings, ownerEnvironment, options.log);
     agents = new SupervisedAgents(
       supervisor,
       foremanDir,
-      () => ({ FOREMAN_DIR: repoRoot, FOREMAN_BASE: baseBranch(), ...(options.agentEnvironment?.() ?? {}) }),
+      ownerEnvironment,
       options.agentProfiles ?? (() => settings.agents),
       options.log,
       terminals,
@@ -97,7 +140,9 @@ export function assembleCrew(
     mergeStrategy: settings.mergeStrategy,
     log: options.log,
     heartbeatEveryMs: ownerHeartbeatMs(engine.settings.liveness.warnMs),
+    allowEmptyResults: settings.allowEmptyResults,
     ...(verify ? { verify } : {}),
+    ...(setup ? { setup } : {}),
   });
   return { crew, git, agents, supervisor, terminals };
 }

@@ -50,24 +50,15 @@ describe('expandPlaceholders', () => {
 });
 
 describe('resolveProfile', () => {
-  it('ships claude, codex, aider and demo, each passing its prompt the way it says', () => {
-    const claude = resolveProfile('claude');
-    assert.ok(claude.ok);
-    assert.equal(claude.value.command, 'claude');
-    assert.equal(claude.value.prompt, 'argument');
-    assert.equal(claude.value.mode, 'process');
-    assert.ok(claude.value.args.includes('-p') && claude.value.args.at(-1) === '{prompt}');
-    const codex = resolveProfile('codex');
-    assert.ok(codex.ok);
-    assert.deepEqual([codex.value.command, codex.value.args[0], codex.value.args.at(-1)], ['codex', 'exec', '{prompt}']);
-    const aider = resolveProfile('aider');
-    assert.ok(aider.ok);
-    assert.deepEqual(
-      [aider.value.command, ...aider.value.args, aider.value.prompt],
-      ['aider', '--yes-always', '--message-file', '{promptFile}', 'file'],
-    );
+  it('ships claude, codex and aider as adapters of their kind, and demo as a command', () => {
+    for (const kind of ['claude', 'codex', 'aider'] as const) {
+      const profile = resolveProfile(kind);
+      assert.ok(profile.ok);
+      assert.deepEqual([profile.value.kind, profile.value.command, profile.value.args, profile.value.mode], [kind, kind, [], 'process']);
+    }
     const demo = resolveProfile('demo');
     assert.ok(demo.ok);
+    assert.equal(demo.value.kind, 'command');
     assert.equal(demo.value.command, process.execPath);
     assert.equal(demo.value.args.at(-1), '{promptFile}');
     assert.ok(demo.value.args.some((arg) => /demo(Agent\.ts|-agent\.js)$/.test(arg)));
@@ -75,22 +66,49 @@ describe('resolveProfile', () => {
 
   it('adds user profiles and lets them override a built-in field by field', () => {
     const user = {
-      claude: { command: '/opt/bin/claude' },
+      claude: { command: '/opt/bin/claude', args: ['--model', 'opus'], maxBudgetUsd: 2 },
       mine: { command: 'my-agent', args: ['--task', '{taskId}'] },
       filed: { command: 'x', args: ['{promptFile}'] },
+      reviewer: { kind: 'claude', allowedTools: ['Read', 'Grep'] },
     };
     const claude = resolveProfile('claude', user);
     assert.ok(claude.ok);
-    assert.equal(claude.value.command, '/opt/bin/claude');
-    assert.equal(claude.value.args.at(-1), '{prompt}', 'the built-in args stay');
+    assert.deepEqual([claude.value.kind, claude.value.command, claude.value.args, claude.value.maxBudgetUsd], [
+      'claude',
+      '/opt/bin/claude',
+      ['--model', 'opus'],
+      2,
+    ]);
     const mine = resolveProfile('mine', user);
-    assert.deepEqual(mine, { ok: true, value: { command: 'my-agent', args: ['--task', '{taskId}'], prompt: 'stdin', mode: 'process' } });
+    assert.deepEqual(mine, {
+      ok: true,
+      value: { kind: 'command', command: 'my-agent', args: ['--task', '{taskId}'], prompt: 'stdin', mode: 'process' },
+    });
     const filed = resolveProfile('filed', user);
     assert.ok(filed.ok);
     assert.equal(filed.value.prompt, 'file', 'the delivery is inferred from the args');
+    const reviewer = resolveProfile('reviewer', user);
+    assert.ok(reviewer.ok);
+    assert.deepEqual([reviewer.value.command, reviewer.value.allowedTools], ['claude', ['Read', 'Grep']], 'a kind brings its command');
     const rewired = resolveProfile('aider', { aider: { args: ['--message', '{prompt}'] } });
     assert.ok(rewired.ok);
-    assert.equal(rewired.value.prompt, 'argument', 'new args without a delivery re-infer it');
+    assert.deepEqual([rewired.value.kind, rewired.value.prompt], ['command', 'argument'], 'a whole argv runs as a command profile');
+  });
+
+  it('refuses what a kind does not take', () => {
+    const cases: [unknown, RegExp][] = [
+      [{ kind: 'claude', args: ['-p', '{prompt}'], kind2: 1 }, /Unrecognized key: "kind2"/],
+      [{ kind: 'codex', args: ['{prompt}'] }, /passes the prompt itself/],
+      [{ kind: 'codex', allowedTools: ['Read'] }, /apply to "kind": "claude" only/],
+      [{ kind: 'robot' }, /foreman\.agents\.bad\.kind/],
+      [{ args: ['x'] }, /needs the executable/],
+      [{ kind: 'claude', maxBudgetUsd: 0 }, /a budget is more than 0/],
+    ];
+    for (const [profile, message] of cases) {
+      const result = resolveProfile('bad', { bad: profile });
+      assert.ok(!result.ok, JSON.stringify(profile));
+      assert.match(result.message, message);
+    }
   });
 
   it('reports what is wrong with a profile, with the setting path', () => {

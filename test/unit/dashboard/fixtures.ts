@@ -1,3 +1,4 @@
+import { zeroUsage } from '../../../src/core/agentEvents';
 import type { StatusSnapshot, TaskStatusView, WorkerStatus } from '../../../src/engine/statusView';
 import type { TransitionItem } from '../../../src/shared/protocol';
 
@@ -41,9 +42,12 @@ export function makeStatus(options: { workers: number; tasks: number; chainLengt
       lastError: state === 'FAILED' ? 'exit 1' : null,
       note: null,
       summary: state === 'IN_REVIEW' ? 'done, please look' : null,
+      activity: state === 'WORKING' ? { text: 'Bash: npm test', at: now - 2_000 } : null,
+      needsInput: null,
+      usage: busy ? { inputTokens: 1200 * (i + 1), outputTokens: 300 * (i + 1), costUsd: 0.01 * (i + 1) } : zeroUsage,
     });
   }
-  return { baseBranch: 'main', workers, tasks };
+  return { baseBranch: 'main', workers, tasks, usage: zeroUsage };
 }
 
 function task(id: string, title: string, status: string, extra: Partial<TaskStatusView>): TaskStatusView {
@@ -58,6 +62,7 @@ function task(id: string, title: string, status: string, extra: Partial<TaskStat
     parentId: null,
     planningPhase: 'none',
     scheduledFor: null,
+    usage: zeroUsage,
     lastError: status === 'failed' ? 'tests failed' : null,
     manual: false,
     ...extra,

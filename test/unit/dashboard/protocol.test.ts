@@ -155,3 +155,37 @@ test('host messages that do not match are refused by the webview', () => {
   assert.equal(dashboardSnapshotSchema.safeParse({ generatedAt: 1, folders: [], view: defaultViewState, folder: null }).success, true);
   assert.equal(hostMessageSchema.safeParse({ type: 'actionResult', requestId: 'r1', ok: 'yes' }).success, false);
 });
+
+test('agent signals travel to the webview, and a card with malformed ones is refused', () => {
+  const status = makeStatus({ workers: 6, tasks: 30 });
+  const waiting = status.workers.find((worker) => worker.state === 'WORKING')!;
+  const workers = status.workers.map((worker) =>
+    worker === waiting ? { ...worker, needsInput: { message: 'Allow Bash: git push?', at: 1_699_999_999_000 } } : worker,
+  );
+  const snapshot = buildDashboardSnapshot({
+    now: 1_700_000_000_000,
+    folders: [{ root: '/repo', name: 'repo', ownerNote: undefined, restricted: false }],
+    view: defaultViewState,
+    selected: {
+      info: { root: '/repo', name: 'repo', ownerNote: undefined, restricted: false },
+      status: { ...status, workers, usage: { inputTokens: 9, outputTokens: 1, costUsd: 0.5 } },
+      heartbeats: () => [],
+      activity: undefined,
+      liveness: { warnMs: 30_000, staleMs: 100_000, deadMs: 300_000 },
+      heartbeatWindowMs: 300_000,
+    },
+  });
+  const parsed = hostMessageSchema.safeParse({ type: 'snapshot', revision: 1, snapshot });
+  assert.ok(parsed.success, parsed.success ? '' : JSON.stringify(parsed.error.issues.slice(0, 3)));
+  const card = parsed.data.type === 'snapshot' ? parsed.data.snapshot.folder!.workers.items.find((w) => w.id === waiting.id) : undefined;
+  assert.equal(card?.needsInput?.message, 'Allow Bash: git push?');
+  assert.equal(card?.activity?.text, 'Bash: npm test');
+  assert.equal(parsed.data.type === 'snapshot' ? parsed.data.snapshot.folder!.stats.usage.costUsd : -1, 0.5);
+
+  const broken = structuredClone(snapshot);
+  broken.folder!.workers.items[0]!.usage = { inputTokens: -1, outputTokens: 0, costUsd: 0 };
+  assert.equal(hostMessageSchema.safeParse({ type: 'snapshot', revision: 2, snapshot: broken }).success, false);
+  const noMessage = structuredClone(snapshot);
+  (noMessage.folder!.workers.items[0] as { needsInput: unknown }).needsInput = { at: 1 };
+  assert.equal(hostMessageSchema.safeParse({ type: 'snapshot', revision: 3, snapshot: noMessage }).success, false);
+});

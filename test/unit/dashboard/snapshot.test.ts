@@ -128,6 +128,7 @@ test('statistics come from the status at once and from the metrics once read', (
     idempotency: { hits: 0, keys: 0 },
     queue: {},
     throughputPerHour: 12,
+    usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
   };
   const after = buildDashboardSnapshot(input(status, {}, { activity: { transitions: [], metrics, loadedAt: now } })).folder!.stats;
   assert.equal(after.throughputPerHour, 12);
@@ -163,4 +164,40 @@ test('measurement: 200 workers / 10,000 tasks (printed, not asserted)', () => {
   console.log(
     `# snapshot 200 workers / 10,000 tasks: median ${runs[10]!.toFixed(2)} ms, max ${runs[19]!.toFixed(2)} ms, ${(bytes / 1024).toFixed(1)} KiB`,
   );
+});
+
+test('a worker card carries what its agent is doing, whether it waits for you, and what it used', () => {
+  const status = makeStatus({ workers: 10, tasks: 100 });
+  const working = status.workers.find((worker) => worker.state === 'WORKING')!;
+  const waiting = { ...working, id: 'waiting-one', needsInput: { message: 'Bash: rm -rf build', at: now - 5_000 } };
+  const usage = { inputTokens: 10_000, outputTokens: 2_400, costUsd: 0.42 };
+  const withWait: StatusSnapshot = { ...status, workers: [...status.workers, waiting], usage };
+  const folder = buildDashboardSnapshot(input(withWait)).folder!;
+  const card = folder.workers.items.find((worker) => worker.id === working.id)!;
+  assert.deepEqual(card.activity, { text: 'Bash: npm test', at: now - 2_000 });
+  assert.equal(card.needsInput, null);
+  assert.deepEqual(card.usage, working.usage);
+  const waitingCard = folder.workers.items.find((worker) => worker.id === 'waiting-one')!;
+  assert.deepEqual(waitingCard.needsInput, { message: 'Bash: rm -rf build', at: now - 5_000 });
+  // The wait leads "Needs you", with what answers it.
+  assert.deepEqual(folder.attention[0], {
+    kind: 'input',
+    workerId: 'waiting-one',
+    taskId: waiting.taskId,
+    title: status.tasks.find((task) => task.id === waiting.taskId)!.title,
+    detail: 'Bash: rm -rf build',
+    since: now - 5_000,
+    actions: ['openTerminal', 'showLog'],
+  });
+  assert.equal(folder.attention.filter((item) => item.kind === 'input').length, 1);
+  assert.deepEqual(folder.stats.usage, usage);
+});
+
+test('task items carry their usage, in the free list and in chains', () => {
+  const status = makeStatus({ workers: 4, tasks: 40, chainLength: 10 });
+  const usage = { inputTokens: 500, outputTokens: 100, costUsd: 0.003 };
+  const tasks = status.tasks.map((task) => ({ ...task, usage }));
+  const folder = buildDashboardSnapshot(input({ ...status, tasks })).folder!;
+  assert.ok(folder.tasks.items.every((task) => task.usage.inputTokens === 500));
+  assert.ok(folder.chains.items.every((chain) => chain.nodes.every((node) => node.usage.costUsd === 0.003)));
 });

@@ -4,6 +4,7 @@
  */
 import { migration0001 } from './0001_initial';
 import { migration0002 } from './0002_picker_indexes';
+import { migration0003 } from './0003_agent_signals';
 
 export interface Migration {
   /** Consecutive from 1; stored in `meta.schema_version` once applied. */
@@ -14,4 +15,5 @@ export interface Migration {
 export const migrations: readonly Migration[] = [
   { version: 1, sql: migration0001 },
   { version: 2, sql: migration0002 },
+  { version: 3, sql: migration0003 },
 ];

@@ -1,0 +1,51 @@
+import { integerFlag, parseNumber, stringFlag } from '../argv';
+import { ok } from '../../core/result';
+import { runClaudeHook } from './claudeHook';
+import { attemptOf, collect, draft, workerOf } from './helpers';
+import type { CommandSpec } from './spec';
+
+/**
+ * How agents report what Foreman cannot see from outside: `foreman usage` (tokens, cost, session)
+ * for any agent that can run a command, and `foreman hook claude`, what Claude Code's hooks run
+ * (the settings Foreman generates for it).
+ */
+export const agentReportCommands: readonly CommandSpec[] = [
+  {
+    kind: 'local',
+    name: 'hook',
+    usage: 'claude  (hook payload JSON on stdin; FOREMAN_WORKER_ID and FOREMAN_ATTEMPT from the agent)',
+    summary: "report a Claude Code hook (tool call, turn end) as the worker's heartbeat; ask a person for a tool call the allow-list does not cover",
+    positionals: ['agent'],
+    run: (input) => runClaudeHook(input),
+  },
+  {
+    kind: 'engine',
+    name: 'usage',
+    usage: '[<worker>] [--input-tokens N] [--output-tokens N] [--cost-usd X] [--session <id>] [--kind <agent kind>] [--attempt N]',
+    summary: "add an agent run's tokens and cost to its task attempt (Foreman reads them itself for claude and codex)",
+    positionals: ['worker?'],
+    flags: { 'input-tokens': 'string', 'output-tokens': 'string', 'cost-usd': 'string', session: 'string', kind: 'string', attempt: 'string' },
+    build: (input) => {
+      const worker = workerOf(input);
+      if (!worker.ok) return worker;
+      const cost = stringFlag(input.argv, 'cost-usd');
+      const values = collect(
+        integerFlag(input.argv, 'input-tokens'),
+        integerFlag(input.argv, 'output-tokens'),
+        cost === undefined ? ok(undefined) : parseNumber('cost-usd', cost),
+        attemptOf(input, worker.value),
+      );
+      if (!values.ok) return values;
+      const [inputTokens, outputTokens, costUsd, attempt] = values.value;
+      return draft('usage', {
+        worker: worker.value,
+        attempt,
+        inputTokens,
+        outputTokens,
+        costUsd,
+        sessionId: stringFlag(input.argv, 'session'),
+        kind: stringFlag(input.argv, 'kind'),
+      });
+    },
+  },
+];

@@ -1,0 +1,113 @@
+/**
+ * `foreman hook claude`: run by Claude Code's hooks with the payload on stdin (ARCHITECTURE §6).
+ * A tool call, the end of a turn: a heartbeat with that activity. A tool call the worker's
+ * allow-list does not cover (PreToolUse): the worker waits for a person — needs-input in every
+ * view — and the hook prints the person's answer as Claude Code's permission decision.
+ *
+ * A hook must never get in the agent's way by accident: whatever goes wrong here is said on stderr
+ * and the exit is 0 (Claude Code reads exit 2 of PreToolUse as "block the tool").
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { describeTool } from '../../core/agentEvents';
+import { parseRequest } from '../../core/requests';
+import { ExitCode } from '../../core/result';
+import { toolDetail } from '../../infra/agents/kinds/claude';
+import { claudeHookSignal } from '../../infra/agents/kinds/claudeHooks';
+import { allowedToolsVariable, permissionDecision, toolAllowed } from '../../infra/agents/kinds/claudePermissions';
+import { stringFlag } from '../argv';
+import { resolveTarget, route } from '../route';
+import { attemptOf, workerOf } from './helpers';
+import type { CommandInput } from './spec';
+
+/** How often a waiting hook asks whether a person answered. */
+const answerPollMs = 500;
+/** How long a tool call waits for a person before it is denied (the hook's own timeout is longer). */
+const defaultAnswerWaitMs = 30 * 60_000;
+
+const toolCallSchema = z.object({
+  hook_event_name: z.literal('PreToolUse'),
+  tool_name: z.string(),
+  tool_input: z.record(z.string(), z.unknown()).default({}),
+});
+const receiptSchema = z.object({ answer: z.enum(['allow', 'deny']).nullable().optional() });
+
+function say(line: string): void {
+  process.stderr.write(`foreman hook: ${line}\n`);
+}
+
+export async function runClaudeHook(input: CommandInput): Promise<number> {
+  if (input.positional['agent'] !== 'claude') {
+    say(`'${input.positional['agent'] ?? ''}' is not a hook source Foreman reads; use 'claude'.`);
+    return ExitCode.invalid;
+  }
+  const worker = workerOf(input);
+  const attempt = worker.ok ? attemptOf(input, worker.value) : worker;
+  if (!worker.ok || !attempt.ok) {
+    say(`${!worker.ok ? worker.message : !attempt.ok ? attempt.message : ''} (run by Foreman's Claude Code settings only)`);
+    return ExitCode.ok;
+  }
+  let payload: unknown;
+  try {
+    payload = JSON.parse(readFileSync(0, 'utf8'));
+  } catch (error) {
+    say(`stdin is not JSON (${(error as Error).message}); Claude Code sends its hook payload there.`);
+    return ExitCode.ok;
+  }
+  const signal = claudeHookSignal(payload);
+  if (!signal.ok) {
+    say(signal.message);
+    return ExitCode.ok;
+  }
+  const target = resolveTarget(stringFlag(input.argv, 'dir'), input.env, input.cwd);
+  const heartbeat = async (fields: Record<string, string>) => {
+    const request = parseRequest({
+      command: 'heartbeat',
+      args: { worker: worker.value, status: 'working', ...(attempt.value === undefined ? {} : { attempt: attempt.value }), ...fields },
+      actor: worker.value,
+    });
+    if (!request.ok) return say(request.message);
+    const result = await route(target, request.request, { log: say });
+    if (!result.ok) return say(result.message);
+    return receiptSchema.safeParse(result.value).data?.answer ?? undefined;
+  };
+  const call = toolCallSchema.safeParse(payload);
+  const allowed = allowedRules();
+  if (!call.success || allowed === undefined || toolAllowed(allowed, call.data.tool_name, call.data.tool_input)) {
+    await heartbeat({ ...signal.signal });
+    return ExitCode.ok;
+  }
+  const question = `permission to use ${describeTool(call.data.tool_name, toolDetail(call.data.tool_input), 300)}`;
+  const decision = await askPerson(question, heartbeat);
+  process.stdout.write(`${permissionDecision(decision.answer, decision.reason)}\n`);
+  return ExitCode.ok;
+}
+
+/** The worker's allow-list, handed over by the launch; undefined: no gate (Claude Code decides). */
+function allowedRules(): string[] | undefined {
+  const text = process.env[allowedToolsVariable];
+  if (!text) return undefined;
+  try {
+    const rules = z.array(z.string()).safeParse(JSON.parse(text));
+    return rules.success ? rules.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function askPerson(
+  question: string,
+  heartbeat: (fields: Record<string, string>) => Promise<'allow' | 'deny' | undefined | void>,
+): Promise<{ answer: 'allow' | 'deny'; reason: string }> {
+  const waitMs = Number(process.env['FOREMAN_ANSWER_WAIT_MS']) || defaultAnswerWaitMs;
+  const deadline = Date.now() + waitMs;
+  await heartbeat({ needsInput: question });
+  while (Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, answerPollMs));
+    const answer = await heartbeat({});
+    if (answer === 'allow') return { answer, reason: 'allowed by a person through Foreman' };
+    if (answer === 'deny') return { answer, reason: 'denied by a person through Foreman; do without this tool call' };
+  }
+  await heartbeat({ activity: `no answer to: ${question}` });
+  return { answer: 'deny', reason: `no one answered within ${Math.round(waitMs / 60_000)} min; do without this tool call` };
+}

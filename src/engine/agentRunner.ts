@@ -1,0 +1,185 @@
+import { type Result, ok } from '../core/result';
+import { WorkerState } from '../core/workerMachine';
+import { findSession } from './agentSessions';
+import type { Engine } from './engine';
+import type { AgentExit, AgentPort, AgentVerdict, GitPort, WorkRef, WorktreeSetupPort } from './ports';
+import { type TaskRow, type WorkerRow, findWorker } from './rows';
+
+export interface AgentRunnerSettings {
+  /** Runs the verify command in a worktree (seed 003's validating step); absent when none is set. */
+  readonly verify?: (worktree: string) => Promise<Result<void>>;
+  /** Copies files, runs the setup command and hands out ports before an agent starts a task. */
+  readonly setup?: WorktreeSetupPort;
+  /** Submit an agent's run that changed nothing (default: it fails with "finished without changes"). */
+  readonly allowEmptyResults?: boolean;
+  readonly log?: (line: string) => void;
+  /** How often Foreman heartbeats for a worker while nothing else does (setup, verify); default 15000. */
+  readonly heartbeatEveryMs?: number;
+}
+
+/** Why an agent is launched: a task's first run, or a follow-up that continues its session. */
+export type RunReason = { readonly kind: 'task' } | { readonly kind: 'followUp'; readonly note: string };
+
+function portEnvironment(port: number | undefined): Record<string, string> {
+  return port === undefined ? {} : { FOREMAN_PORT: String(port) };
+}
+
+/** Launch refusals that only a change of settings fixes (ARCHITECTURE §6 profiles). */
+const configurationRefusals = new Set(['agentCommandNotFound', 'terminalProfile']);
+
+/**
+ * One agent run of a task attempt, from setup to verdict (ARCHITECTURE §6): the worktree set up
+ * (files, install step, port), the agent launched — or its session resumed for a follow-up —
+ * and its end turned into a submit (with the agent's own last message as the summary), a failed
+ * attempt, or a failure for good when only a settings change can help or nothing changed.
+ */
+export class AgentRunner {
+  constructor(
+    private readonly engine: Engine,
+    private readonly git: GitPort,
+    private readonly agents: AgentPort,
+    private readonly settings: AgentRunnerSettings,
+    /** Runs an operation in the worker's queue (the crew's), after whatever it already does. */
+    private readonly serialized: (workerId: string, operation: () => Promise<unknown>) => Promise<unknown>,
+    private readonly isDisposed: () => boolean,
+  ) {}
+
+  /** Sets up a new task's worktree, then launches its agent; a setup that fails fails the attempt. */
+  async startTask(work: WorkRef, worktree: string, worker: WorkerRow, task: TaskRow): Promise<void> {
+    const port = this.settings.setup?.portFor(work.workerId) ?? ok(undefined);
+    if (!port.ok) {
+      this.fail(work, `setup failed: ${port.message}`, true);
+      return;
+    }
+    const env = portEnvironment(port.value);
+    if (this.settings.setup) {
+      const prepared = await this.whileHeartbeating(work, 'setting up the worktree', (progress) =>
+        this.settings.setup!.prepare(work, worktree, env, progress),
+      );
+      if (!prepared.ok) {
+        this.fail(work, `setup failed: ${prepared.message}`);
+        return;
+      }
+    }
+    this.launch(work, worktree, worker, task, { kind: 'task' }, env);
+  }
+
+  /** Continues the agent's session with a review note or a merge conflict; a fresh start when it is gone. */
+  followUp(work: WorkRef, worktree: string, worker: WorkerRow, task: TaskRow, note: string): void {
+    const port = this.settings.setup?.portFor(work.workerId);
+    const env = portEnvironment(port?.ok ? port.value : undefined);
+    this.launch(work, worktree, worker, task, { kind: 'followUp', note }, env);
+  }
+
+  private launch(
+    work: WorkRef,
+    worktree: string,
+    worker: WorkerRow,
+    task: TaskRow,
+    reason: RunReason,
+    env: Readonly<Record<string, string>>,
+  ): void {
+    const session = reason.kind === 'followUp' ? this.engine.read((reader) => findSession(reader, work.taskId, work.attempt)) : undefined;
+    const resumeSession = session?.sessionId ?? undefined;
+    const fullPrompt = [task.title, task.prompt, reason.kind === 'followUp' ? reason.note : ''].filter(Boolean).join('\n\n');
+    const launched = this.agents.launch({
+      ...work,
+      worktree,
+      agent: worker.agent,
+      env,
+      // A resumed agent remembers the task: it gets only the note. A fresh one gets everything.
+      prompt: fullPrompt,
+      ...(resumeSession && reason.kind === 'followUp' ? { resumeSession, resumePrompt: reason.note } : {}),
+    });
+    if (!launched.ok) {
+      // A broken profile fails every attempt the same way: fail for good now, so a person fixes the
+      // setting and retries, instead of the task burning its attempts on backoff.
+      this.fail(work, `launch failed: ${launched.message}`, launched.kind === 'invalid' || configurationRefusals.has(launched.code));
+      return;
+    }
+    const continuity =
+      reason.kind === 'task' ? '' : launched.value.resumed ? 'continued its session' : 'a fresh start (its earlier session was gone)';
+    const how = launched.value.pid === undefined ? 'in a terminal' : `pid ${launched.value.pid}`;
+    this.settings.log?.(
+      `crew: ${work.workerId} runs ${worker.agent} on ${work.taskId} (attempt ${work.attempt}, ${how}${continuity ? `, ${continuity}` : ''})`,
+    );
+    void launched.value.exited.then((exit) =>
+      this.serialized(work.workerId, () => this.finished(work, worktree, exit, continuity)),
+    );
+  }
+
+  /** Success → leftovers committed → changes? → verify → submit; otherwise a failed attempt, work kept. */
+  private async finished(
+    work: WorkRef,
+    worktree: string,
+    exit: AgentExit,
+    continuity: string,
+  ): Promise<void> {
+    if (this.isDisposed()) return;
+    const current = this.engine.read((reader) => findWorker(reader, work.workerId));
+    if (current?.state !== WorkerState.Working || current.attempt !== work.attempt || current.task_id !== work.taskId) return;
+    const verdict: AgentVerdict = exit.verdict ?? (exit.code === 0 ? { outcome: 'success' } : { outcome: 'failed', reason: exit.reason });
+    if (verdict.outcome !== 'success') {
+      await this.git.snapshot(work, `agent exited: ${exit.reason}`);
+      this.fail(work, verdict.reason, verdict.outcome === 'configuration');
+      return;
+    }
+    await this.git.commitLeftovers(work, `Leftovers of ${work.taskId}`);
+    const summary = verdict.summary?.trim() || exit.reason;
+    if (!this.settings.allowEmptyResults && (await this.git.changedFiles(work.branch)).length === 0) {
+      // Nothing to review on the whole branch. Retrying would most likely "succeed" at nothing
+      // again, at full price: a person decides. (A follow-up that changes nothing keeps the earlier work.)
+      this.fail(work, `finished without changes: ${summary}`, true);
+      return;
+    }
+    const verified = await this.verify(work, worktree);
+    if (!verified.ok) {
+      this.fail(work, `verify failed: ${verified.message}`);
+      return;
+    }
+    const withContinuity = continuity ? `${summary}\n\n(Foreman: ${continuity}.)` : summary;
+    this.engine.execute({
+      command: 'submit',
+      args: { worker: work.workerId, attempt: work.attempt, summary: withContinuity.slice(0, 10_000) },
+      actor: 'crew',
+    });
+  }
+
+  private fail(work: WorkRef, reason: string, final = false): void {
+    this.engine.execute({
+      command: 'fail',
+      args: { worker: work.workerId, reason: reason.slice(0, 10_000), attempt: work.attempt, ...(final ? { final } : {}) },
+      actor: 'crew',
+    });
+  }
+
+  /**
+   * The verify step after the agent exited. Nothing heartbeats for the worker then, so the crew
+   * does: a test suite that runs longer than `staleMs` must not look like a dead worker and be retried.
+   */
+  private verify(work: WorkRef, worktree: string): Promise<Result<void>> {
+    const verify = this.settings.verify;
+    if (!verify) return Promise.resolve(ok(undefined));
+    return this.whileHeartbeating(work, 'verifying', () => verify(worktree));
+  }
+
+  /** Heartbeats for the worker while Foreman itself works for it, with the step as its activity. */
+  private async whileHeartbeating<T>(work: WorkRef, step: string, operation: (progress: (line: string) => void) => Promise<T>): Promise<T> {
+    let activity = step;
+    const heartbeat = () =>
+      this.engine.execute({
+        command: 'heartbeat',
+        args: { worker: work.workerId, status: 'working', attempt: work.attempt, activity: activity.slice(0, 500) },
+        actor: 'crew',
+      });
+    heartbeat();
+    const timer = setInterval(heartbeat, this.settings.heartbeatEveryMs ?? 15_000);
+    try {
+      return await operation((line) => {
+        if (line.trim()) activity = `${step}: ${line.trim()}`;
+      });
+    } finally {
+      clearInterval(timer);
+    }
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * An adapter per agent kind (ARCHITECTURE §6). Each owns what differs between agents: the argv,
+ * how the prompt is passed, how its output is read as events, how a session resumes, and how its
+ * end is judged — including telling a configuration problem (a flag it does not know, no login)
+ * from an attempt that merely failed, so the first fails the task at once instead of burning retries.
+ */
+import type { AgentEventInput } from '../../../core/agentEvents';
+import type { AgentVerdict } from '../../../engine/ports';
+
+export const agentKinds = ['claude', 'codex', 'aider', 'command'] as const;
+export type AgentKind = (typeof agentKinds)[number];
+
+/** The per-attempt files an adapter may use (all under `.foreman/logs/<task>/`). */
+export interface RunFiles {
+  readonly promptFile: string;
+  /** Where the adapter writes files of its own for this run (Claude's settings, Codex's last message). */
+  readonly runDir: string;
+  readonly stem: string;
+}
+
+/** One launch as an adapter sees it. */
+export interface AdapterRun {
+  readonly workerId: string;
+  readonly taskId: string;
+  readonly attempt: number;
+  readonly branch: string;
+  readonly worktree: string;
+  readonly prompt: string;
+  /** The `foreman` executable the agent reports through (absolute). */
+  readonly foremanCommand: string;
+  readonly files: RunFiles;
+  /** The agent's environment (HOME decides where its sessions live). */
+  readonly environment: Readonly<Record<string, string>>;
+  /** A session to continue; the adapter resumes it only when it still exists. */
+  readonly resumeSession?: string;
+  /** The prompt of a resumed session (the follow-up note alone); `prompt` when it starts afresh. */
+  readonly resumePrompt?: string;
+}
+
+/** Kind-specific options of a profile. */
+export interface AdapterOptions {
+  /** Extra argv from the profile, after the adapter's own and before the prompt. */
+  readonly extraArgs: readonly string[];
+  /** Claude Code: the tools allowed without asking. */
+  readonly allowedTools?: readonly string[];
+  /** Claude Code: `--max-budget-usd`. */
+  readonly maxBudgetUsd?: number;
+}
+
+export interface PlannedArgs {
+  readonly args: string[];
+  /** Files to write before the launch, by path. */
+  readonly files: ReadonlyMap<string, string>;
+  /** The session this run starts with, when the adapter chooses it (Claude's `--session-id`). */
+  readonly sessionId?: string;
+  /** Whether it continues `resumeSession` (false: a fresh start, also when that session is gone). */
+  readonly resumed: boolean;
+  /** Extra environment for the agent (and its hooks). */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+/** What an adapter reads from an agent's output while it runs. */
+export interface StreamParser {
+  /** One line of the agent's stdout; returns the events in it (none for noise). */
+  line(text: string): AgentEventInput[];
+}
+
+export interface AgentAdapter {
+  readonly kind: AgentKind;
+  /** Whether stdout is a stream of JSON events (kept apart from stderr and parsed live). */
+  readonly streamsEvents: boolean;
+  /** Whether its tool calls already reach Foreman through hooks, so the stream need not heartbeat for them. */
+  readonly hooksReportActivity: boolean;
+  plan(run: AdapterRun, options: AdapterOptions): PlannedArgs;
+  parser(resumed: boolean): StreamParser;
+  /** The end of a run: its exit, what it said, the end of its output. */
+  judge(evidence: RunEvidence): AgentVerdict;
+}
+
+export interface RunEvidence {
+  readonly code: number | null;
+  readonly signal: string | null;
+  /** The exit as people read it: "pid 4121 exited 1 at 12:03:04". */
+  readonly reason: string;
+  /** The run's result event, if the agent wrote one. */
+  readonly result?: { summary: string; isError: boolean };
+  /** The last message the agent wrote. */
+  readonly lastMessage?: string;
+  /** Errors the agent reported in its events. */
+  readonly errors: readonly string[];
+  /** The last few KB of stderr and non-event output. */
+  readonly outputTail: string;
+}

@@ -1,0 +1,54 @@
+/**
+ * How an agent's end is judged (ARCHITECTURE §6): success, a failed attempt (retried), or a
+ * configuration problem (fails the task at once: retrying cannot fix a flag the CLI does not know
+ * or a missing login). The patterns are what the real CLIs print (REAL-AGENTS-TESTING.md).
+ */
+import type { AgentVerdict } from '../../../engine/ports';
+import type { RunEvidence } from './adapter';
+
+/** A CLI that rejected its own arguments: clap's, commander's and yargs' wording. */
+const usageErrors = [/unexpected argument/i, /unrecognized (option|argument)/i, /unknown (option|argument|flag)/i, /invalid value .* for/i];
+/** No or bad credentials. */
+const authErrors = [
+  /not logged in/i,
+  /invalid api key/i,
+  /authentication[_ ](error|failed)/i,
+  /\b401\b.*unauthori[sz]ed|unauthori[sz]ed.*\b401\b/i,
+  /please run \S+ login/i,
+  /missing (api key|credentials)/i,
+];
+
+function firstLine(text: string, max = 300): string {
+  const line =
+    text
+      .split('\n')
+      .map((part) => part.trim())
+      .find((part) => part.length > 0) ?? '';
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** The line that shows a configuration problem, if the run's output has one. */
+export function configurationProblem(evidence: RunEvidence): string | undefined {
+  const texts = [...evidence.errors, evidence.result?.isError ? evidence.result.summary : '', evidence.outputTail];
+  for (const text of texts) {
+    for (const line of text.split('\n')) {
+      if (authErrors.some((pattern) => pattern.test(line))) return `authentication failed: ${firstLine(line)}`;
+      // Usage errors are exit 2 by convention; elsewhere the words may be the agent quoting a tool.
+      if (evidence.code === 2 && usageErrors.some((pattern) => pattern.test(line))) return `the agent CLI refused its arguments: ${firstLine(line)}`;
+    }
+  }
+  return undefined;
+}
+
+/** The shared judgement: configuration problem, then exit code, then the agent's own verdict. */
+export function judgeRun(evidence: RunEvidence): AgentVerdict {
+  const problem = configurationProblem(evidence);
+  if (problem) return { outcome: 'configuration', reason: problem };
+  if (evidence.code !== 0) {
+    const detail = firstLine(evidence.errors.at(-1) ?? (evidence.result?.isError ? evidence.result.summary : ''));
+    return { outcome: 'failed', reason: detail ? `${evidence.reason}: ${detail}` : evidence.reason };
+  }
+  if (evidence.result?.isError) return { outcome: 'failed', reason: `the agent ended with an error: ${firstLine(evidence.result.summary)}` };
+  const summary = evidence.result?.summary || evidence.lastMessage;
+  return summary ? { outcome: 'success', summary } : { outcome: 'success' };
+}
