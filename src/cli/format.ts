@@ -84,6 +84,15 @@ function humanLines(command: CommandName, value: unknown): string[] {
       const beat = value as { worker: string; state: string; attempt: number; recovered: boolean };
       return [`heartbeat from ${beat.worker} (${beat.state}, attempt ${beat.attempt})${beat.recovered ? ': recovered from STALE' : ''}`];
     }
+    case 'answer': {
+      const answered = value as { worker: string; decision: string; question: string };
+      return [`${answered.decision === 'allow' ? 'allowed' : 'denied'} ${answered.worker}: ${answered.question}`];
+    }
+    case 'usage': {
+      const session = value as { taskId: string; attempt: number; usage: { inputTokens: number; outputTokens: number; costUsd: number } };
+      const { inputTokens, outputTokens, costUsd } = session.usage;
+      return [`task ${session.taskId} attempt ${session.attempt}: ${inputTokens} input and ${outputTokens} output tokens, $${costUsd.toFixed(4)}`];
+    }
     case 'send': {
       const sent = value as { seq: number; id: string; duplicate: boolean };
       return [

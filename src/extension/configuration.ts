@@ -27,7 +27,13 @@ const configurationSchema = z.object({
   // VS Code has no "absent" for an object setting; its default is null.
   portRange: portRangeSchema.nullable(),
   allowEmptyResults: z.boolean(),
-  notifications: z.object({ reviewReady: z.boolean(), stale: z.boolean(), failed: z.boolean(), mergeProblems: z.boolean() }),
+  notifications: z.object({
+    reviewReady: z.boolean(),
+    stale: z.boolean(),
+    failed: z.boolean(),
+    mergeProblems: z.boolean(),
+    needsInput: z.boolean(),
+  }),
 });
 export type ForemanConfiguration = z.infer<typeof configurationSchema>;
 
@@ -47,7 +53,7 @@ const defaults: ForemanConfiguration = {
   copyFiles: [],
   portRange: null,
   allowEmptyResults: false,
-  notifications: { reviewReady: true, stale: true, failed: true, mergeProblems: true },
+  notifications: { reviewReady: true, stale: true, failed: true, mergeProblems: true, needsInput: true },
 };
 
 /** Fields whose VS Code setting is spelled differently, for the message about a bad value. */
@@ -83,6 +89,7 @@ export function readConfiguration(scope: vscode.ConfigurationScope | undefined, 
       stale: config.get('notifications.stale'),
       failed: config.get('notifications.failed'),
       mergeProblems: config.get('notifications.mergeProblems'),
+      needsInput: config.get('notifications.needsInput'),
     },
   };
   const result: Record<string, unknown> = {};

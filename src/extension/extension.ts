@@ -6,12 +6,13 @@ import { builtinProfiles } from '../infra/agents/profiles';
 import { readOwner } from '../infra/db';
 import { initWorkspace } from '../infra/workspace';
 import { CommandId } from './commands/commandIds';
+import { registerAnswerCommands } from './commands/answerCommands';
 import { registerSetupCommands } from './commands/setupCommands';
 import { registerWorkerCommands } from './commands/workerCommands';
 import { registerWorkspaceCommands } from './commands/workspaceCommands';
 import { registerDashboard } from './dashboard';
 import { crewSettingsOf, engineSettingsOf, readConfiguration } from './configuration';
-import { Notifier, needsInputNotificationsEnabled } from './notifications';
+import { Notifier } from './notifications';
 import { SessionRegistry } from './sessionRegistry';
 import { ClientSession } from './sessions/clientSession';
 import { OwnerSession } from './sessions/ownerSession';
@@ -90,10 +91,7 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
       terminalHost,
     });
     if (opened.ok) {
-      const notifier = new Notifier(opened.value, () => ({
-        ...configuration(folder).notifications,
-        needsInput: needsInputNotificationsEnabled(folder.uri),
-      }));
+      const notifier = new Notifier(opened.value, () => configuration(folder).notifications);
       context.subscriptions.push(
         opened.value.onDidCommit((events) => notifier.onEvents(events)),
         notifier.watchWaiting(),
@@ -150,6 +148,7 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
       },
     }),
     ...registerWorkerCommands(registry),
+    ...registerAnswerCommands(registry),
     ...registerWorkspaceCommands(registry),
     ...registerDashboard(context, registry, { log }),
     vscode.workspace.onDidChangeWorkspaceFolders((change) => {

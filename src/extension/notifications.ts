@@ -1,32 +1,20 @@
 import * as vscode from 'vscode';
-import { z } from 'zod';
 import type { EngineEvent } from '../engine/unit';
+import type { WorkerStatus } from '../engine/statusView';
 import { CommandId } from './commands/commandIds';
 import type { ForemanConfiguration } from './configuration';
 import type { ForemanSession } from './session';
-import { WaitingWorkers } from './waitingWorkers';
+import { WaitingWorkers, waitEnded } from './waitingWorkers';
 
 /** Which notifications are on: the `foreman.notifications.*` settings. */
-export type NotificationSwitches = ForemanConfiguration['notifications'] & { readonly needsInput: boolean };
-type Kind = keyof ForemanConfiguration['notifications'];
-
-/**
- * `foreman.notifications.needsInput` (default true). Read here until configuration.ts, which reads
- * its siblings, takes it into its schema; checked with zod like them.
- */
-export function needsInputNotificationsEnabled(scope: vscode.ConfigurationScope | undefined): boolean {
-  const value: unknown = vscode.workspace.getConfiguration('foreman', scope).get('notifications.needsInput');
-  return z
-    .boolean()
-    .catch(true)
-    .parse(value ?? true);
-}
+export type NotificationSwitches = ForemanConfiguration['notifications'];
+type Kind = keyof NotificationSwitches;
 
 /** Snapshot changes come in bursts; the waits are looked at once the burst settles. */
 const waitCheckDelayMs = 250;
 
 /** Actions that change state: by the time a person clicks one, the state may have moved on. */
-const changesState = new Set<string>([CommandId.approve, CommandId.cancel, CommandId.retryTask]);
+const changesState = new Set<string>([CommandId.approve, CommandId.cancel, CommandId.retryTask, CommandId.allowInput, CommandId.denyInput]);
 
 /**
  * Notifications only where a person is needed (ARCHITECTURE §9): an agent waits for an answer, a
@@ -71,12 +59,18 @@ export class Notifier {
         `Foreman: ${worker.id} is waiting for you${where}: ${worker.needsInput?.message ?? ''}`,
         { kind: 'worker' as const, session: this.session, worker },
         [
+          ['Allow', CommandId.allowInput],
+          ['Deny', CommandId.denyInput],
           ['Show Agent Log', CommandId.showLog],
-          ['Open Terminal in Worktree', CommandId.openTerminal],
         ],
         'info',
+        () => waitEnded(worker, this.current(worker.id)),
       );
     }
+  }
+
+  private current(workerId: string): WorkerStatus | undefined {
+    return this.session.snapshot().workers.find((worker) => worker.id === workerId);
   }
 
   onEvents(events: readonly EngineEvent[]): void {

@@ -22,3 +22,21 @@ export class WaitingWorkers {
     return fresh;
   }
 }
+
+/**
+ * Why an answer to `asked` (the worker as a person saw it) no longer fits `current` (the same
+ * worker now), or undefined while it does. A new question in the same run counts as an ended wait:
+ * an "Allow" given for one tool call must never let a different one run.
+ */
+export function waitEnded(
+  asked: Pick<WorkerStatus, 'id' | 'needsInput'>,
+  current: Pick<WorkerStatus, 'state' | 'needsInput'> | undefined,
+): string | undefined {
+  if (!current) return `${asked.id} is gone`;
+  if (!current.needsInput) return `${asked.id} is not waiting for an answer any more (it is ${current.state})`;
+  const seen = asked.needsInput;
+  if (seen && (seen.message !== current.needsInput.message || seen.at !== current.needsInput.at)) {
+    return `${asked.id} now asks something else: ${current.needsInput.message}`;
+  }
+  return undefined;
+}

@@ -12,7 +12,7 @@ import { workerStates } from '../core/workerMachine';
  */
 
 /** Bump when a message changes shape; a webview of another version is answered with nothing. */
-export const protocolVersion = 2;
+export const protocolVersion = 3;
 
 const id = z.string().regex(idPattern);
 /** A workspace folder's path, as the host's sessions know it. */
@@ -43,6 +43,10 @@ export const ActionName = {
   addWorker: 'addWorker',
   newTask: 'newTask',
   newChain: 'newChain',
+  /** Answers an agent that waits for a person (a permission request): let the tool run. */
+  allow: 'allow',
+  /** Answers an agent that waits for a person: refuse the tool call. */
+  deny: 'deny',
 } as const;
 export type ActionName = (typeof ActionName)[keyof typeof ActionName];
 export const actionNameSchema = z.enum(Object.values(ActionName) as [ActionName, ...ActionName[]]);

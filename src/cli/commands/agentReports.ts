@@ -1,7 +1,7 @@
 import { integerFlag, parseNumber, stringFlag } from '../argv';
 import { ok } from '../../core/result';
 import { runClaudeHook } from './claudeHook';
-import { attemptOf, collect, draft, workerOf } from './helpers';
+import { attemptOf, collect, draft, required, workerOf } from './helpers';
 import type { CommandSpec } from './spec';
 
 /**
@@ -17,6 +17,14 @@ export const agentReportCommands: readonly CommandSpec[] = [
     summary: "report a Claude Code hook (tool call, turn end) as the worker's heartbeat; ask a person for a tool call the allow-list does not cover",
     positionals: ['agent'],
     run: (input) => runClaudeHook(input),
+  },
+  {
+    kind: 'engine',
+    name: 'answer',
+    usage: '<worker> allow|deny',
+    summary: 'answer a worker that waits for you (a tool call its allow-list does not cover): let it run, or not',
+    positionals: ['worker', 'decision'],
+    build: (input) => draft('answer', { worker: required(input, 'worker'), decision: required(input, 'decision') }),
   },
   {
     kind: 'engine',

@@ -13,6 +13,8 @@ export const CommandId = {
   reset: 'foreman.reset',
   retryTask: 'foreman.retryTask',
   cancelTask: 'foreman.cancelTask',
+  allowInput: 'foreman.allowInput',
+  denyInput: 'foreman.denyInput',
   showChanges: 'foreman.showChanges',
   openWorktree: 'foreman.openWorktree',
   openTerminal: 'foreman.openTerminal',

@@ -19,11 +19,21 @@ const workerActions: Readonly<Record<string, readonly ActionName[]>> = {
 
 const none: readonly ActionName[] = [];
 
-export function actionsForWorker(worker: Pick<WorkerStatus, 'state' | 'taskId'>): readonly ActionName[] {
+/**
+ * The answers to an agent that waits for a person (the tree's `.waiting` rows offer the same). They
+ * come first: the agent's run is blocked until one is given.
+ */
+export const answerActions: readonly ActionName[] = [ActionName.allow, ActionName.deny];
+
+export function actionsForWorker(worker: Pick<WorkerStatus, 'state' | 'taskId' | 'needsInput'>): readonly ActionName[] {
   const actions = workerActions[worker.state] ?? none;
   // A failed worker whose task was already requeued has nothing to retry.
-  return worker.state === 'FAILED' && !worker.taskId ? actions.filter((action) => action !== ActionName.retry) : actions;
+  const fitting = worker.state === 'FAILED' && !worker.taskId ? actions.filter((action) => action !== ActionName.retry) : actions;
+  return worker.needsInput ? [...answerActions, ...fitting] : fitting;
 }
+
+/** The "Needs you" item of a waiting agent: answer it, or look at what it is doing first. */
+export const inputAttentionActions: readonly ActionName[] = [...answerActions, ActionName.openTerminal, ActionName.showLog];
 
 /** Tasks: assign when it can run now, cancel while not finished, retry after a failure or a cancel. */
 export function actionsForTask(

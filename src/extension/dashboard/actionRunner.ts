@@ -21,6 +21,8 @@ const commandOf: Readonly<Record<ActionName, string>> = {
   addWorker: CommandId.addWorker,
   newTask: CommandId.newTask,
   newChain: CommandId.newChain,
+  allow: CommandId.allowInput,
+  deny: CommandId.denyInput,
 };
 
 /**

@@ -15,7 +15,7 @@ import {
   pageSizes,
 } from '../../shared/protocol';
 import type { ActivityData } from './activityFeed';
-import { actionsForTask, actionsForWorker } from './actionPolicy';
+import { actionsForTask, actionsForWorker, inputAttentionActions } from './actionPolicy';
 
 /** A folder the dashboard can show. */
 export interface FolderInfo {
@@ -219,7 +219,7 @@ function attention(
         since: worker.needsInput.at,
         kind: 'input',
         detail: worker.needsInput.message,
-        actions: ['openTerminal', 'showLog'],
+        actions: [...inputAttentionActions],
       });
     } else if (worker.state === 'IN_REVIEW') {
       items.push({

@@ -5,6 +5,7 @@ import { describeUsage, formatUsage, hasUsage } from '../../shared/usageText';
 import { waitingText, workerDescription, workerIcon, workerTooltip } from '../presentation';
 import type { ForemanSession } from '../session';
 import type { SessionRegistry } from '../sessionRegistry';
+import { workerContextValue } from './workerContextValue';
 
 export type WorkerNode =
   | { readonly kind: 'folder'; readonly session: ForemanSession }
@@ -13,7 +14,8 @@ export type WorkerNode =
 
 /**
  * The Workers view: one row per worker with its state icon, task, heartbeat age and progress;
- * its children are the details. `contextValue` is `worker.<STATE>` so menus follow the state.
+ * its children are the details. `contextValue` is `worker.<STATE>[.waiting][.readonly]` (see
+ * workerContextValue) so menus follow the state.
  */
 export class WorkersTreeProvider implements vscode.TreeDataProvider<WorkerNode>, vscode.Disposable {
   private readonly changeEmitter = new vscode.EventEmitter<WorkerNode | undefined>();
@@ -43,7 +45,7 @@ export class WorkersTreeProvider implements vscode.TreeDataProvider<WorkerNode>,
         item.description = workerDescription(worker, now);
         item.iconPath = workerIcon(worker);
         item.tooltip = workerTooltip(worker, now);
-        item.contextValue = `worker.${worker.state}${node.session.ownerNote ? '.readonly' : ''}`;
+        item.contextValue = workerContextValue(worker, Boolean(node.session.ownerNote));
         const waiting = waitingText(worker);
         item.accessibilityInformation = {
           label: `${worker.id}, ${waiting ?? worker.state}${worker.taskId ? `, task ${worker.taskId}` : ''}, ${worker.livenessReason}`,

@@ -64,7 +64,7 @@ export class EventStream {
       }
       if (!line.trim()) continue;
       const at = this.now();
-      for (const input of this.parser.line(line)) events.push({ ...input, at });
+      for (const input of this.parser.line(line)) events.push({ at, ...input });
     }
     if (events.length === 0) return;
     for (const event of events) this.remember(event);

@@ -144,6 +144,8 @@ function resultText(content: z.infer<typeof contentSchema>[number]): string {
 }
 
 export function claudeParser(resumed: boolean): StreamParser {
+  // A resumed run may print its init line more than once; the run has one session.
+  let announced = false;
   return {
     line(text) {
       let json: unknown;
@@ -158,7 +160,10 @@ export function claudeParser(resumed: boolean): StreamParser {
       const events: AgentEventInput[] = [];
       switch (line.type) {
         case 'system':
-          if (line.subtype === 'init' && line.session_id) events.push({ type: 'session', sessionId: line.session_id, resumed });
+          if (line.subtype === 'init' && line.session_id && !announced) {
+            announced = true;
+            events.push({ type: 'session', sessionId: line.session_id, resumed });
+          }
           break;
         case 'assistant':
           for (const part of line.message.content) {

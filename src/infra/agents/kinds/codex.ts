@@ -56,6 +56,8 @@ const lineSchema = z.discriminatedUnion('type', [
 ]);
 
 export function codexParser(resumed: boolean): StreamParser {
+  // One session per run, however often the thread is announced.
+  let announced = false;
   return {
     line(text) {
       let json: unknown;
@@ -70,7 +72,8 @@ export function codexParser(resumed: boolean): StreamParser {
       const events: AgentEventInput[] = [];
       switch (line.type) {
         case 'thread.started':
-          events.push({ type: 'session', sessionId: line.thread_id, resumed });
+          if (!announced) events.push({ type: 'session', sessionId: line.thread_id, resumed });
+          announced = true;
           break;
         case 'item.started':
           if (line.item.type === 'command_execution') events.push({ type: 'tool', name: 'Bash', detail: line.item.command ?? '' });

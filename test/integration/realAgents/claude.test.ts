@@ -1,0 +1,157 @@
+/**
+ * Claude Code, the real CLI, through Foreman: stream-json read as events, hooks reporting to the
+ * `foreman` CLI, the permission gate asking a person, sessions resumed on review notes, and
+ * honest outcomes (authentication failure, no changes). The model is a scripted server.
+ */
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { reviewUntil } from '../crew/crewHarness';
+import { conversations, eventsOf, makeRealCrew } from './realCrew';
+
+interface LiveWorker {
+  readonly id: string;
+  readonly state: string;
+  readonly liveness: string;
+  readonly livenessReason: string;
+  readonly summary: string | null;
+  readonly lastError: string | null;
+  readonly activity: { text: string } | null;
+  readonly needsInput: { message: string } | null;
+  readonly usage: { inputTokens: number; outputTokens: number; costUsd: number };
+}
+interface LiveStatus {
+  readonly workers: LiveWorker[];
+  readonly tasks: Array<{ id: string; status: string; attempt: number; lastError: string | null; usage: LiveWorker['usage'] }>;
+}
+
+test('a claude task: real tool calls in the worktree, hook heartbeats with activity, cost, review, merge', { timeout: 120_000 }, async () => {
+  const { crew, model } = await makeRealCrew('claude');
+  model.play([{ bash: 'sleep 1.5 && echo hello > hello.txt' }, { text: 'Added hello.txt with a greeting.' }]);
+  await crew.addTask('hello', 'Say hello', 'Create hello.txt containing hello.');
+  const server = await crew.serve();
+  try {
+    const seen = await crew.waitFor('the hook reports the tool call as activity', (status) => {
+      const ada = (status as unknown as LiveStatus).workers[0]!;
+      return ada.activity?.text === 'Bash: sleep 1.5 && echo hello > hello.txt';
+    }, 60_000, server);
+    assert.equal((seen as unknown as LiveStatus).workers[0]!.state, 'WORKING');
+    const review = (await crew.waitForWorker('ada', 'IN_REVIEW', server, 60_000)) as unknown as LiveStatus;
+    const ada = review.workers[0]!;
+    assert.equal(ada.summary, 'Added hello.txt with a greeting.', "the review summary is the agent's own last message");
+    const task = review.tasks.find((candidate) => candidate.id === 'hello')!;
+    assert.ok(task.usage.inputTokens > 0 && task.usage.outputTokens > 0 && task.usage.costUsd > 0, JSON.stringify(task.usage));
+    assert.deepEqual(ada.usage, task.usage);
+    const events = eventsOf(crew.root, 'hello', 1);
+    assert.ok(events.some((event) => event['type'] === 'tool' && event['name'] === 'Bash' && event['detail'] === 'sleep 1.5 && echo hello > hello.txt'));
+    const settingsFile = join(crew.root, '.foreman', 'logs', 'hello', 'attempt-1.claude-settings.json');
+    assert.ok(existsSync(settingsFile), 'the settings Foreman generated live in .foreman, not in .claude');
+    assert.ok(!existsSync(join(crew.worktreeOf('ada'), '.claude')));
+    const transitions = await crew.transitions();
+    assert.ok(transitions.some((row) => row.entity_id === 'ada' && row.trigger === 'submit' && row.actor === 'crew'));
+
+    await reviewUntil(crew, (status) => crew.task(status, 'hello').status === 'done', { server, timeoutMs: 30_000 });
+    assert.equal(crew.git(['show', 'main:hello.txt']), 'hello');
+  } finally {
+    await server.stop();
+  }
+});
+
+test('a tool call outside the allow-list waits for a person: needs-input, never STALE, then allowed', { timeout: 120_000 }, async () => {
+  const { crew, model } = await makeRealCrew('claude', { profile: { allowedTools: ['Read', 'Edit', 'Write'] } });
+  model.play([{ bash: 'node -e "require(\'fs\').writeFileSync(\'made.txt\', \'by node\')"' }, { text: 'Made made.txt.' }]);
+  await crew.addTask('gate', 'Make a file', 'Make made.txt with node.');
+  const server = await crew.serve();
+  try {
+    const waiting = (await crew.waitFor(
+      'ada waiting for a person',
+      (status) => (status as unknown as LiveStatus).workers[0]!.needsInput !== null,
+      60_000,
+      server,
+    )) as unknown as LiveStatus;
+    assert.match(waiting.workers[0]!.needsInput!.message, /^permission to use Bash: node -e/);
+    // Longer than staleMs (6 s): a wait for a person is not silence.
+    const waitedFrom = Date.now();
+    while (Date.now() - waitedFrom < 7_500) {
+      const ada = ((await crew.status()) as unknown as LiveStatus).workers[0]!;
+      assert.equal(ada.state, 'WORKING', `still working while it waits: ${JSON.stringify(ada)}`);
+      assert.match(ada.livenessReason, /^waiting for you: permission to use Bash/);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    assert.ok(!existsSync(join(crew.worktreeOf('ada'), 'made.txt')), 'nothing ran before the answer');
+    await crew.ok(['answer', 'ada', 'allow']);
+    const review = (await crew.waitForWorker('ada', 'IN_REVIEW', server, 60_000)) as unknown as LiveStatus;
+    assert.equal(review.workers[0]!.needsInput, null);
+    assert.equal(crew.git(['show', 'ada/gate:made.txt']), 'by node');
+    const again = await crew.foreman(['answer', 'ada', 'deny']);
+    assert.equal(again.code, 3, 'nothing waits any more');
+  } finally {
+    await server.stop();
+  }
+});
+
+test('Request Changes resumes the same Claude session: the model sees the earlier conversation', { timeout: 120_000 }, async () => {
+  const { crew, model } = await makeRealCrew('claude');
+  model.play([{ bash: 'echo one > one.txt' }, { text: 'Wrote one.txt.' }]);
+  await crew.addTask('twice', 'Two rounds', 'Write one.txt (unique-first-prompt-marker).');
+  const server = await crew.serve();
+  try {
+    await crew.waitForWorker('ada', 'IN_REVIEW', server, 60_000);
+    const firstRound = conversations(model).length;
+    model.play([{ bash: 'echo two > two.txt' }, { text: 'Also wrote two.txt.' }]);
+    await crew.ok(['request-changes', 'ada', '--note', 'Please also write two.txt (unique-note-marker).']);
+    const review = (await crew.waitFor(
+      'the second round in review',
+      (status) => crew.worker(status, 'ada').state === 'IN_REVIEW' && crew.tryGit(['show', 'ada/twice:two.txt']) !== undefined,
+      60_000,
+      server,
+    )) as unknown as LiveStatus;
+    const resumed = conversations(model).slice(firstRound);
+    assert.ok(resumed.length > 0);
+    assert.match(resumed[0]!, /unique-first-prompt-marker/, 'the resumed run sent the first conversation again');
+    assert.match(resumed[0]!, /unique-note-marker/);
+    assert.match(review.workers[0]!.summary ?? '', /Also wrote two\.txt\.[\s\S]*continued its session/);
+    const sessions = eventsOf(crew.root, 'twice', 1).filter((event) => event['type'] === 'session');
+    assert.equal(sessions.length, 2, JSON.stringify(sessions));
+    assert.equal(sessions[0]!['sessionId'], sessions[1]!['sessionId'], 'one session id for both runs');
+    assert.deepEqual(sessions.map((event) => event['resumed']), [false, true]);
+  } finally {
+    await server.stop();
+  }
+});
+
+test('an authentication error fails the task at once with its reason; an empty result is not submitted', { timeout: 120_000 }, async () => {
+  const { crew, model } = await makeRealCrew('claude');
+  model.failWith(401);
+  await crew.addTask('locked', 'Locked out', 'Do anything.');
+  const server = await crew.serve();
+  try {
+    const failed = (await crew.waitFor(
+      'the task failed',
+      (status) => crew.task(status, 'locked').status === 'failed',
+      60_000,
+      server,
+    )) as unknown as LiveStatus;
+    const task = failed.tasks.find((candidate) => candidate.id === 'locked')!;
+    assert.equal(task.attempt, 1, 'no retry burnt on a configuration problem');
+    assert.match(task.lastError ?? '', /authentication failed: .*Invalid API key/);
+    assert.equal(failed.workers[0]!.state, 'FAILED');
+
+    model.failWith(undefined);
+    model.play([{ text: 'Nothing needed changing.' }]);
+    await crew.ok(['reset', 'ada']);
+    await crew.addTask('empty', 'Nothing to do', 'Look around.');
+    const empty = (await crew.waitFor(
+      'the empty task failed',
+      (status) => crew.task(status, 'empty').status === 'failed',
+      60_000,
+      server,
+    )) as unknown as LiveStatus;
+    const emptyTask = empty.tasks.find((candidate) => candidate.id === 'empty')!;
+    assert.equal(emptyTask.lastError, 'finished without changes: Nothing needed changing.');
+    assert.equal(emptyTask.attempt, 1);
+  } finally {
+    await server.stop();
+  }
+});

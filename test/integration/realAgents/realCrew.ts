@@ -1,0 +1,67 @@
+/**
+ * Crews of real agent CLIs (Claude Code, Codex from devDependencies) for the integration tests:
+ * the crew harness's repository and `foreman serve`, one scripted model server per crew (the only
+ * stand-in: the model is out of reach offline), and agent profiles that point each CLI at it the
+ * way a user points an agent at another API endpoint — the profile's `command` and `env`.
+ */
+import { after } from 'node:test';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { claudeBinary, claudeEnvironment, codexBinary, codexEnvironment, makeHome } from '../../support/agentCli';
+import { type ScriptedModel, startScriptedModel } from '../../support/scriptedModel';
+import { type CrewRepo, makeCrew } from '../crew/crewHarness';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+after(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+export interface RealCrew {
+  readonly crew: CrewRepo;
+  readonly model: ScriptedModel;
+  readonly home: string;
+}
+
+/** Only what a string-valued `env` may hold. */
+function stringsOf(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+}
+
+/**
+ * A crew whose worker `ada` runs the real `kind` CLI against a scripted model. `profile` adds to
+ * the agent profile (allowedTools, args…); `settings` to `.foreman/settings.json`.
+ */
+export async function makeRealCrew(
+  kind: 'claude' | 'codex',
+  options: { profile?: Record<string, unknown>; settings?: Record<string, unknown>; files?: Record<string, string> } = {},
+): Promise<RealCrew> {
+  const model = await startScriptedModel();
+  const home = makeHome();
+  cleanups.push(() => model.close(), () => rmSync(home, { recursive: true, force: true }));
+  // Retries of a failed model call take minutes at the CLIs' defaults; one try is enough here.
+  const env =
+    kind === 'claude'
+      ? claudeEnvironment(model.url, home, { CLAUDE_CODE_MAX_RETRIES: '0' })
+      : codexEnvironment(model.url, home, { streamMaxRetries: 0, requestMaxRetries: 0 });
+  const profile = { kind, command: kind === 'claude' ? claudeBinary : codexBinary, env: stringsOf(env), ...options.profile };
+  const crew = await makeCrew({
+    ...(options.files ? { files: options.files } : {}),
+    settings: { agents: { [kind]: profile }, ...options.settings },
+  });
+  await crew.ok(['worker', 'add', 'ada', '--agent', kind]);
+  return { crew, model, home };
+}
+
+/** The main-loop requests the model answered, with the text of every message they carried. */
+export function conversations(model: ScriptedModel): string[] {
+  return model.requests.filter((request) => request.mainLoop).map((request) => JSON.stringify(request.body));
+}
+
+/** The normalised events of a task attempt (`.foreman/logs/<task>/attempt-<n>.events.jsonl`). */
+export function eventsOf(repoRoot: string, taskId: string, attempt: number): Array<Record<string, unknown>> {
+  const text = readFileSync(join(repoRoot, '.foreman', 'logs', taskId, `attempt-${attempt}.events.jsonl`), 'utf8');
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
