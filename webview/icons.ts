@@ -7,6 +7,7 @@ import { svg } from './dom';
 const glyphs = {
   check: ['M3 8.5l3 3 7-7'],
   close: ['M4 4l8 8', 'M12 4l-8 8'],
+  deny: ['M8 14.5a6.5 6.5 0 1 0 0-13 6.5 6.5 0 0 0 0 13z', 'M3.4 12.6l9.2-9.2'],
   merge: ['M5 3v10', 'M5 6c0 3 6 2 6 5v2', 'M3 13h4'],
   comment: ['M2.5 3.5h11v7h-6l-3 2.5v-2.5h-2z'],
   play: ['M5 3l8 5-8 5z'],

@@ -28,6 +28,8 @@ export const actionLook: Readonly<Record<ActionName, ActionLook>> = {
   addWorker: { label: 'Add worker', glyph: 'personAdd' },
   newTask: { label: 'New task', glyph: 'add' },
   newChain: { label: 'New chain', glyph: 'chain' },
+  allow: { label: 'Allow', glyph: 'check', primary: true },
+  deny: { label: 'Deny', glyph: 'deny' },
 };
 
 /** One action as a toolkit button; `compact` turns inspections into icon buttons. */

@@ -13,6 +13,7 @@ import { describeTool } from '../../core/agentEvents';
 import { parseRequest } from '../../core/requests';
 import { ExitCode } from '../../core/result';
 import { toolDetail } from '../../infra/agents/kinds/claude';
+import { isAlive } from '../../infra/agents/processes';
 import { claudeHookSignal } from '../../infra/agents/kinds/claudeHooks';
 import { allowedToolsVariable, permissionDecision, toolAllowed } from '../../infra/agents/kinds/claudePermissions';
 import { stringFlag } from '../argv';
@@ -83,6 +84,17 @@ export async function runClaudeHook(input: CommandInput): Promise<number> {
   return ExitCode.ok;
 }
 
+/** The parent of a process, from /proc (Linux); undefined elsewhere or when it is gone. */
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    return Number.isInteger(parent) && parent > 1 ? parent : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The worker's allow-list, handed over by the launch; undefined: no gate (Claude Code decides). */
 function allowedRules(): string[] | undefined {
   const text = process.env[allowedToolsVariable];
@@ -101,8 +113,13 @@ async function askPerson(
 ): Promise<{ answer: 'allow' | 'deny'; reason: string }> {
   const waitMs = Number(process.env['FOREMAN_ANSWER_WAIT_MS']) || defaultAnswerWaitMs;
   const deadline = Date.now() + waitMs;
+  // Claude Code runs the hook through a shell: once the shell or Claude Code is gone (stopped, its
+  // owner killed), nobody needs the answer, and a hook left polling would outlive them.
+  const shell = process.ppid;
+  const agent = parentOf(shell);
   await heartbeat({ needsInput: question });
   while (Date.now() < deadline) {
+    if (process.ppid !== shell || (agent !== undefined && !isAlive(agent))) return { answer: 'deny', reason: 'the agent is gone' };
     await new Promise((resolve) => setTimeout(resolve, answerPollMs));
     const answer = await heartbeat({});
     if (answer === 'allow') return { answer, reason: 'allowed by a person through Foreman' };

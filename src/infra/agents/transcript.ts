@@ -134,7 +134,7 @@ function renderEvent(
       return;
     }
     case 'message':
-      out.push(`**${time(event.at)}** 💬 Agent:`, '', quote(event.text), '');
+      out.push(`**${time(event.at)}** Agent says:`, '', quote(event.text), '');
       return;
     case 'needsInput':
       out.push(`**${time(event.at)}** ⏸ **Waiting for you:** ${event.message}`, '');

@@ -2,7 +2,7 @@
 // Each launch gets its own code-server, profile and browser, so tests can run side by side and never
 // see each other's state. Selectors follow REAL-VSCODE-TESTING.md; every helper waits for what it
 // needs to see instead of sleeping, because extensions activate seconds after the workbench appears.
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { launchChromium } from '../../../scripts/vscode/browser.mjs';
@@ -21,6 +21,12 @@ export interface LaunchOptions {
   workspaceTrust?: boolean;
   /** Extra user settings. */
   settings?: Record<string, unknown>;
+  /**
+   * Remote machine settings (`<user-data>/Machine/settings.json`). code-server's window is a remote
+   * one: VS Code drops `machine` and `machine-overridable` keys (such as `foreman.agents`) from the
+   * user settings there and reads them from this file instead.
+   */
+  machineSettings?: Record<string, unknown>;
   /** Extra environment for code-server and the extension host. */
   env?: Record<string, string>;
   /** Prefix for screenshot names (default: "workbench"). */
@@ -81,6 +87,11 @@ export async function launchWorkbench(options: LaunchOptions): Promise<Workbench
     if (!keep) rmSync(runDir, { recursive: true, force: true });
   };
   try {
+    if (options.machineSettings) {
+      const machineDir = join(runDir, 'user-data', 'Machine');
+      mkdirSync(machineDir, { recursive: true });
+      writeFileSync(join(machineDir, 'settings.json'), `${JSON.stringify(options.machineSettings, null, 2)}\n`);
+    }
     server = await startCodeServer({
       userDataDir: join(runDir, 'user-data'),
       extensionsDir: join(runDir, 'extensions'),

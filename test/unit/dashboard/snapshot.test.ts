@@ -187,8 +187,11 @@ test('a worker card carries what its agent is doing, whether it waits for you, a
     title: status.tasks.find((task) => task.id === waiting.taskId)!.title,
     detail: 'Bash: rm -rf build',
     since: now - 5_000,
-    actions: ['openTerminal', 'showLog'],
+    actions: ['allow', 'deny', 'openTerminal', 'showLog'],
   });
+  // The card answers it too, before anything else; a worker that does not wait offers no answer.
+  assert.deepEqual(waitingCard.actions.slice(0, 2), ['allow', 'deny']);
+  assert.ok(!card.actions.includes('allow') && !card.actions.includes('deny'));
   assert.equal(folder.attention.filter((item) => item.kind === 'input').length, 1);
   assert.deepEqual(folder.stats.usage, usage);
 });

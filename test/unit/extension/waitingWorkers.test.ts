@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { WorkerStatus } from '../../../src/engine/statusView';
-import { WaitingWorkers } from '../../../src/extension/waitingWorkers';
+import { WaitingWorkers, waitEnded } from '../../../src/extension/waitingWorkers';
 import { makeStatus } from '../dashboard/fixtures';
 
 const base = makeStatus({ workers: 3, tasks: 10 }).workers.find((worker) => worker.state === 'WORKING')!;
@@ -32,4 +32,19 @@ test('a wait is announced once per worker, attempt and message', () => {
 test('workers that do not wait are never announced', () => {
   const tracker = new WaitingWorkers();
   assert.deepEqual(tracker.newlyWaiting(makeStatus({ workers: 20, tasks: 40 }).workers), []);
+});
+
+test('an answer fits only the very wait the person saw', () => {
+  const asked = waiting({});
+  assert.equal(waitEnded(asked, asked), undefined, 'still the same question');
+  assert.match(waitEnded(asked, undefined) ?? '', /is gone/);
+  assert.match(waitEnded(asked, { ...asked, needsInput: null }) ?? '', /not waiting for an answer any more \(it is WORKING\)/);
+  assert.match(
+    waitEnded(asked, { ...asked, needsInput: { message: 'Allow Write: .env?', at: 2 } }) ?? '',
+    /now asks something else: Allow Write: \.env\?/,
+  );
+  // The same words asked again later are a new question: the first answer was already given.
+  assert.ok(waitEnded(asked, { ...asked, needsInput: { message: 'Allow Bash: git push?', at: 5 } }));
+  // A row that did not show the question (a palette pick) accepts whatever the worker asks now.
+  assert.equal(waitEnded({ id: asked.id, needsInput: null }, asked), undefined);
 });

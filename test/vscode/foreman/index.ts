@@ -280,6 +280,22 @@ test('commands invoked from a tree row act on that row: start and approve a work
   await vscode.commands.executeCommand(CommandId.start, row(holder.id));
   assert.equal(worker(current, holder.id).state, 'WORKING');
   assert.ok(fs.existsSync(current.worktreePath(holder.id)), 'start did not prepare the worktree');
+  // Its agent asks for a permission: the row is marked waiting, Deny answers it, and the agent's
+  // next heartbeat (its hook asking) gets the answer once.
+  const asked = await send({ command: 'heartbeat', args: { worker: holder.id, needsInput: 'Bash: rm -rf build' } });
+  assert.ok(asked.ok, !asked.ok ? asked.message : '');
+  assert.equal(worker(current, holder.id).needsInput?.message, 'Bash: rm -rf build');
+  const { registry } = await foreman();
+  const tree = new WorkersTreeProvider(registry);
+  try {
+    assert.equal(tree.getTreeItem(row(holder.id)).contextValue, 'worker.WORKING.waiting');
+  } finally {
+    tree.dispose();
+  }
+  await vscode.commands.executeCommand(CommandId.denyInput, row(holder.id));
+  assert.equal(worker(current, holder.id).needsInput, null, 'Deny did not end the wait');
+  const answered = await send({ command: 'heartbeat', args: { worker: holder.id } });
+  assert.equal(answered.ok && (answered.value as { answer: unknown }).answer, 'deny');
   const submitted = await send({ command: 'submit', args: { worker: holder.id, summary: 'by hand' } });
   assert.ok(submitted.ok, !submitted.ok ? submitted.message : '');
   await vscode.commands.executeCommand(CommandId.approve, row(holder.id));

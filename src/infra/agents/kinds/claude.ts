@@ -47,6 +47,13 @@ function allowList(allowedTools: readonly string[]): string[] {
   return [...new Set([...allowedTools, foremanTool])];
 }
 
+/**
+ * Hooks that only report run in the background (`async`), so the agent does not wait for them;
+ * PreToolUse decides (it may wait for a person's answer) and Stop comes last, as the process
+ * ends, when a background hook would be cut off.
+ */
+const backgroundHooks: ReadonlySet<string> = new Set(['PostToolUse', 'Notification']);
+
 /** Seconds a hook may take: PreToolUse waits for a person's answer to a permission request. */
 const hookTimeoutSeconds: Record<(typeof hookEvents)[number], number> = {
   PreToolUse: 3600,
@@ -64,7 +71,7 @@ export function claudeSettings(foremanCommand: string, allowedTools: readonly st
       [
         {
           ...(matcherEvents.has(event) ? { matcher: '*' } : {}),
-          hooks: [{ type: 'command', command, timeout: hookTimeoutSeconds[event] }],
+          hooks: [{ type: 'command', command, timeout: hookTimeoutSeconds[event], ...(backgroundHooks.has(event) ? { async: true } : {}) }],
         },
       ],
     ]),
@@ -75,7 +82,7 @@ export function claudeSettings(foremanCommand: string, allowedTools: readonly st
 export function systemPrompt(run: AdapterRun): string {
   return [
     `You are one worker of a Foreman crew. You work in a git worktree of your own (${run.worktree}) on branch ${run.branch}, on one task: ${run.taskId}.`,
-    'Stay inside this worktree. Make the change the task asks for and run the project\'s tests if it has any.',
+    "Stay inside this worktree. Make the change the task asks for and run the project's tests if it has any.",
     'Foreman commits whatever you leave in the worktree when you finish, so you need not commit; never push.',
     'To report progress run `foreman heartbeat --progress <0..1>`; if you cannot do the task, run `foreman fail --reason "<why>"`.',
     'End with a short summary of what you changed: it becomes the review summary a person reads.',
@@ -182,7 +189,10 @@ export function claudeParser(resumed: boolean): StreamParser {
           const usage = line.usage;
           if (usage || line.total_cost_usd) {
             const input = usage ? usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens : 0;
-            events.push({ type: 'usage', usage: { inputTokens: input, outputTokens: usage?.output_tokens ?? 0, costUsd: line.total_cost_usd } });
+            events.push({
+              type: 'usage',
+              usage: { inputTokens: input, outputTokens: usage?.output_tokens ?? 0, costUsd: line.total_cost_usd },
+            });
           }
           for (const denial of line.permission_denials ?? []) {
             events.push({ type: 'error', message: `permission denied: ${describeTool(denial.tool_name, toolDetail(denial.tool_input))}` });

@@ -1,0 +1,130 @@
+/**
+ * What Foreman adds per agent event. Claude Code runs `foreman hook claude` for each tool call and
+ * waits for it; the hook routes a heartbeat with the activity to the owner (`foreman serve`) and
+ * exits once the owner has committed it. So the time from spawning the hook to its exit is the
+ * overhead per event, hook call to committed heartbeat. Measured side by side in one run:
+ *   - `node -e 0`: the floor of any hook command that is a Node program;
+ *   - `foreman heartbeat`: the plain CLI call an agent makes itself;
+ *   - `foreman hook claude` with a PreToolUse payload on stdin (what Claude Code sends).
+ * Also the owner's side alone: a heartbeat with activity executed in-process (the engine's work).
+ * Each sample checks the heartbeat really landed (the activity is read back at the end).
+ *
+ * Usage: node --import tsx bench/agentHooks.bench.ts [--samples 40]. Needs dist/ (built when missing).
+ * Prints one JSON object.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+const root = path.join(__dirname, '..');
+const cli = path.join(root, 'dist', 'cli.js');
+const samplesIndex = process.argv.indexOf('--samples');
+const samples = Number(samplesIndex >= 0 ? process.argv[samplesIndex + 1] : 40) || 40;
+
+const round = (value: number, digits = 1): number => Math.round(value * 10 ** digits) / 10 ** digits;
+function percentile(values: readonly number[], fraction: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? Number.NaN;
+}
+function summary(values: readonly number[]): Record<string, number> {
+  return {
+    medianMs: round(percentile(values, 0.5)),
+    p95Ms: round(percentile(values, 0.95)),
+    p99Ms: round(percentile(values, 0.99)),
+    maxMs: round(Math.max(...values)),
+  };
+}
+
+/** Spawn to exit of one command, in ms; fails loudly on a non-zero exit. */
+function timed(argv: readonly string[], env: NodeJS.ProcessEnv, stdin = ''): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(argv[0]!, argv.slice(1), { env, stdio: ['pipe', 'ignore', 'pipe'] });
+    let errors = '';
+    child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+    child.stdin.end(stdin);
+    child.on('close', (code) => {
+      const elapsed = performance.now() - started;
+      if (code === 0 && !errors.includes('foreman hook:')) resolve(elapsed);
+      else reject(new Error(`${argv.join(' ')} exited ${code}: ${errors}`));
+    });
+  });
+}
+
+function git(cwd: string, ...args: string[]): void {
+  execFileSync('git', args, { cwd, stdio: 'ignore' });
+}
+
+function foreman(cwd: string, ...args: string[]): string {
+  return execFileSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8' });
+}
+
+async function startServe(cwd: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [cli, 'serve', '--no-agents'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (/foreman serve: owner of .*, endpoint/.test(output)) resolve();
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('close', () => reject(new Error(`serve exited: ${output}`)));
+  });
+  return child;
+}
+
+async function main(): Promise<void> {
+  if (!fs.existsSync(cli)) execFileSync(process.execPath, [path.join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' });
+  const repo = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'foreman-hook-bench-')));
+  git(repo, 'init', '--quiet', '-b', 'main');
+  git(repo, '-c', 'user.name=Bench', '-c', 'user.email=bench@example.com', 'commit', '--quiet', '--allow-empty', '-m', 'initial');
+  foreman(repo, 'init');
+  foreman(repo, 'worker', 'add', 'ada');
+  foreman(repo, 'task', 'add', 'Bench', '--id', 'bench', '--manual');
+  const serve = await startServe(repo);
+  try {
+    foreman(repo, 'assign', 'ada', 'bench');
+    foreman(repo, 'start', 'ada');
+    const env = { ...process.env, FOREMAN_DIR: repo, FOREMAN_WORKER_ID: 'ada', FOREMAN_ATTEMPT: '1' };
+    const payload = (index: number) =>
+      JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: `npm test -- --shard ${index}` } });
+    const results: Record<string, number[]> = { nodeFloor: [], cliHeartbeat: [], hookToCommittedHeartbeat: [] };
+    // Interleaved, so a slow moment of the machine hits every kind alike.
+    for (let index = 0; index < samples; index++) {
+      results['nodeFloor']!.push(await timed([process.execPath, '-e', '0'], env));
+      results['cliHeartbeat']!.push(await timed([process.execPath, cli, 'heartbeat'], env));
+      results['hookToCommittedHeartbeat']!.push(await timed([process.execPath, cli, 'hook', 'claude'], env, payload(index)));
+    }
+    const status = JSON.parse(foreman(repo, 'status', '--json')) as { workers: Array<{ activity: { text: string } | null }> };
+    const landed = status.workers[0]?.activity?.text;
+    if (landed !== `Bash: npm test -- --shard ${samples - 1}`) throw new Error(`the last hook's heartbeat did not land: ${landed}`);
+    const floor = percentile(results['nodeFloor']!, 0.5);
+    console.log(
+      JSON.stringify(
+        {
+          samples,
+          machine: { cpus: os.cpus().length, node: process.version },
+          nodeFloor: summary(results['nodeFloor']!),
+          cliHeartbeat: summary(results['cliHeartbeat']!),
+          hookToCommittedHeartbeat: summary(results['hookToCommittedHeartbeat']!),
+          hookMedianOverNodeFloor: round(percentile(results['hookToCommittedHeartbeat']!, 0.5) / floor, 2),
+          hookMedianOverCliHeartbeat: round(
+            percentile(results['hookToCommittedHeartbeat']!, 0.5) / percentile(results['cliHeartbeat']!, 0.5),
+            2,
+          ),
+        },
+        null,
+        2,
+      ),
+    );
+  } finally {
+    serve.kill('SIGTERM');
+    await new Promise((resolve) => serve.once('close', resolve));
+    fs.rmSync(repo, { recursive: true, force: true });
+  }
+}
+
+void main();
