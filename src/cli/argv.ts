@@ -1,7 +1,9 @@
 /**
  * A small argv parser, written by hand so the CLI has no parsing dependency: positionals, and
  * `--flag value`, `--flag=value` or boolean `--flag`, against a declared set of flags.
- * Everything after `--` is positional (for titles that start with a dash).
+ * Everything after `--` is positional (for titles that start with a dash). A string flag followed
+ * by another known flag (`--prompt --manual`) is refused rather than swallowing it as its value;
+ * `--prompt=--manual` passes such text on purpose.
  */
 import { type Result, invalid, ok } from '../core/result';
 
@@ -49,9 +51,20 @@ export function parseArgv(tokens: readonly string[], spec: FlagSpec): Result<Par
     }
     const value = equals >= 0 ? token.slice(equals + 1) : tokens[++index];
     if (value === undefined) return invalid('missingValue', `--${name}: expected a value after it.`, { flag: name });
+    if (equals < 0 && namesKnownFlag(value, spec)) {
+      return invalid('missingValue', `--${name} needs a value; to pass text starting with -- use --${name}=${value}`, { flag: name });
+    }
     flags.set(name, value);
   }
   return ok({ positionals, flags });
+}
+
+/** `--manual` or `--dir=x` when `manual` or `dir` is declared; `--` itself ends the flags, so it counts too. */
+function namesKnownFlag(token: string, spec: FlagSpec): boolean {
+  if (token === '--') return true;
+  if (!token.startsWith('--')) return false;
+  const equals = token.indexOf('=');
+  return spec[token.slice(2, equals >= 0 ? equals : undefined)] !== undefined;
 }
 
 /** The text of a string flag, undefined when absent. */

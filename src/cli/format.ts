@@ -91,7 +91,9 @@ function humanLines(command: CommandName, value: unknown): string[] {
     case 'usage': {
       const session = value as { taskId: string; attempt: number; usage: { inputTokens: number; outputTokens: number; costUsd: number } };
       const { inputTokens, outputTokens, costUsd } = session.usage;
-      return [`task ${session.taskId} attempt ${session.attempt}: ${inputTokens} input and ${outputTokens} output tokens, $${costUsd.toFixed(4)}`];
+      return [
+        `task ${session.taskId} attempt ${session.attempt}: ${inputTokens} input and ${outputTokens} output tokens, $${costUsd.toFixed(4)}`,
+      ];
     }
     case 'send': {
       const sent = value as { seq: number; id: string; duplicate: boolean };

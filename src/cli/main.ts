@@ -3,14 +3,19 @@
  * contract (`parseRequest`), routes it to the owner or runs it here, and prints the result.
  * Nothing is ever passed through a shell.
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type ParsedArgv, globalFlags, parseArgv } from './argv';
 import { type CliEnvironment, type CommandSpec, commandGroups, commandTable, findCommand, isMutating } from './commands';
 import { type Printer, printFailure, printResult, processPrinter } from './format';
 import { helpText, usageOf } from './help';
-import { resolveTarget, route } from './route';
+import { type Target, resolveTarget, route } from './route';
+import { workerIdSchema } from '../core/ids';
 import { parseRequest } from '../core/requests';
-import { ExitCode, type Result, invalid, ok } from '../core/result';
+import { ExitCode, type Failure, type Result, invalid, ok, refused } from '../core/result';
+import { StoreError } from '../infra/db/storeError';
+import type { EndpointResult } from '../infra/endpoint';
+import { foremanDirName } from '../infra/workspace/paths';
 
 /** Values of these flags may come before the command words (`foreman --dir x status`). */
 const leadingValueFlags = new Set(['--dir', '--request-id']);
@@ -97,6 +102,8 @@ async function main(argv: readonly string[], env: CliEnvironment, cwd: string, p
   const input = { argv: parsed.value, positional: positional.value, env, cwd };
   if (spec.kind === 'local') return spec.run(input);
 
+  const workerId = checkWorkerIdVariable(env);
+  if (!workerId.ok) return printFailure(printer, workerId, json);
   const built = spec.build(input);
   if (!built.ok) return printFailure(printer, built, json);
   const requestId = parsed.value.flags.get('request-id');
@@ -104,13 +111,103 @@ async function main(argv: readonly string[], env: CliEnvironment, cwd: string, p
   if (!request.ok) return printFailure(printer, invalid('invalidRequest', request.message), json);
   const dir = parsed.value.flags.get('dir');
   const target = resolveTarget(typeof dir === 'string' ? dir : undefined, env, cwd);
-  const result = await route(target, request.request, { log: (line) => printer.err(`foreman: ${line}`) });
+  const routed = await route(target, request.request, { log: (line) => printer.err(`foreman: ${line}`) });
+  const result = explainHiddenWorkspace(routed, target);
   const code = printResult(printer, request.request.command, result, json);
   if (result.ok && request.request.command === 'worker.add' && target.kind === 'workspace') {
     const note = await agentProfileNote(target.repoRoot, request.request.args.agent);
     if (note) printer.err(`foreman: ${note}`);
   }
   return code;
+}
+
+/**
+ * FOREMAN_WORKER_ID is both the default worker and the actor; a bad value is named as the
+ * variable, not as the "actor" field the person never typed.
+ */
+function checkWorkerIdVariable(env: CliEnvironment): Result<undefined> {
+  if (env.workerId === undefined) return ok(undefined);
+  const checked = workerIdSchema.safeParse(env.workerId);
+  if (checked.success) return ok(undefined);
+  const rule = checked.error.issues[0]?.message ?? 'not a worker id';
+  return invalid(
+    'badEnvironment',
+    `FOREMAN_WORKER_ID: ${rule} (got '${env.workerId}'); Foreman sets it for its agents, so unset it or name a worker.`,
+    { variable: 'FOREMAN_WORKER_ID' },
+  );
+}
+
+/** File-system errors that mean "this workspace cannot be used by you, here" rather than a bug. */
+const environmentErrnos = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT']);
+
+/**
+ * Expected conditions that surface as exceptions (a damaged store, a `.foreman/` that is read-only
+ * or another user's): refused (exit 3) with what is wrong and what to do, not "unexpected".
+ */
+function environmentFailure(error: unknown): Failure | undefined {
+  if (error instanceof StoreError) {
+    if (error.code === 'damaged') return refused('storeDamaged', error.message);
+    if (error.code === 'newerSchema') return refused('storeTooNew', error.message);
+    return undefined;
+  }
+  const errno = error as NodeJS.ErrnoException;
+  if (!(error instanceof Error) || errno.code === undefined || !environmentErrnos.has(errno.code)) return undefined;
+  const file = errno.path ?? 'a file';
+  const details = { errno: errno.code, path: file };
+  switch (errno.code) {
+    case 'EROFS':
+      return refused(
+        'readOnly',
+        `${file} is on a read-only file system; Foreman must write in .foreman/ even to read (lock, journal): run it where the workspace is writable.`,
+        details,
+      );
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return refused('diskFull', `no space left to write ${file} (${errno.code}); free some space and run the command again.`, details);
+    default:
+      return refused('permissionDenied', permissionMessage(file), details);
+  }
+}
+
+/** Says whose the file (or its folder) is, because "permission denied" alone does not say what to do. */
+function permissionMessage(file: string): string {
+  const owner = ownerOf(file) ?? ownerOf(path.dirname(file));
+  const me = process.getuid?.();
+  if (owner !== undefined && me !== undefined && owner.uid !== me) {
+    return `permission denied on ${file}: this workspace's Foreman state belongs to uid ${owner.uid} and you are uid ${me}; run foreman as that user (.foreman/ is private to its owner).`;
+  }
+  const marker = `${path.sep}${foremanDirName}`;
+  const folder =
+    file.includes(`${marker}${path.sep}`) || file.endsWith(marker)
+      ? file.slice(0, file.lastIndexOf(marker) + marker.length)
+      : path.dirname(file);
+  return `permission denied on ${file}: it or its folder is read-only; Foreman writes in .foreman/ even to read (lock, journal), so make it writable (chmod -R u+rwX '${folder}') and try again.`;
+}
+
+/**
+ * A `.foreman/` this user cannot search looks absent to the workspace lookup, which then says
+ * "No Foreman here": say whose it is instead.
+ */
+function explainHiddenWorkspace(result: EndpointResult, target: Target): EndpointResult {
+  if (result.ok || result.code !== 'notInitialised' || target.kind !== 'workspace') return result;
+  const dir = path.join(target.repoRoot, foremanDirName);
+  try {
+    if (!fs.statSync(dir).isDirectory()) return result;
+    fs.accessSync(dir, fs.constants.R_OK | fs.constants.X_OK);
+    return result;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EACCES' && code !== 'EPERM') return result;
+    return refused('permissionDenied', permissionMessage(dir), { errno: code, path: dir });
+  }
+}
+
+function ownerOf(file: string): { uid: number } | undefined {
+  try {
+    return { uid: fs.statSync(file).uid };
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -150,6 +247,11 @@ function run(): void {
       process.exitCode = code;
     },
     (error: unknown) => {
+      const expected = environmentFailure(error);
+      if (expected) {
+        process.exitCode = printFailure(processPrinter, expected, argv.includes('--json'));
+        return;
+      }
       const message = error instanceof Error ? error.message : String(error);
       printFailure(
         processPrinter,

@@ -2,17 +2,88 @@ import type { Request } from '../core/requests';
 import type { EngineEvent } from '../engine/unit';
 import { StoreError } from '../infra/db';
 import { EndpointServer } from '../infra/endpoint';
+import { withdrawAnnouncement } from '../infra/endpoint/announcement';
 import { type WorkspaceOwner, openOwner } from '../infra/workspace';
 import { type Printer, printFailure } from './format';
+
+/** Why serve stops, and the exit code that goes with it. */
+interface StopRequest {
+  readonly reason: string;
+  readonly code: number;
+}
 
 /**
  * `foreman serve`: becomes the workspace's long-running owner (lock, store, engine, endpoint,
  * dispatcher and monitor) until SIGINT or SIGTERM, then closes cleanly: no new requests, the ones
  * taken answered, a checkpoint, the announcement removed, the lock released.
  * Resolves to the exit code: 0 after a signal, 1 when the store broke, 3 when another process owns the workspace.
+ *
+ * Signals are handled from the first line: one that arrives while starting is remembered, the step
+ * under way (opening the store, starting the endpoint, recovery) is let finish, and start-up is then
+ * unwound the same way as a stop, so no lock, socket or announcement is left to make the next owner
+ * think the workspace is owned. Before this function runs nothing has been created, so a signal
+ * that ends the process earlier leaves nothing behind either.
  */
 export async function serve(repoRoot: string, json: boolean, printer: Printer, options: { launchAgents: boolean }): Promise<number> {
   const log = (line: string): void => printer.err(`foreman serve: ${line}`);
+  const stops = new StopRequests(log);
+  const onInterrupt = (): void => stops.request({ reason: 'SIGINT', code: 0 });
+  const onTerminate = (): void => stops.request({ reason: 'SIGTERM', code: 0 });
+  process.on('SIGINT', onInterrupt);
+  process.on('SIGTERM', onTerminate);
+  try {
+    return await startAndRun(repoRoot, json, printer, options, log, stops);
+  } finally {
+    process.off('SIGINT', onInterrupt);
+    process.off('SIGTERM', onTerminate);
+  }
+}
+
+/** Requests to stop (signals, a broken store): remembered while starting, acted on once running, ignored once stopping. */
+class StopRequests {
+  private phase: 'starting' | 'running' | 'stopping' = 'starting';
+  private first: StopRequest | undefined;
+  private stop: (request: StopRequest) => void = () => undefined;
+
+  constructor(private readonly log: (line: string) => void) {}
+
+  request(request: StopRequest): void {
+    if (this.phase === 'running') {
+      this.phase = 'stopping';
+      this.stop(request);
+    } else if (this.phase === 'stopping') {
+      this.log(`${request.reason}: already closing`);
+    } else if (!this.first) {
+      this.first = request;
+      this.log(`${request.reason} while starting: closing once the current step ends`);
+    }
+  }
+
+  /** The request that arrived while starting, if any. */
+  get pending(): StopRequest | undefined {
+    return this.first;
+  }
+
+  /** Start-up is being unwound: later requests change nothing. */
+  stopping(): void {
+    this.phase = 'stopping';
+  }
+
+  /** Start-up is done; the next request calls `stop`. */
+  running(stop: (request: StopRequest) => void): void {
+    this.stop = stop;
+    this.phase = 'running';
+  }
+}
+
+async function startAndRun(
+  repoRoot: string,
+  json: boolean,
+  printer: Printer,
+  options: { launchAgents: boolean },
+  log: (line: string) => void,
+  stops: StopRequests,
+): Promise<number> {
   let socketPath: string | undefined;
   const opened = await openOwner(repoRoot, {
     role: 'serve',
@@ -22,24 +93,29 @@ export async function serve(repoRoot: string, json: boolean, printer: Printer, o
   });
   if (!opened.ok) return printFailure(printer, opened, json);
   const owner = opened.value;
-
-  let finish: (code: number) => void = () => undefined;
-  const finished = new Promise<number>((resolve) => (finish = resolve));
   let endpoint: EndpointServer | undefined;
-  let stopping = false;
-  const stop = (reason: string, code: number): void => {
-    if (stopping) return;
-    stopping = true;
-    log(`${reason}: closing`);
-    void shutDown(owner, endpoint, log).then((clean) => finish(clean ? code : 1));
+  /** Closes what start-up has opened so far; the code is 1 if that did not go cleanly. */
+  const unwind = async (request: StopRequest): Promise<number> => {
+    stops.stopping();
+    log(`${request.reason} during start-up: closing`);
+    return (await shutDown(owner, endpoint, log)) ? request.code : 1;
+  };
+  const failed = async (error: unknown): Promise<never> => {
+    stops.stopping();
+    await shutDown(owner, endpoint, log);
+    throw error;
   };
 
+  if (stops.pending) return unwind(stops.pending);
   const execute = (request: Request) => {
     try {
       return owner.execute(request);
     } catch (error) {
       // A store that could not journal a commit must be reopened; a new owner (or CLI call) will do that.
-      if (error instanceof StoreError && error.code === 'broken') setImmediate(() => stop(`the store broke (${error.message})`, 1));
+      if (error instanceof StoreError && error.code === 'broken') {
+        const reason = `the store broke (${error.message})`;
+        setImmediate(() => stops.request({ reason, code: 1 }));
+      }
       throw error;
     }
   };
@@ -49,9 +125,11 @@ export async function serve(repoRoot: string, json: boolean, printer: Printer, o
     // Announced in the lock last: a client that sees the endpoint there can connect to it.
     owner.lock.update({ endpoint: endpoint.socketPath });
   } catch (error) {
-    await shutDown(owner, endpoint, log);
-    throw error;
+    // The token is written before the socket listens; a failed start leaves it to this process.
+    if (!endpoint) withdrawAnnouncement(owner.foremanDir, process.pid);
+    return failed(error);
   }
+  if (stops.pending) return unwind(stops.pending);
   owner.engine.onDidCommit((events) => {
     for (const event of events) {
       if (event.kind === 'heartbeat') continue;
@@ -59,9 +137,19 @@ export async function serve(repoRoot: string, json: boolean, printer: Printer, o
     }
   });
   // Recovery and the first dispatch run after the event log is attached, so their lines show.
-  await owner.start();
-  process.once('SIGINT', () => stop('SIGINT', 0));
-  process.once('SIGTERM', () => stop('SIGTERM', 0));
+  try {
+    await owner.start();
+  } catch (error) {
+    return failed(error);
+  }
+  if (stops.pending) return unwind(stops.pending);
+
+  let finish: (code: number) => void = () => undefined;
+  const finished = new Promise<number>((resolve) => (finish = resolve));
+  stops.running((request) => {
+    log(`${request.reason}: closing`);
+    void shutDown(owner, endpoint, log).then((clean) => finish(clean ? request.code : 1));
+  });
   printer.out(
     json
       ? JSON.stringify({ owner: owner.foremanDir, endpoint: endpoint.socketPath, pid: process.pid })

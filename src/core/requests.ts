@@ -22,6 +22,26 @@ const messageTypeSchema = z.string().regex(/^[a-z][a-z0-9_.-]{0,63}$/, 'a messag
 export const chainStepSchema = z.object({ title: titleSchema, prompt: promptSchema.optional() });
 export type ChainStep = z.infer<typeof chainStepSchema>;
 
+/** Deeper payloads are refused before anything recurses over them (JSON.stringify, the journal, the endpoint). */
+export const maxPayloadDepth = 64;
+
+/**
+ * How deeply arrays and objects nest in `value`, measured with an explicit stack (a 20,000-deep
+ * payload must not overflow the call stack here either); stops counting once past `limit`.
+ */
+export function nestingDepth(value: unknown, limit: number): number {
+  let deepest = 0;
+  const stack: Array<readonly [unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (typeof current !== 'object' || current === null) continue;
+    deepest = Math.max(deepest, depth + 1);
+    if (deepest > limit) return deepest;
+    for (const child of Object.values(current)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
 const commands = {
   'worker.add': z.object({
     id: workerIdSchema,
@@ -82,7 +102,10 @@ const commands = {
     worker: workerIdSchema,
     attempt: attemptSchema.optional(),
     /** The agent kind that reported it: claude, codex, aider, command. */
-    kind: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, 'an agent kind is lowercase letters, digits, -').default('command'),
+    kind: z
+      .string()
+      .regex(/^[a-z][a-z0-9-]{0,31}$/, 'an agent kind is lowercase letters, digits, -')
+      .default('command'),
     sessionId: z
       .string()
       .regex(/^[A-Za-z0-9._:-]{1,200}$/, 'a session id is 1-200 letters, digits or . _ : -')
@@ -97,7 +120,12 @@ const commands = {
     from: agentIdSchema,
     to: agentIdSchema.optional(),
     type: messageTypeSchema,
-    payload: z.unknown().optional(),
+    payload: z
+      .unknown()
+      .optional()
+      .refine((payload) => nestingDepth(payload, maxPayloadDepth) <= maxPayloadDepth, {
+        message: `a payload nests at most ${maxPayloadDepth} arrays or objects deep; flatten it`,
+      }),
     id: z.uuid('a message id is a UUID').optional(),
     correlationId: z.string().max(200).optional(),
     inReplyTo: z.string().max(200).optional(),

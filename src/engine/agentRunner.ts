@@ -103,18 +103,11 @@ export class AgentRunner {
     this.settings.log?.(
       `crew: ${work.workerId} runs ${worker.agent} on ${work.taskId} (attempt ${work.attempt}, ${how}${continuity ? `, ${continuity}` : ''})`,
     );
-    void launched.value.exited.then((exit) =>
-      this.serialized(work.workerId, () => this.finished(work, worktree, exit, continuity)),
-    );
+    void launched.value.exited.then((exit) => this.serialized(work.workerId, () => this.finished(work, worktree, exit, continuity)));
   }
 
   /** Success → leftovers committed → changes? → verify → submit; otherwise a failed attempt, work kept. */
-  private async finished(
-    work: WorkRef,
-    worktree: string,
-    exit: AgentExit,
-    continuity: string,
-  ): Promise<void> {
+  private async finished(work: WorkRef, worktree: string, exit: AgentExit, continuity: string): Promise<void> {
     if (this.isDisposed()) return;
     const current = this.engine.read((reader) => findWorker(reader, work.workerId));
     if (current?.state !== WorkerState.Working || current.attempt !== work.attempt || current.task_id !== work.taskId) return;

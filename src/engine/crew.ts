@@ -31,7 +31,14 @@ export class Crew implements Disposable {
   ) {
     this.subscription = agents ? engine.onDidCommit((events) => events.forEach((event) => this.react(event))) : undefined;
     this.runner = agents
-      ? new AgentRunner(engine, git, agents, settings, (workerId, operation) => this.serialized(workerId, operation), () => this.disposed)
+      ? new AgentRunner(
+          engine,
+          git,
+          agents,
+          settings,
+          (workerId, operation) => this.serialized(workerId, operation),
+          () => this.disposed,
+        )
       : undefined;
   }
 

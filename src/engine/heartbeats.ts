@@ -88,7 +88,11 @@ export class HeartbeatService {
    * A person answers a worker that waits for input: the wait ends and the answer is kept for the
    * agent's next heartbeat (its hook asks until it gets one). Refused when nothing waits.
    */
-  answer(unit: Unit, workerId: string, decision: 'allow' | 'deny'): Result<{ worker: string; decision: 'allow' | 'deny'; question: string }> {
+  answer(
+    unit: Unit,
+    workerId: string,
+    decision: 'allow' | 'deny',
+  ): Result<{ worker: string; decision: 'allow' | 'deny'; question: string }> {
     const worker = findWorker(unit.tx, workerId);
     if (!worker) return notFound('worker', workerId);
     const waiting = unit.tx.get<{ needs_input: string | null; attempt: number | null }>(
@@ -101,7 +105,10 @@ export class HeartbeatService {
         trigger: 'answer',
       });
     }
-    unit.tx.run('UPDATE heartbeats SET input_answer = ?, needs_input = NULL, needs_input_at = NULL WHERE agent_id = ?', [decision, workerId]);
+    unit.tx.run('UPDATE heartbeats SET input_answer = ?, needs_input = NULL, needs_input_at = NULL WHERE agent_id = ?', [
+      decision,
+      workerId,
+    ]);
     unit.events.push({ kind: 'heartbeat', workerId });
     return ok({ worker: workerId, decision, question: waiting.needs_input });
   }

@@ -163,5 +163,10 @@ export interface WorktreeSetupPort {
   /** The worker's own port (stable, shared with no other worker); undefined when no range is set. */
   portFor(workerId: string): Result<number | undefined>;
   /** Copies the files and runs the setup command in the worktree; its output goes to the attempt's log. */
-  prepare(work: WorkRef, worktree: string, env: Readonly<Record<string, string>>, onProgress: (line: string) => void): Promise<Result<unknown>>;
+  prepare(
+    work: WorkRef,
+    worktree: string,
+    env: Readonly<Record<string, string>>,
+    onProgress: (line: string) => void,
+  ): Promise<Result<unknown>>;
 }

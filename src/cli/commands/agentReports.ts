@@ -14,7 +14,8 @@ export const agentReportCommands: readonly CommandSpec[] = [
     kind: 'local',
     name: 'hook',
     usage: 'claude  (hook payload JSON on stdin; FOREMAN_WORKER_ID and FOREMAN_ATTEMPT from the agent)',
-    summary: "report a Claude Code hook (tool call, turn end) as the worker's heartbeat; ask a person for a tool call the allow-list does not cover",
+    summary:
+      "report a Claude Code hook (tool call, turn end) as the worker's heartbeat; ask a person for a tool call the allow-list does not cover",
     positionals: ['agent'],
     run: (input) => runClaudeHook(input),
   },
@@ -32,7 +33,14 @@ export const agentReportCommands: readonly CommandSpec[] = [
     usage: '[<worker>] [--input-tokens N] [--output-tokens N] [--cost-usd X] [--session <id>] [--kind <agent kind>] [--attempt N]',
     summary: "add an agent run's tokens and cost to its task attempt (Foreman reads them itself for claude and codex)",
     positionals: ['worker?'],
-    flags: { 'input-tokens': 'string', 'output-tokens': 'string', 'cost-usd': 'string', session: 'string', kind: 'string', attempt: 'string' },
+    flags: {
+      'input-tokens': 'string',
+      'output-tokens': 'string',
+      'cost-usd': 'string',
+      session: 'string',
+      kind: 'string',
+      attempt: 'string',
+    },
     build: (input) => {
       const worker = workerOf(input);
       if (!worker.ok) return worker;

@@ -4,13 +4,23 @@ import { z } from 'zod';
 import type { AgentExit, AgentLaunch, AgentPort, LaunchedAgent } from '../../engine/ports';
 import { type Result, ok } from '../../core/result';
 import { writeFileAtomic } from '../fs';
+import { agentIdentitySchema, identify, verifyAgent } from './agentIdentity';
 import type { AgentSupervisor } from './agentSupervisor';
 import { isGroupAlive } from './processes';
 import { resolveProfile } from './profiles';
 import type { TerminalAgents } from './terminalAgents';
 
-/** What an owner remembers of a launched agent, so the next owner can end it after a crash. */
-const runRecordSchema = z.object({ workerId: z.string(), taskId: z.string(), attempt: z.number().int(), pid: z.number().int().positive() });
+/**
+ * What an owner remembers of a launched agent, so the next owner can end it after a crash: the pid
+ * and, since the pid alone may name another process by then, the process's identity at launch.
+ */
+const runRecordSchema = z.object({
+  workerId: z.string(),
+  taskId: z.string(),
+  attempt: z.number().int(),
+  pid: z.number().int().positive(),
+  identity: agentIdentitySchema.optional(),
+});
 type RunRecord = z.infer<typeof runRecordSchema>;
 
 /**
@@ -44,7 +54,13 @@ export class SupervisedAgents implements AgentPort {
     }
     const run = this.supervisor.launch({ ...launch, profile: profile.value, env: this.environmentOf(launch) });
     if (!run.ok) return run;
-    const record: RunRecord = { workerId: launch.workerId, taskId: launch.taskId, attempt: launch.attempt, pid: run.value.pid };
+    const record: RunRecord = {
+      workerId: launch.workerId,
+      taskId: launch.taskId,
+      attempt: launch.attempt,
+      pid: run.value.pid,
+      identity: identify(run.value.pid, launch.worktree),
+    };
     fs.mkdirSync(this.recordDir, { recursive: true });
     writeFileAtomic(this.recordFile(launch.workerId), JSON.stringify(record));
     const exited = run.value.exited.finally(() => this.forget(record));
@@ -68,7 +84,9 @@ export class SupervisedAgents implements AgentPort {
 
   /**
    * Ends agents a previous owner launched and could not stop (it was killed). Their work stays in
-   * the worktree; the crew snapshots it and retries the attempt.
+   * the worktree; the crew snapshots it and retries the attempt. A group is signalled only when its
+   * process is proven to be that agent (agentIdentity.ts); otherwise it is left alone and the
+   * record dropped. Returns the records whose agent was stopped or already gone.
    */
   async reapOrphans(graceMs = 3000): Promise<RunRecord[]> {
     const reaped: RunRecord[] = [];
@@ -81,10 +99,15 @@ export class SupervisedAgents implements AgentPort {
       }
       const record = parsed.data;
       if (this.supervisor.running(record.workerId)?.pid === record.pid) continue;
+      const agent = `the orphaned agent of ${record.workerId} (pid ${record.pid}, ${record.taskId} attempt ${record.attempt})`;
       if (isGroupAlive(record.pid)) {
-        this.log(
-          `agents: stopping the orphaned agent of ${record.workerId} (pid ${record.pid}, ${record.taskId} attempt ${record.attempt})`,
-        );
+        const verdict = verifyAgent(record.pid, record.workerId, record.identity ?? {});
+        if (!verdict.ours) {
+          this.log(`agents: not stopping ${agent}: ${verdict.reason}; dropping its record`);
+          fs.rmSync(file, { force: true });
+          continue;
+        }
+        this.log(`agents: stopping ${agent}: ${verdict.evidence}`);
         await endGroup(record.pid, graceMs);
       }
       fs.rmSync(file, { force: true });

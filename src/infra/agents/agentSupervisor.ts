@@ -93,7 +93,7 @@ const eventPollMs = 250;
 /** Files an adapter needs before the launch; only Foreman and the agent read them. */
 function writeRunFiles(files: ReadonlyMap<string, string>): void {
   for (const [file, content] of files) {
-    mkdirSync(dirname(file), { recursive: true });
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     writeFileSync(file, content, { mode: 0o600 });
   }
 }
@@ -134,7 +134,7 @@ export class AgentSupervisor {
     const startedAt = Date.now();
     const log = openAttemptLog(paths.logFile, [spec.profile.command, ...args], spec.worktree, startedAt);
     // An agent with an event stream writes it to a file of its own, apart from its stderr.
-    const stream = adapter?.streamsEvents ? openSync(paths.streamFile, 'a') : undefined;
+    const stream = adapter?.streamsEvents ? openSync(paths.streamFile, 'a', 0o600) : undefined;
     let child: ChildProcess;
     try {
       child = spawn(executable, args, {
@@ -228,7 +228,9 @@ export class AgentSupervisor {
           this.notify(`events of ${spec.workerId}`, () => this.options.onEvents?.(run, events)),
         )
       : undefined;
-    const reading = stream ? setInterval(() => this.notify(`reading events of ${spec.workerId}`, () => stream.poll()), eventPollMs) : undefined;
+    const reading = stream
+      ? setInterval(() => this.notify(`reading events of ${spec.workerId}`, () => stream.poll()), eventPollMs)
+      : undefined;
     reading?.unref();
     const heartbeat = setInterval(() => this.heartbeat(run), this.heartbeatEveryMs);
     heartbeat.unref();

@@ -36,8 +36,8 @@ export function attemptPaths(logDir: string, taskId: string, attempt: number): A
 }
 
 export function writePromptFile(paths: AttemptPaths, prompt: string): void {
-  mkdirSync(dirname(paths.promptFile), { recursive: true });
-  writeFileSync(paths.promptFile, prompt);
+  mkdirSync(dirname(paths.promptFile), { recursive: true, mode: 0o700 });
+  writeFileSync(paths.promptFile, prompt, { mode: 0o600 });
 }
 
 export interface OpenedLog {
@@ -52,8 +52,8 @@ export interface OpenedLog {
  * one header line: the time, the argv as JSON and the cwd, so the log alone says what ran where.
  */
 export function openAttemptLog(logFile: string, argv: readonly string[], cwd: string, startedAt: number): OpenedLog {
-  mkdirSync(dirname(logFile), { recursive: true });
-  const descriptor = openSync(logFile, 'a');
+  mkdirSync(dirname(logFile), { recursive: true, mode: 0o700 });
+  const descriptor = openSync(logFile, 'a', 0o600);
   try {
     writeSync(
       descriptor,
@@ -79,7 +79,7 @@ export function lastOutputTime(logFile: string, outputStart: number): number | u
 /** A closing line after the agent's output, e.g. its exit reason. Failure to write it loses nothing. */
 export function appendLogLine(logFile: string, line: string): void {
   try {
-    appendFileSync(logFile, `# foreman ${new Date().toISOString()} ${line}\n`);
+    appendFileSync(logFile, `# foreman ${new Date().toISOString()} ${line}\n`, { mode: 0o600 });
   } catch {
     // The log folder may have been removed by the user; the exit is reported through the result anyway.
   }

@@ -11,7 +11,13 @@ export const agentEventsActor = 'agent-events';
  */
 export function reportsOf(run: { workerId: string; attempt: number; kind: string }, events: readonly AgentEvent[]): Request[] {
   const requests: Request[] = [];
-  const usage = (fields: { sessionId?: string; inputTokens?: number; outputTokens?: number; costUsd?: number; run?: boolean }): Request => ({
+  const usage = (fields: {
+    sessionId?: string;
+    inputTokens?: number;
+    outputTokens?: number;
+    costUsd?: number;
+    run?: boolean;
+  }): Request => ({
     command: 'usage',
     args: {
       worker: run.workerId,

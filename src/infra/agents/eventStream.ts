@@ -69,7 +69,7 @@ export class EventStream {
     if (events.length === 0) return;
     for (const event of events) this.remember(event);
     try {
-      appendFileSync(this.eventsFile, events.map((event) => JSON.stringify(event)).join('\n') + '\n');
+      appendFileSync(this.eventsFile, events.map((event) => JSON.stringify(event)).join('\n') + '\n', { mode: 0o600 });
     } catch {
       // The transcript is a view; the engine still gets the events.
     }

@@ -6,15 +6,20 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 
-const procAvailable = process.platform === 'linux';
+/** Whether /proc answers for processes (Linux); elsewhere only signal 0 is available. */
+export const procAvailable = process.platform === 'linux';
 
-interface ProcessStat {
+/** What /proc/<pid>/stat says of a process. */
+export interface ProcessStat {
+  /** R, S, D, Z (zombie), X (dead), … */
   readonly state: string;
   readonly processGroup: number;
+  /** Clock ticks after boot at which it started (field 22): with the boot id, unique to this process. */
+  readonly startTicks: string;
 }
 
 /** Fields of /proc/<pid>/stat after the command name, which may itself hold spaces and ')'. */
-function readStat(pid: number): ProcessStat | undefined {
+export function readStat(pid: number): ProcessStat | undefined {
   let text: string;
   try {
     text = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -22,7 +27,8 @@ function readStat(pid: number): ProcessStat | undefined {
     return undefined;
   }
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return { state: fields[0] ?? '', processGroup: Number(fields[2]) };
+  // fields[0] is field 3 of stat(5), so field N is fields[N - 3].
+  return { state: fields[0] ?? '', processGroup: Number(fields[2]), startTicks: fields[19] ?? '' };
 }
 
 /** Signal 0 checks existence without touching the process; EPERM means it exists but is not ours. */
@@ -41,7 +47,23 @@ export function isAlive(pid: number): boolean {
   if (!exists(pid)) return false;
   if (!procAvailable) return true;
   const stat = readStat(pid);
-  return stat !== undefined && stat.state !== 'Z' && stat.state !== 'X';
+  return stat !== undefined && isRunning(stat);
+}
+
+/** Neither a zombie nor dead. */
+export function isRunning(stat: ProcessStat): boolean {
+  return stat.state !== 'Z' && stat.state !== 'X';
+}
+
+/** Pids of the group's running processes, lazily (Linux only; none elsewhere). */
+export function* groupMembers(groupId: number): Generator<number> {
+  if (!procAvailable || !Number.isInteger(groupId) || groupId <= 1) return;
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid <= 0) continue;
+    const stat = readStat(pid);
+    if (stat && stat.processGroup === groupId && isRunning(stat)) yield pid;
+  }
 }
 
 /** True while any process of the group `groupId` (the leader's pid, as we spawn detached) still runs. */
@@ -49,13 +71,7 @@ export function isGroupAlive(groupId: number): boolean {
   if (!Number.isInteger(groupId) || groupId <= 1) return false;
   if (!exists(-groupId)) return false;
   if (!procAvailable) return true;
-  for (const entry of readdirSync('/proc')) {
-    const pid = Number(entry);
-    if (!Number.isInteger(pid) || pid <= 0) continue;
-    const stat = readStat(pid);
-    if (stat && stat.processGroup === groupId && stat.state !== 'Z' && stat.state !== 'X') return true;
-  }
-  return false;
+  return groupMembers(groupId).next().done !== true;
 }
 
 /**

@@ -30,8 +30,10 @@ export function writeImageFile(file: string, image: Uint8Array): void {
   sha256(image).copy(trailer, 0);
   trailer.writeBigUInt64LE(BigInt(image.length), 32);
   magic.copy(trailer, 40);
-  const fd = fs.openSync(file, 'w');
+  const fd = fs.openSync(file, 'w', 0o600);
   try {
+    // A temp file left by a crash keeps its old mode through 'w'; the image is private either way.
+    fs.fchmodSync(fd, 0o600);
     for (const part of [image, trailer]) {
       let written = 0;
       while (written < part.length) written += fs.writeSync(fd, part, written, part.length - written);

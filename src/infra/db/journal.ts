@@ -172,7 +172,7 @@ export class JournalWriter {
 
   /** Opens (creating if needed) for appending; `validBytes` cuts off a torn tail first. */
   static open(path: string, validBytes?: number): JournalWriter {
-    const fd = fs.openSync(path, 'a');
+    const fd = fs.openSync(path, 'a', 0o600);
     try {
       const size = fs.fstatSync(fd).size;
       if (validBytes !== undefined && validBytes < size) {

@@ -106,7 +106,7 @@ function describe(info: OwnerInfo): string {
 }
 
 function writeLock(lockPath: string, info: OwnerInfo, flag: 'wx' | 'w'): void {
-  const fd = fs.openSync(lockPath, flag);
+  const fd = fs.openSync(lockPath, flag, 0o600);
   try {
     fs.writeSync(fd, JSON.stringify(info));
     fs.fsyncSync(fd);

@@ -52,14 +52,26 @@ export function listStoreFiles(dir: string): StoreFiles {
 /**
  * Creates `.foreman/` and its `.gitignore` (tool state is never committed) if missing. Both steps
  * tolerate another process creating the same things at the same moment.
+ *
+ * The folder is 0700: prompts, agent output and the endpoint token are nobody else's business. A
+ * folder left wider (by an older Foreman, or by hand) is tightened at every open, because that one
+ * mode guards every file inside it, whatever the file's own mode.
  */
 export function ensureForemanDir(dir: string): void {
-  fs.mkdirSync(dir, { recursive: true });
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  tightenFolder(dir);
   try {
-    fs.writeFileSync(path.join(dir, '.gitignore'), '*\n', { flag: 'wx' });
+    fs.writeFileSync(path.join(dir, '.gitignore'), '*\n', { flag: 'wx', mode: 0o600 });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
+}
+
+/** Only the folder's owner may chmod it; anyone else is refused later, with a message, by the lock. */
+function tightenFolder(dir: string): void {
+  const stat = fs.statSync(dir);
+  if ((stat.mode & 0o077) === 0 || stat.uid !== process.getuid?.()) return;
+  fs.chmodSync(dir, stat.mode & 0o700);
 }
 
 /** Makes renames and creations in `dir` durable. Windows cannot open folders; NTFS journals them. */

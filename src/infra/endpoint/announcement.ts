@@ -21,7 +21,7 @@ export function writeToken(foremanDir: string, token: string): void {
 }
 
 export function writeAnnouncement(foremanDir: string, info: EndpointInfo): void {
-  writeFileAtomic(path.join(foremanDir, endpointFileName), `${JSON.stringify(info)}\n`);
+  writeFileAtomic(path.join(foremanDir, endpointFileName), `${JSON.stringify(info)}\n`, { mode: 0o600 });
 }
 
 /** Undefined when there is no (readable, well-formed) announcement. */

@@ -7,7 +7,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 export interface AtomicWriteOptions {
-  /** File mode of the new file, e.g. 0o600 for secrets. Default 0o644. */
+  /**
+   * File mode of the new file. Default: the mode of the file it replaces, else 0o600 — Foreman's
+   * state is private to its user (a file outside `.foreman/`, such as git's exclude list, keeps its own).
+   */
   readonly mode?: number;
 }
 
@@ -16,7 +19,7 @@ export function writeFileAtomic(file: string, data: string | Uint8Array, options
   const directory = path.dirname(file);
   // A unique temp name: two writers of the same file must not write into each other's temp.
   const temp = path.join(directory, `.${path.basename(file)}.${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
-  const mode = options.mode ?? 0o644;
+  const mode = options.mode ?? existingMode(file) ?? 0o600;
   const fd = fs.openSync(temp, 'wx', mode);
   try {
     fs.writeSync(fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
@@ -36,6 +39,14 @@ export function writeFileAtomic(file: string, data: string | Uint8Array, options
     throw error;
   }
   fsyncDirectory(directory);
+}
+
+function existingMode(file: string): number | undefined {
+  try {
+    return fs.statSync(file).mode & 0o7777;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Makes a rename or a new file in `directory` durable. Some platforms cannot open folders; they need no sync. */

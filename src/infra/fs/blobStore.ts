@@ -12,14 +12,14 @@ const refPattern = /^sha256-[0-9a-f]{64}$/;
  */
 export class FileBlobStore implements BlobStore {
   constructor(private readonly directory: string) {
-    fs.mkdirSync(directory, { recursive: true });
+    fs.mkdirSync(directory, { recursive: true, mode: 0o700 });
   }
 
   put(bytes: Uint8Array): string {
     const ref = `sha256-${createHash('sha256').update(bytes).digest('hex')}`;
     const file = path.join(this.directory, ref);
     // Written atomically, so an existing file is always complete: no need to write it again.
-    if (!fs.existsSync(file)) writeFileAtomic(file, bytes);
+    if (!fs.existsSync(file)) writeFileAtomic(file, bytes, { mode: 0o600 });
     return ref;
   }
 

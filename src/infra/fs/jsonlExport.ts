@@ -26,7 +26,8 @@ export class JsonlExportSink implements ExportSink {
     if (lines.length === 0) return;
     const file = this.fileOf(stream);
     const created = !fs.existsSync(file);
-    const fd = fs.openSync(file, 'a+');
+    // Prompts and agent output end up here: private to this user, like everything in .foreman/.
+    const fd = fs.openSync(file, 'a+', 0o600);
     try {
       // A crash mid-append leaves a partial last line; cut it so the new lines start clean.
       const size = fs.fstatSync(fd).size;

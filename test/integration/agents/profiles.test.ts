@@ -73,12 +73,10 @@ describe('resolveProfile', () => {
     };
     const claude = resolveProfile('claude', user);
     assert.ok(claude.ok);
-    assert.deepEqual([claude.value.kind, claude.value.command, claude.value.args, claude.value.maxBudgetUsd], [
-      'claude',
-      '/opt/bin/claude',
-      ['--model', 'opus'],
-      2,
-    ]);
+    assert.deepEqual(
+      [claude.value.kind, claude.value.command, claude.value.args, claude.value.maxBudgetUsd],
+      ['claude', '/opt/bin/claude', ['--model', 'opus'], 2],
+    );
     const mine = resolveProfile('mine', user);
     assert.deepEqual(mine, {
       ok: true,

@@ -49,7 +49,10 @@ test('copied files, the setup command and a port per worker; the copies never re
 test('a setup command that fails fails the attempt with the end of its output; the agent never starts', { timeout: 60_000 }, async () => {
   const crew = await makeCrew({
     workers: ['w1'],
-    settings: { setupCommand: [process.execPath, '-e', 'console.error("npm ERR! missing lockfile"); process.exit(3)'], defaultMaxAttempts: 1 },
+    settings: {
+      setupCommand: [process.execPath, '-e', 'console.error("npm ERR! missing lockfile"); process.exit(3)'],
+      defaultMaxAttempts: 1,
+    },
   });
   await crew.addTask('build', 'Build', 'write built.txt yes');
   const server = await crew.serve();

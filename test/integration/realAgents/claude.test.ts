@@ -4,11 +4,11 @@
  * honest outcomes (authentication failure, no changes). The model is a scripted server.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { reviewUntil } from '../crew/crewHarness';
-import { conversations, eventsOf, makeRealCrew } from './realCrew';
+import { eventsOf, makeRealCrew, requestChangesRound } from './realCrew';
 
 interface LiveWorker {
   readonly id: string;
@@ -26,41 +26,54 @@ interface LiveStatus {
   readonly tasks: Array<{ id: string; status: string; attempt: number; lastError: string | null; usage: LiveWorker['usage'] }>;
 }
 
-test('a claude task: real tool calls in the worktree, hook heartbeats with activity, cost, review, merge', { timeout: 120_000 }, async () => {
-  const { crew, model } = await makeRealCrew('claude');
-  model.play([{ bash: 'sleep 1.5 && echo hello > hello.txt' }, { text: 'Added hello.txt with a greeting.' }]);
-  await crew.addTask('hello', 'Say hello', 'Create hello.txt containing hello.');
-  const server = await crew.serve();
-  try {
-    const seen = await crew.waitFor('the hook reports the tool call as activity', (status) => {
-      const ada = (status as unknown as LiveStatus).workers[0]!;
-      return ada.activity?.text === 'Bash: sleep 1.5 && echo hello > hello.txt';
-    }, 60_000, server);
-    assert.equal((seen as unknown as LiveStatus).workers[0]!.state, 'WORKING');
-    const review = (await crew.waitForWorker('ada', 'IN_REVIEW', server, 60_000)) as unknown as LiveStatus;
-    const ada = review.workers[0]!;
-    assert.equal(ada.summary, 'Added hello.txt with a greeting.', "the review summary is the agent's own last message");
-    const task = review.tasks.find((candidate) => candidate.id === 'hello')!;
-    assert.ok(task.usage.inputTokens > 0 && task.usage.outputTokens > 0 && task.usage.costUsd > 0, JSON.stringify(task.usage));
-    assert.deepEqual(ada.usage, task.usage);
-    const events = eventsOf(crew.root, 'hello', 1);
-    assert.ok(events.some((event) => event['type'] === 'tool' && event['name'] === 'Bash' && event['detail'] === 'sleep 1.5 && echo hello > hello.txt'));
-    const settingsFile = join(crew.root, '.foreman', 'logs', 'hello', 'attempt-1.claude-settings.json');
-    assert.ok(existsSync(settingsFile), 'the settings Foreman generated live in .foreman, not in .claude');
-    assert.ok(!existsSync(join(crew.worktreeOf('ada'), '.claude')));
-    const transitions = await crew.transitions();
-    assert.ok(transitions.some((row) => row.entity_id === 'ada' && row.trigger === 'submit' && row.actor === 'crew'));
+test(
+  'a claude task: real tool calls in the worktree, hook heartbeats with activity, cost, review, merge',
+  { timeout: 120_000 },
+  async () => {
+    const { crew, model } = await makeRealCrew('claude');
+    model.play([{ bash: 'sleep 1.5 && echo hello > hello.txt' }, { text: 'Added hello.txt with a greeting.' }]);
+    await crew.addTask('hello', 'Say hello', 'Create hello.txt containing hello.');
+    const server = await crew.serve();
+    try {
+      const seen = await crew.waitFor(
+        'the hook reports the tool call as activity',
+        (status) => {
+          const ada = (status as unknown as LiveStatus).workers[0]!;
+          return ada.activity?.text === 'Bash: sleep 1.5 && echo hello > hello.txt';
+        },
+        60_000,
+        server,
+      );
+      assert.equal((seen as unknown as LiveStatus).workers[0]!.state, 'WORKING');
+      const review = (await crew.waitForWorker('ada', 'IN_REVIEW', server, 60_000)) as unknown as LiveStatus;
+      const ada = review.workers[0]!;
+      assert.equal(ada.summary, 'Added hello.txt with a greeting.', "the review summary is the agent's own last message");
+      const task = review.tasks.find((candidate) => candidate.id === 'hello')!;
+      assert.ok(task.usage.inputTokens > 0 && task.usage.outputTokens > 0 && task.usage.costUsd > 0, JSON.stringify(task.usage));
+      assert.deepEqual(ada.usage, task.usage);
+      const events = eventsOf(crew.root, 'hello', 1);
+      assert.ok(
+        events.some(
+          (event) => event['type'] === 'tool' && event['name'] === 'Bash' && event['detail'] === 'sleep 1.5 && echo hello > hello.txt',
+        ),
+      );
+      const settingsFile = join(crew.root, '.foreman', 'logs', 'hello', 'attempt-1.claude-settings.json');
+      assert.ok(existsSync(settingsFile), 'the settings Foreman generated live in .foreman, not in .claude');
+      assert.ok(!existsSync(join(crew.worktreeOf('ada'), '.claude')));
+      const transitions = await crew.transitions();
+      assert.ok(transitions.some((row) => row.entity_id === 'ada' && row.trigger === 'submit' && row.actor === 'crew'));
 
-    await reviewUntil(crew, (status) => crew.task(status, 'hello').status === 'done', { server, timeoutMs: 30_000 });
-    assert.equal(crew.git(['show', 'main:hello.txt']), 'hello');
-  } finally {
-    await server.stop();
-  }
-});
+      await reviewUntil(crew, (status) => crew.task(status, 'hello').status === 'done', { server, timeoutMs: 30_000 });
+      assert.equal(crew.git(['show', 'main:hello.txt']), 'hello');
+    } finally {
+      await server.stop();
+    }
+  },
+);
 
 test('a tool call outside the allow-list waits for a person: needs-input, never STALE, then allowed', { timeout: 120_000 }, async () => {
   const { crew, model } = await makeRealCrew('claude', { profile: { allowedTools: ['Read', 'Edit', 'Write'] } });
-  model.play([{ bash: 'node -e "require(\'fs\').writeFileSync(\'made.txt\', \'by node\')"' }, { text: 'Made made.txt.' }]);
+  model.play([{ bash: "node -e \"require('fs').writeFileSync('made.txt', 'by node')\"" }, { text: 'Made made.txt.' }]);
   await crew.addTask('gate', 'Make a file', 'Make made.txt with node.');
   const server = await crew.serve();
   try {
@@ -92,22 +105,21 @@ test('a tool call outside the allow-list waits for a person: needs-input, never 
 });
 
 test('Request Changes resumes the same Claude session: the model sees the earlier conversation', { timeout: 120_000 }, async () => {
-  const { crew, model } = await makeRealCrew('claude');
+  const real = await makeRealCrew('claude');
+  const { crew, model } = real;
   model.play([{ bash: 'echo one > one.txt' }, { text: 'Wrote one.txt.' }]);
   await crew.addTask('twice', 'Two rounds', 'Write one.txt (unique-first-prompt-marker).');
   const server = await crew.serve();
   try {
     await crew.waitForWorker('ada', 'IN_REVIEW', server, 60_000);
-    const firstRound = conversations(model).length;
-    model.play([{ bash: 'echo two > two.txt' }, { text: 'Also wrote two.txt.' }]);
-    await crew.ok(['request-changes', 'ada', '--note', 'Please also write two.txt (unique-note-marker).']);
-    const review = (await crew.waitFor(
-      'the second round in review',
-      (status) => crew.worker(status, 'ada').state === 'IN_REVIEW' && crew.tryGit(['show', 'ada/twice:two.txt']) !== undefined,
-      60_000,
-      server,
-    )) as unknown as LiveStatus;
-    const resumed = conversations(model).slice(firstRound);
+    const round = await requestChangesRound(real, server, {
+      taskId: 'twice',
+      note: 'Please also write two.txt (unique-note-marker).',
+      script: [{ bash: 'echo two > two.txt' }, { text: 'Also wrote two.txt.' }],
+      file: 'two.txt',
+    });
+    const review = round.status as unknown as LiveStatus;
+    const resumed = round.requests;
     assert.ok(resumed.length > 0);
     assert.match(resumed[0]!, /unique-first-prompt-marker/, 'the resumed run sent the first conversation again');
     assert.match(resumed[0]!, /unique-note-marker/);
@@ -115,7 +127,40 @@ test('Request Changes resumes the same Claude session: the model sees the earlie
     const sessions = eventsOf(crew.root, 'twice', 1).filter((event) => event['type'] === 'session');
     assert.equal(sessions.length, 2, JSON.stringify(sessions));
     assert.equal(sessions[0]!['sessionId'], sessions[1]!['sessionId'], 'one session id for both runs');
-    assert.deepEqual(sessions.map((event) => event['resumed']), [false, true]);
+    assert.deepEqual(
+      sessions.map((event) => event['resumed']),
+      [false, true],
+    );
+  } finally {
+    await server.stop();
+  }
+});
+
+test('a follow-up whose session is gone starts afresh with the whole prompt and the note, and says so', { timeout: 120_000 }, async () => {
+  const real = await makeRealCrew('claude');
+  const { crew, model, home } = real;
+  model.play([{ bash: 'echo one > one.txt' }, { text: 'Wrote one.txt.' }]);
+  await crew.addTask('lost', 'Lost session', 'Write one.txt (unique-first-prompt-marker).');
+  const server = await crew.serve();
+  try {
+    await crew.waitForWorker('ada', 'IN_REVIEW', server, 60_000);
+    rmSync(join(home, '.claude', 'projects'), { recursive: true, force: true });
+    const round = await requestChangesRound(real, server, {
+      taskId: 'lost',
+      note: 'Also write two.txt (unique-note-marker).',
+      script: [{ bash: 'echo two > two.txt' }, { text: 'Wrote two.txt.' }],
+      file: 'two.txt',
+    });
+    const review = round.status as unknown as LiveStatus;
+    const fresh = round.requests;
+    assert.match(fresh[0] ?? '', /Lost session[\s\S]*unique-first-prompt-marker[\s\S]*unique-note-marker/, 'the whole task and the note');
+    assert.match(review.workers[0]!.summary ?? '', /a fresh start \(its earlier session was gone\)/);
+    const sessions = eventsOf(crew.root, 'lost', 1).filter((event) => event['type'] === 'session');
+    assert.deepEqual(
+      sessions.map((event) => event['resumed']),
+      [false, false],
+    );
+    assert.notEqual(sessions[0]!['sessionId'], sessions[1]!['sessionId']);
   } finally {
     await server.stop();
   }

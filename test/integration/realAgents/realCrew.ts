@@ -8,8 +8,8 @@ import { after } from 'node:test';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { claudeBinary, claudeEnvironment, codexBinary, codexEnvironment, makeHome } from '../../support/agentCli';
-import { type ScriptedModel, startScriptedModel } from '../../support/scriptedModel';
-import { type CrewRepo, makeCrew } from '../crew/crewHarness';
+import { type ScriptStep, type ScriptedModel, startScriptedModel } from '../../support/scriptedModel';
+import { type CrewRepo, type Server, type Status, makeCrew } from '../crew/crewHarness';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 after(async () => {
@@ -37,7 +37,10 @@ export async function makeRealCrew(
 ): Promise<RealCrew> {
   const model = await startScriptedModel();
   const home = makeHome();
-  cleanups.push(() => model.close(), () => rmSync(home, { recursive: true, force: true }));
+  cleanups.push(
+    () => model.close(),
+    () => rmSync(home, { recursive: true, force: true }),
+  );
   // Retries of a failed model call take minutes at the CLIs' defaults; one try is enough here.
   const env =
     kind === 'claude'
@@ -64,4 +67,28 @@ export function eventsOf(repoRoot: string, taskId: string, attempt: number): Arr
     .split('\n')
     .filter(Boolean)
     .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/**
+ * A review round: plays `script`, asks ada for changes with `note`, and waits until ada is in
+ * review again with `file` on the task branch. Returns the status then and the main-loop requests
+ * the model saw in this round.
+ */
+export async function requestChangesRound(
+  real: RealCrew,
+  server: Server,
+  round: { taskId: string; note: string; script: readonly ScriptStep[]; file: string },
+): Promise<{ status: Status; requests: string[] }> {
+  const { crew, model } = real;
+  const before = conversations(model).length;
+  model.play(round.script);
+  await crew.ok(['request-changes', 'ada', '--note', round.note]);
+  const status = await crew.waitFor(
+    'the second round in review',
+    (current) =>
+      crew.worker(current, 'ada').state === 'IN_REVIEW' && crew.tryGit(['show', `ada/${round.taskId}:${round.file}`]) !== undefined,
+    60_000,
+    server,
+  );
+  return { status, requests: conversations(model).slice(before) };
 }

@@ -44,7 +44,12 @@ describe('Claude Code stream-json', () => {
 
   it('reports permission denials of a run as errors', () => {
     const events = claudeParser(true).line(
-      line({ type: 'result', is_error: false, result: 'done', permission_denials: [{ tool_name: 'Bash', tool_input: { command: 'rm -rf x' } }] }),
+      line({
+        type: 'result',
+        is_error: false,
+        result: 'done',
+        permission_denials: [{ tool_name: 'Bash', tool_input: { command: 'rm -rf x' } }],
+      }),
     );
     assert.deepEqual(
       events.filter((event) => event.type === 'error'),
@@ -72,7 +77,10 @@ describe('Codex exec --json', () => {
       line({ type: 'thread.started', thread_id: 'th-9' }),
       line({ type: 'turn.started' }),
       line({ type: 'item.started', item: { id: 'i0', type: 'command_execution', command: 'echo hi > a.txt', status: 'in_progress' } }),
-      line({ type: 'item.completed', item: { id: 'i0', type: 'command_execution', command: 'echo hi', aggregated_output: 'hi\n', exit_code: 0 } }),
+      line({
+        type: 'item.completed',
+        item: { id: 'i0', type: 'command_execution', command: 'echo hi', aggregated_output: 'hi\n', exit_code: 0 },
+      }),
       line({ type: 'item.completed', item: { id: 'i1', type: 'agent_message', text: 'Wrote a.txt' } }),
       line({ type: 'turn.completed', usage: { input_tokens: 900, cached_input_tokens: 100, output_tokens: 40 } }),
       line({ type: 'error', message: 'stream disconnected; retrying 1/5' }),
@@ -127,8 +135,16 @@ describe('verdicts', () => {
 
 describe('Claude Code hooks', () => {
   const cases: [string, unknown, unknown][] = [
-    ['PreToolUse is activity', { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'npm test' } }, { activity: 'Bash: npm test' }],
-    ['PostToolUse is activity', { hook_event_name: 'PostToolUse', tool_name: 'Edit', tool_input: { file_path: 'src/a.ts' } }, { activity: 'Edit: src/a.ts' }],
+    [
+      'PreToolUse is activity',
+      { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'npm test' } },
+      { activity: 'Bash: npm test' },
+    ],
+    [
+      'PostToolUse is activity',
+      { hook_event_name: 'PostToolUse', tool_name: 'Edit', tool_input: { file_path: 'src/a.ts' } },
+      { activity: 'Edit: src/a.ts' },
+    ],
     [
       'a permission request waits for a person',
       { hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: { command: 'rm -rf build' } },
@@ -139,7 +155,11 @@ describe('Claude Code hooks', () => {
       { hook_event_name: 'Notification', message: 'Claude needs your permission to use Bash' },
       { needsInput: 'Claude needs your permission to use Bash' },
     ],
-    ['Stop says how the turn ended', { hook_event_name: 'Stop', last_assistant_message: 'Done:\nall green' }, { activity: 'finished: Done: all green' }],
+    [
+      'Stop says how the turn ended',
+      { hook_event_name: 'Stop', last_assistant_message: 'Done:\nall green' },
+      { activity: 'finished: Done: all green' },
+    ],
     ['another event is a plain sign of life', { hook_event_name: 'SessionStart' }, {}],
   ];
   for (const [name, payload, signal] of cases) {

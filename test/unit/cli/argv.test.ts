@@ -19,8 +19,8 @@ describe('cli argv parser', () => {
     );
   });
 
-  it('takes everything after -- as positionals, and a value that starts with a dash', () => {
-    const parsed = parseArgv(['--note', '--json', '--', '--not-a-flag', '-x'], spec);
+  it('takes everything after -- as positionals, and a value that starts with a dash written --flag=value', () => {
+    const parsed = parseArgv(['--note=--json', '--', '--not-a-flag', '-x'], spec);
     assert.ok(parsed.ok);
     assert.deepEqual(parsed.value.positionals, ['--not-a-flag', '-x']);
     assert.equal(parsed.value.flags.get('note'), '--json');
@@ -30,6 +30,7 @@ describe('cli argv parser', () => {
     [['--bogus'], 'unknownFlag'],
     [['-x'], 'unknownFlag'],
     [['--note'], 'missingValue'],
+    [['--note', '--json'], 'missingValue'],
     [['--json=yes'], 'badFlag'],
     [['--note', 'a', '--note', 'b'], 'repeatedFlag'],
   ] as const) {

@@ -34,7 +34,8 @@ export function configurationProblem(evidence: RunEvidence): string | undefined 
     for (const line of text.split('\n')) {
       if (authErrors.some((pattern) => pattern.test(line))) return `authentication failed: ${firstLine(line)}`;
       // Usage errors are exit 2 by convention; elsewhere the words may be the agent quoting a tool.
-      if (evidence.code === 2 && usageErrors.some((pattern) => pattern.test(line))) return `the agent CLI refused its arguments: ${firstLine(line)}`;
+      if (evidence.code === 2 && usageErrors.some((pattern) => pattern.test(line)))
+        return `the agent CLI refused its arguments: ${firstLine(line)}`;
     }
   }
   return undefined;
@@ -48,7 +49,8 @@ export function judgeRun(evidence: RunEvidence): AgentVerdict {
     const detail = firstLine(evidence.errors.at(-1) ?? (evidence.result?.isError ? evidence.result.summary : ''));
     return { outcome: 'failed', reason: detail ? `${evidence.reason}: ${detail}` : evidence.reason };
   }
-  if (evidence.result?.isError) return { outcome: 'failed', reason: `the agent ended with an error: ${firstLine(evidence.result.summary)}` };
+  if (evidence.result?.isError)
+    return { outcome: 'failed', reason: `the agent ended with an error: ${firstLine(evidence.result.summary)}` };
   const summary = evidence.result?.summary || evidence.lastMessage;
   return summary ? { outcome: 'success', summary } : { outcome: 'success' };
 }
