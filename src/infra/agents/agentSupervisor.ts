@@ -6,13 +6,13 @@
  * group: SIGTERM, then SIGKILL after a grace period.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { closeSync, fstatSync, openSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type Result, ok, refused } from '../../core/result';
 import type { AgentExit } from '../../engine/ports';
 import type { AgentEvent } from '../../core/agentEvents';
-import { type AttemptPaths, appendLogLine, lastOutputTime, openAttemptLog, writePromptFile } from './attemptLog';
+import { type AttemptPaths, appendLogLine, lastOutputTime, openAttemptLog, writePromptFile, writeRunFiles } from './attemptLog';
 import { EventStream } from './eventStream';
 import type { AgentAdapter } from './kinds';
 import { verdictOf } from './runVerdict';
@@ -82,6 +82,8 @@ interface Launched {
   readonly paths: AttemptPaths;
   /** Log size after our header: anything beyond it was written by the agent. */
   readonly outputStart: number;
+  /** Stream size at launch: earlier runs of the attempt wrote what comes before. */
+  readonly streamStart: number;
   readonly startedAt: number;
   readonly adapter: AgentAdapter | undefined;
   readonly resumed: boolean;
@@ -89,14 +91,6 @@ interface Launched {
 
 /** How often a running agent's event stream is read: the dashboard's activity lags it by at most this. */
 const eventPollMs = 250;
-
-/** Files an adapter needs before the launch; only Foreman and the agent read them. */
-function writeRunFiles(files: ReadonlyMap<string, string>): void {
-  for (const [file, content] of files) {
-    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-    writeFileSync(file, content, { mode: 0o600 });
-  }
-}
 
 /** How often cancel looks whether the group has gone; short, and only during a cancel. */
 const cancelPollMs = 25;
@@ -135,6 +129,7 @@ export class AgentSupervisor {
     const log = openAttemptLog(paths.logFile, [spec.profile.command, ...args], spec.worktree, startedAt);
     // An agent with an event stream writes it to a file of its own, apart from its stderr.
     const stream = adapter?.streamsEvents ? openSync(paths.streamFile, 'a', 0o600) : undefined;
+    const streamStart = stream === undefined ? 0 : fstatSync(stream).size;
     let child: ChildProcess;
     try {
       child = spawn(executable, args, {
@@ -162,7 +157,9 @@ export class AgentSupervisor {
       child.stdin.on('error', (error) => this.say(`agent ${pid} stdin: ${error.message}`));
       child.stdin.end(spec.prompt);
     }
-    return ok(this.track(spec, pid, child, { paths, outputStart: log.outputStart, startedAt, adapter, resumed: plan.value.resumed }));
+    return ok(
+      this.track(spec, pid, child, { paths, outputStart: log.outputStart, streamStart, startedAt, adapter, resumed: plan.value.resumed }),
+    );
   }
 
   /** The live run of a worker, if any. */
@@ -202,7 +199,7 @@ export class AgentSupervisor {
   }
 
   private track(spec: AgentLaunchSpec, pid: number, child: ChildProcess, launched: Launched): AgentRun {
-    const { paths, outputStart, startedAt, adapter, resumed } = launched;
+    const { paths, outputStart, streamStart, startedAt, adapter, resumed } = launched;
     const logFile = paths.logFile;
     let settle: (exit: AgentExit) => void = () => undefined;
     const exited = new Promise<AgentExit>((resolveExit) => (settle = resolveExit));
@@ -224,8 +221,12 @@ export class AgentSupervisor {
       exited,
     };
     const stream = adapter?.streamsEvents
-      ? new EventStream(paths.streamFile, paths.eventsFile, adapter.parser(resumed), (events) =>
-          this.notify(`events of ${spec.workerId}`, () => this.options.onEvents?.(run, events)),
+      ? new EventStream(
+          paths.streamFile,
+          paths.eventsFile,
+          adapter.parser(resumed),
+          (events) => this.notify(`events of ${spec.workerId}`, () => this.options.onEvents?.(run, events)),
+          streamStart,
         )
       : undefined;
     const reading = stream

@@ -84,3 +84,11 @@ export function appendLogLine(logFile: string, line: string): void {
     // The log folder may have been removed by the user; the exit is reported through the result anyway.
   }
 }
+
+/** Files an adapter needs before the launch; only Foreman and the agent read them. */
+export function writeRunFiles(files: ReadonlyMap<string, string>): void {
+  for (const [file, content] of files) {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    writeFileSync(file, content, { mode: 0o600 });
+  }
+}

@@ -14,7 +14,6 @@ import type { StreamParser } from './kinds';
 const maxLineBytes = 8 * 1024 * 1024;
 
 export class EventStream {
-  private offset = 0;
   private partial = '';
   private dropping = false;
   /** Keeps a character split across two reads whole. */
@@ -30,6 +29,8 @@ export class EventStream {
     private readonly eventsFile: string,
     private readonly parser: StreamParser,
     private readonly onEvents: (events: AgentEvent[]) => void,
+    /** Where this run's output starts: a follow-up run appends to the attempt's stream after the earlier runs. */
+    private offset: number,
     private readonly now: () => number = Date.now,
   ) {}
 

@@ -131,6 +131,11 @@ test('Request Changes resumes the same Claude session: the model sees the earlie
       sessions.map((event) => event['resumed']),
       [false, true],
     );
+    // Each run's usage is counted once: the second run does not read the first run's output again.
+    const usages = eventsOf(crew.root, 'twice', 1).filter((event) => event['type'] === 'usage');
+    assert.equal(usages.length, 2);
+    const inputTokens = usages.reduce((sum, event) => sum + (event['usage'] as { inputTokens: number }).inputTokens, 0);
+    assert.equal(review.tasks.find((task) => task.id === 'twice')!.usage.inputTokens, inputTokens);
   } finally {
     await server.stop();
   }
