@@ -97,6 +97,8 @@ function answerOf(sent: SendOutcome): EndpointResult {
       return sent.response.result;
     case 'unreachable':
       return refused('ownerUnreachable', `The owner's endpoint cannot be reached (${sent.reason}).`);
+    case 'denied':
+      return refused('permissionDenied', `${sent.reason}.`, { path: sent.path });
     case 'failed':
       return { ok: false, kind: 'unexpected', code: 'endpointFailed', message: `The request to the owner failed: ${sent.reason}.` };
   }

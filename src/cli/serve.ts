@@ -3,7 +3,7 @@ import type { EngineEvent } from '../engine/unit';
 import { StoreError } from '../infra/db';
 import { EndpointServer } from '../infra/endpoint';
 import { withdrawAnnouncement } from '../infra/endpoint/announcement';
-import { type WorkspaceOwner, openOwner } from '../infra/workspace';
+import { type WorkspaceOwner, oneShotPatienceMs, openOwner } from '../infra/workspace';
 import { type Printer, printFailure } from './format';
 
 /** Why serve stops, and the exit code that goes with it. */
@@ -44,6 +44,9 @@ class StopRequests {
   private phase: 'starting' | 'running' | 'stopping' = 'starting';
   private first: StopRequest | undefined;
   private stop: (request: StopRequest) => void = () => undefined;
+  private readonly aborter = new AbortController();
+  /** Aborted by the first request to stop: ends waits that start-up would otherwise sit out. */
+  readonly signal = this.aborter.signal;
 
   constructor(private readonly log: (line: string) => void) {}
 
@@ -56,6 +59,7 @@ class StopRequests {
     } else if (!this.first) {
       this.first = request;
       this.log(`${request.reason} while starting: closing once the current step ends`);
+      this.aborter.abort();
     }
   }
 
@@ -88,10 +92,19 @@ async function startAndRun(
   const opened = await openOwner(repoRoot, {
     role: 'serve',
     log,
+    lockPatienceMs: oneShotPatienceMs,
+    lockWaitSignal: stops.signal,
     launchAgents: options.launchAgents,
     agentEnvironment: (): Record<string, string> => (socketPath ? { FOREMAN_ENDPOINT: socketPath } : {}),
   });
-  if (!opened.ok) return printFailure(printer, opened, json);
+  if (!opened.ok) {
+    // Stopped while waiting for the lock: nothing was created, so this is a clean stop.
+    if (stops.pending && opened.code === 'ownedByOther') {
+      log(`${stops.pending.reason} while waiting for the owner lock: stopped`);
+      return stops.pending.code;
+    }
+    return printFailure(printer, opened, json);
+  }
   const owner = opened.value;
   let endpoint: EndpointServer | undefined;
   /** Closes what start-up has opened so far; the code is 1 if that did not go cleanly. */

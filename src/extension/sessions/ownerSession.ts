@@ -6,7 +6,7 @@ import type { StatusSnapshot } from '../../engine/statusView';
 import type { EngineEvent } from '../../engine/unit';
 import type { TerminalHost } from '../../infra/agents/terminalAgents';
 import { EndpointServer } from '../../infra/endpoint';
-import { type WorkspaceOwner, openOwner } from '../../infra/workspace';
+import { type WorkspaceOwner, oneShotPatienceMs, openOwner } from '../../infra/workspace';
 import type { CrewSettingsFile, EngineSettings } from '../../engine/settings';
 import type { ForemanSession } from '../session';
 
@@ -61,6 +61,7 @@ export class OwnerSession implements ForemanSession {
     const opened = await openOwner(options.root, {
       role: 'vscode',
       log: options.log,
+      lockPatienceMs: oneShotPatienceMs,
       launchAgents: options.trusted,
       settings: options.settings,
       agentEnvironment: (): Record<string, string> => (socketPath ? { FOREMAN_ENDPOINT: socketPath } : {}),

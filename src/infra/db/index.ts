@@ -7,3 +7,4 @@ export { migrations } from './migrations/index';
 export type { Migration } from './migrations/index';
 export { acquireOwnerLock, readOwner } from './ownerLock';
 export type { OwnerInfo, OwnerLock } from './ownerLock';
+export { waitForOwnerLock } from './waitForOwnerLock';

@@ -24,14 +24,38 @@ export function writeAnnouncement(foremanDir: string, info: EndpointInfo): void 
   writeFileAtomic(path.join(foremanDir, endpointFileName), `${JSON.stringify(info)}\n`, { mode: 0o600 });
 }
 
-/** Undefined when there is no (readable, well-formed) announcement. */
+/** Errors that mean "this user may not read it", not "there is none". */
+const deniedCodes: ReadonlySet<string> = new Set(['EACCES', 'EPERM']);
+
+/** Whether an error from reading the announcement means it belongs to another user. */
+export function isPermissionError(error: unknown): error is NodeJS.ErrnoException {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code !== undefined && deniedCodes.has(code);
+}
+
+/**
+ * Undefined when there is no (well-formed) announcement. Throws when this user may not read it
+ * (EACCES, EPERM): that is another user's owner, and "nobody answers" would send the caller to wait.
+ */
 export function readAnnouncement(foremanDir: string): Announcement | undefined {
+  const info = readEndpointInfo(foremanDir);
+  if (!info) return undefined;
+  try {
+    const token = fs.readFileSync(path.join(foremanDir, tokenFileName), 'utf8').trim();
+    return token ? { info, token } : undefined;
+  } catch (error) {
+    if (isPermissionError(error)) throw error;
+    return undefined;
+  }
+}
+
+/** `endpoint.json` alone; undefined when missing or malformed, throws when this user may not read it. */
+export function readEndpointInfo(foremanDir: string): EndpointInfo | undefined {
   try {
     const info = endpointInfoSchema.safeParse(JSON.parse(fs.readFileSync(path.join(foremanDir, endpointFileName), 'utf8')));
-    if (!info.success) return undefined;
-    const token = fs.readFileSync(path.join(foremanDir, tokenFileName), 'utf8').trim();
-    return token ? { info: info.data, token } : undefined;
-  } catch {
+    return info.success ? info.data : undefined;
+  } catch (error) {
+    if (isPermissionError(error)) throw error;
     return undefined;
   }
 }

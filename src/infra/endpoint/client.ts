@@ -1,7 +1,9 @@
 import * as net from 'node:net';
-import { readAnnouncement } from './announcement';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { type Announcement, isPermissionError, readAnnouncement } from './announcement';
 import { LineBuffer } from './lineBuffer';
-import { type EndpointResponse, endpointResponseSchema } from './protocol';
+import { type EndpointResponse, endpointResponseSchema, tokenFileName } from './protocol';
 
 /** Where to send and the secret to send with it. */
 export interface EndpointAddress {
@@ -14,6 +16,8 @@ export type SendOutcome =
   | { readonly kind: 'response'; readonly response: EndpointResponse }
   /** Nothing was sent: no announcement, or no process listening. Safe to execute elsewhere. */
   | { readonly kind: 'unreachable'; readonly reason: string }
+  /** Nothing was sent: this user may not read the token or open the socket (another user's owner). */
+  | { readonly kind: 'denied'; readonly reason: string; readonly path: string }
   /** The request went out but no valid answer came back; it may or may not have been applied. */
   | { readonly kind: 'failed'; readonly reason: string };
 
@@ -26,7 +30,14 @@ const maxResponseBytes = 256 * 1024 * 1024;
 
 /** Sends one request to the owner announced in `foremanDir/endpoint.json`. */
 export async function sendRequest(foremanDir: string, request: unknown, options: SendOptions): Promise<SendOutcome> {
-  const announcement = readAnnouncement(foremanDir);
+  let announcement: Announcement | undefined;
+  try {
+    announcement = readAnnouncement(foremanDir);
+  } catch (error) {
+    if (!isPermissionError(error)) throw error;
+    const file = error.path ?? foremanDir;
+    return { kind: 'denied', reason: permissionReason(path.basename(file) === tokenFileName ? 'the token' : 'the announcement', file), path: file };
+  }
   if (!announcement) return { kind: 'unreachable', reason: 'no endpoint is announced in endpoint.json' };
   return sendToEndpoint({ socketPath: announcement.info.socketPath, token: announcement.token }, request, options);
 }
@@ -68,7 +79,9 @@ export function sendToEndpoint(address: EndpointAddress, request: unknown, optio
     });
     socket.on('error', (error: NodeJS.ErrnoException) => {
       // Before the connection exists nothing was sent, so the caller may safely go elsewhere.
-      if (!connected) finish({ kind: 'unreachable', reason: `${address.socketPath}: ${error.code ?? error.message}` });
+      if (!connected && isPermissionError(error))
+        finish({ kind: 'denied', reason: permissionReason('the socket', address.socketPath), path: address.socketPath });
+      else if (!connected) finish({ kind: 'unreachable', reason: `${address.socketPath}: ${error.code ?? error.message}` });
       else finish({ kind: 'failed', reason: `the connection to the owner failed: ${error.message}` });
     });
     socket.on('close', () => finish({ kind: 'failed', reason: 'the owner closed the connection without answering' }));
@@ -83,4 +96,20 @@ function parseResponse(line: string): SendOutcome {
     // Falls through to the failure below.
   }
   return { kind: 'failed', reason: 'the owner sent a response that is not valid' };
+}
+
+/** "permission denied on the token (…): …", saying whose it is when that is known. */
+function permissionReason(what: string, file: string): string {
+  let owner: number | undefined;
+  try {
+    owner = fs.statSync(file).uid;
+  } catch {
+    owner = undefined;
+  }
+  const me = process.getuid?.();
+  const whose =
+    owner !== undefined && me !== undefined && owner !== me
+      ? `the owner of this workspace runs as uid ${owner} and you are uid ${me}`
+      : 'the owner of this workspace runs as another user';
+  return `permission denied on ${what} (${file}): ${whose}; run foreman as that user`;
 }

@@ -2,10 +2,11 @@
 export { EndpointServer, type EndpointServerOptions, type Executor } from './server';
 export { sendRequest, sendToEndpoint, type EndpointAddress, type SendOptions, type SendOutcome } from './client';
 export { readAnnouncement, type Announcement } from './announcement';
+export { socketPathInside } from './socketLocation';
+export type { ConnectionLimits } from './connection';
 export {
   endpointFileName,
   maxLineBytes,
-  socketPathFor,
   tokenFileName,
   type EndpointInfo,
   type EndpointResponse,

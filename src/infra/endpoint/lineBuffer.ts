@@ -8,6 +8,11 @@ export class LineBuffer {
 
   constructor(private readonly maxBytes: number) {}
 
+  /** Whether part of a line has come without its newline yet. */
+  get holdsPartialLine(): boolean {
+    return this.pendingBytes > 0;
+  }
+
   /** The complete lines in `chunk`; `overflow` once a line grows past the limit (later data is not read). */
   push(chunk: Buffer): { lines: string[]; overflow: boolean } {
     const lines: string[] = [];

@@ -3,16 +3,11 @@
  * line `{ token, request }` gets one response line `{ ok, exitCode, result }`. Both ends parse
  * everything they receive with these schemas.
  */
-import { createHash } from 'node:crypto';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { z } from 'zod';
 import type { Result } from '../../core/result';
 
 /** The largest request line the owner reads; a longer one is refused and the connection closed. */
 export const maxLineBytes = 1024 * 1024;
-/** Unix socket paths are limited (108 bytes on Linux, 104 on macOS); keep a margin. */
-const maxSocketPathBytes = 100;
 
 export const endpointFileName = 'endpoint.json';
 export const tokenFileName = 'endpoint.token';
@@ -55,18 +50,9 @@ export interface EndpointResponse {
 /** `.foreman/endpoint.json`: where the owner listens. The token is kept apart, in a 0600 file. */
 export const endpointInfoSchema = z.object({
   socketPath: z.string().min(1),
+  /** The private folder made for the socket when `.foreman/` gives too long a path; removed on close. */
+  socketDir: z.string().min(1).optional(),
   pid: z.number().int().positive(),
   startedAt: z.number(),
 });
 export type EndpointInfo = z.infer<typeof endpointInfoSchema>;
-
-/**
- * `.foreman/foreman.sock` when its path is short enough for a socket address; otherwise a name in
- * the temp folder derived from the workspace, so every process computes the same one.
- */
-export function socketPathFor(foremanDir: string): string {
-  const inside = path.join(foremanDir, socketFileName);
-  if (Buffer.byteLength(inside) <= maxSocketPathBytes) return inside;
-  const digest = createHash('sha256').update(path.resolve(foremanDir)).digest('hex').slice(0, 16);
-  return path.join(os.tmpdir(), `foreman-${digest}.sock`);
-}

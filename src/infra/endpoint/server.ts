@@ -2,11 +2,12 @@ import { timingSafeEqual } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import { describeIssues, parseRequest, type Request } from '../../core/requests';
-import { ExitCode, type Result, exitCodeOf, invalid } from '../../core/result';
+import { type Result, invalid } from '../../core/result';
 import type { Disposable } from '../../engine/events';
-import { newToken, withdrawAnnouncement, writeAnnouncement, writeToken } from './announcement';
-import { LineBuffer } from './lineBuffer';
-import { type EndpointResponse, type EndpointResult, endpointRequestSchema, maxLineBytes, socketPathFor } from './protocol';
+import { newToken, readEndpointInfo, withdrawAnnouncement, writeAnnouncement, writeToken } from './announcement';
+import { type ConnectionLimits, EndpointConnection, respondTo } from './connection';
+import { type EndpointResponse, endpointRequestSchema } from './protocol';
+import { type SocketLocation, createSocketLocation, removeSocketLocation, removeStalePrivateDir } from './socketLocation';
 
 /** Runs one parsed request; the engine's `execute` fits, and so does an async front door. */
 export type Executor = (request: Request) => Result<unknown> | Promise<Result<unknown>>;
@@ -14,7 +15,12 @@ export type Executor = (request: Request) => Result<unknown> | Promise<Result<un
 export interface EndpointServerOptions {
   /** Problems worth a line in the owner's log (unexpected errors, refused connections). */
   readonly log?: (line: string) => void;
+  /** Per-connection limits; the defaults suit every real client (one request, one answer). */
+  readonly limits?: Partial<ConnectionLimits>;
 }
+
+/** No real client has more than one request out; a few more let a pipelining one go at speed. */
+const defaultLimits: ConnectionLimits = { maxInFlight: 16, idleTimeoutMs: 30_000 };
 
 /**
  * The owner's local endpoint (ARCHITECTURE §2): a Unix socket only this user can open, and a
@@ -30,23 +36,37 @@ export class EndpointServer implements Disposable {
   private constructor(
     private readonly server: net.Server,
     private readonly foremanDir: string,
-    readonly socketPath: string,
+    private readonly location: SocketLocation,
     private readonly token: Buffer,
     private readonly execute: Executor,
     private readonly log: (line: string) => void,
+    private readonly limits: ConnectionLimits,
   ) {}
 
+  get socketPath(): string {
+    return this.location.socketPath;
+  }
+
   static async start(foremanDir: string, execute: Executor, options: EndpointServerOptions = {}): Promise<EndpointServer> {
-    const socketPath = socketPathFor(foremanDir);
+    // We hold the lock, so a private socket folder named by an earlier owner's announcement is stale.
+    const previous = readEndpointInfo(foremanDir);
+    if (previous?.socketDir) removeStalePrivateDir(previous.socketDir);
     const token = newToken();
     writeToken(foremanDir, token);
+    const location = createSocketLocation(foremanDir);
+    const { socketPath } = location;
     // A socket file left by a dead owner makes listen() fail with EADDRINUSE; we hold the lock, so it is stale.
     fs.rmSync(socketPath, { force: true });
     const server = net.createServer();
-    const endpoint = new EndpointServer(server, foremanDir, socketPath, Buffer.from(token), execute, options.log ?? (() => undefined));
+    const log = options.log ?? (() => undefined);
+    const limits = { ...defaultLimits, ...options.limits };
+    const endpoint = new EndpointServer(server, foremanDir, location, Buffer.from(token), execute, log, limits);
     server.on('connection', (socket) => endpoint.accept(socket));
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
+      server.once('error', (error) => {
+        removeSocketLocation(location);
+        reject(error);
+      });
       server.listen(socketPath, () => {
         server.off('error', reject);
         resolve();
@@ -54,7 +74,12 @@ export class EndpointServer implements Disposable {
     });
     server.on('error', (error) => endpoint.log(`endpoint: ${String(error)}`));
     fs.chmodSync(socketPath, 0o600);
-    writeAnnouncement(foremanDir, { socketPath, pid: process.pid, startedAt: Date.now() });
+    writeAnnouncement(foremanDir, {
+      socketPath,
+      ...(location.privateDir ? { socketDir: location.privateDir } : {}),
+      pid: process.pid,
+      startedAt: Date.now(),
+    });
     return endpoint;
   }
 
@@ -66,32 +91,17 @@ export class EndpointServer implements Disposable {
     this.sockets.add(socket);
     socket.on('close', () => this.sockets.delete(socket));
     socket.on('error', () => socket.destroy());
-    const lines = new LineBuffer(maxLineBytes);
-    socket.on('data', (chunk: Buffer) => {
-      if (this.closed) return;
-      const { lines: complete, overflow } = lines.push(chunk);
-      for (const line of complete) this.enqueue(socket, () => this.handle(line));
-      if (overflow) {
-        // Stop reading at once; the refusal still goes out after the replies already queued.
-        socket.pause();
-        socket.removeAllListeners('data');
-        const refusal = invalid(
-          'lineTooLong',
-          `endpoint: a request line is at most ${maxLineBytes} bytes (1 MiB); send large data as a file.`,
-        );
-        this.enqueue(socket, () => Promise.resolve(respond(refusal)), true);
-      }
-    });
+    new EndpointConnection(socket, this.limits, (line) => this.handle(line), (work) => this.submit(work), this.log);
   }
 
-  private enqueue(socket: net.Socket, work: () => Promise<EndpointResponse>, end = false): void {
-    this.queue = this.queue.then(async () => {
-      const response = await work();
-      if (socket.destroyed) return;
-      const text = `${JSON.stringify(response)}\n`;
-      if (end) socket.end(text);
-      else socket.write(text);
-    });
+  /** Runs `work` after every request taken before it, from any connection. */
+  private submit(work: () => Promise<EndpointResponse>): Promise<EndpointResponse> {
+    const answered = this.queue.then(work);
+    this.queue = answered.then(
+      () => undefined,
+      () => undefined,
+    );
+    return answered;
   }
 
   private async handle(line: string): Promise<EndpointResponse> {
@@ -99,21 +109,21 @@ export class EndpointServer implements Disposable {
     try {
       json = JSON.parse(line);
     } catch (error) {
-      return respond(invalid('badLine', `endpoint: a request line must be JSON (${(error as Error).message}).`));
+      return respondTo(invalid('badLine', `endpoint: a request line must be JSON (${(error as Error).message}).`));
     }
     const envelope = endpointRequestSchema.safeParse(json);
-    if (!envelope.success) return respond(invalid('badLine', `endpoint: ${describeIssues(envelope.error)}`));
+    if (!envelope.success) return respondTo(invalid('badLine', `endpoint: ${describeIssues(envelope.error)}`));
     // Checked before anything else is looked at: nothing runs for a caller without the secret.
-    if (!this.tokenMatches(envelope.data.token)) return respond(invalid('badEndpointToken', 'bad endpoint token'));
+    if (!this.tokenMatches(envelope.data.token)) return respondTo(invalid('badEndpointToken', 'bad endpoint token'));
     const parsed = parseRequest(envelope.data.request);
-    if (!parsed.ok) return respond(invalid('badRequest', parsed.message));
+    if (!parsed.ok) return respondTo(invalid('badRequest', parsed.message));
     try {
-      return respond(await this.execute(parsed.request));
+      return respondTo(await this.execute(parsed.request));
     } catch (error) {
       this.log(
         `endpoint: ${parsed.request.command} failed unexpectedly: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
       );
-      return respond({
+      return respondTo({
         ok: false,
         kind: 'unexpected',
         code: 'internalError',
@@ -140,15 +150,10 @@ export class EndpointServer implements Disposable {
     await this.queue;
     for (const socket of this.sockets) socket.destroy();
     await stopped;
-    fs.rmSync(this.socketPath, { force: true });
+    removeSocketLocation(this.location);
   }
 
   dispose(): void {
     void this.close();
   }
-}
-
-function respond(result: EndpointResult): EndpointResponse {
-  const exitCode = !result.ok && result.kind === 'unexpected' ? ExitCode.unexpected : exitCodeOf(result);
-  return { ok: result.ok, exitCode, result };
 }

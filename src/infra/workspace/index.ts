@@ -2,4 +2,4 @@
 export { findWorkspaceRoot, foremanDir, foremanDirName, isInitialised } from './paths';
 export { loadSettings, settingsFileName } from './settings';
 export { initWorkspace, type InitOptions, type InitReport } from './init';
-export { openOwner, type OpenOwnerOptions, type OwnerRole, type WorkspaceOwner } from './owner';
+export { oneShotPatienceMs, openOwner, type OpenOwnerOptions, type OwnerRole, type WorkspaceOwner } from './owner';

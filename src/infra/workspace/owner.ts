@@ -8,10 +8,16 @@ import type { Request } from '../../core/requests';
 import type { CrewSettingsFile, EngineSettings } from '../../engine/settings';
 import { type CrewParts, assembleCrew } from './crewParts';
 import { type WorktreeReport, branchFor } from '../git';
-import { type OwnerLock, SqlJsStore, acquireOwnerLock } from '../db';
+import { type OwnerLock, SqlJsStore, acquireOwnerLock, waitForOwnerLock } from '../db';
 import { FileBlobStore, JsonlExportSink } from '../fs';
 import { foremanDir as foremanDirOf, isInitialised } from './paths';
 import { loadWorkspaceSettings } from './settings';
+
+/**
+ * How long a long-running owner (`serve`, a window) waits for a one-shot CLI call to let go of
+ * the lock: such a call holds it for milliseconds to a few seconds, never this long.
+ */
+export const oneShotPatienceMs = 30_000;
 
 /** Who is opening the workspace, as written in the owner lock. */
 export type OwnerRole = 'serve' | 'cli' | 'vscode';
@@ -32,6 +38,13 @@ export interface OpenOwnerOptions {
   readonly terminalHost?: TerminalHost;
   /** Passed to the store: one-shot calls leave short journals for the next open to replay. */
   readonly closeCheckpointBytes?: number;
+  /**
+   * Long-running owners wait this long for a short-lived holder of the lock (a one-shot CLI call)
+   * instead of refusing at once. Default 0: refuse, and let the caller route to the holder.
+   */
+  readonly lockPatienceMs?: number;
+  /** Ends that wait early, e.g. on SIGTERM. */
+  readonly lockWaitSignal?: AbortSignal;
 }
 
 /** The single writer of a workspace (ARCHITECTURE §2): its lock, its store and the engine over them. */
@@ -70,7 +83,14 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
   const sample = branchFor(template, { workerId: 'worker', taskId: 'task' });
   if (!sample.ok) return invalid('badSettings', `branchTemplate: ${sample.message}`, { template });
   const log = options.log ?? (() => undefined);
-  const lock = acquireOwnerLock(dir, { role: options.role }, options.log ? { log: options.log } : {});
+  const lockOptions = options.log ? { log: options.log } : {};
+  const lock = options.lockPatienceMs
+    ? await waitForOwnerLock(dir, { role: options.role }, {
+        ...lockOptions,
+        patienceMs: options.lockPatienceMs,
+        ...(options.lockWaitSignal ? { signal: options.lockWaitSignal } : {}),
+      })
+    : acquireOwnerLock(dir, { role: options.role }, lockOptions);
   if (!lock.ok) return lock;
   let store: SqlJsStore;
   try {

@@ -1,23 +1,35 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, appendFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, appendFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { LineBuffer } from '../../../src/infra/endpoint/lineBuffer';
-import { socketPathFor } from '../../../src/infra/endpoint';
+import { socketPathInside } from '../../../src/infra/endpoint';
+import { createSocketLocation, removeSocketLocation } from '../../../src/infra/endpoint/socketLocation';
 import { FileBlobStore, JsonlExportSink, writeFileAtomic } from '../../../src/infra/fs';
 
 const root = mkdtempSync(join(tmpdir(), 'foreman-unit-'));
 after(() => rmSync(root, { recursive: true, force: true }));
 
 describe('endpoint parts', () => {
-  it('puts the socket in .foreman when the path is short, else in the temp folder, stably', () => {
-    assert.equal(socketPathFor('/repo/.foreman'), '/repo/.foreman/foreman.sock');
+  it('puts the socket in .foreman when the path is short, else in a fresh private folder in the temp folder', () => {
+    assert.equal(socketPathInside('/repo/.foreman'), '/repo/.foreman/foreman.sock');
+    assert.deepEqual(createSocketLocation('/repo/.foreman'), { socketPath: '/repo/.foreman/foreman.sock' });
     const deep = `/${'deep/'.repeat(30)}.foreman`;
-    const socket = socketPathFor(deep);
-    assert.ok(socket.startsWith(tmpdir()) && /foreman-[0-9a-f]{16}\.sock$/.test(socket));
-    assert.equal(socketPathFor(deep), socket);
-    assert.notEqual(socketPathFor(`${deep}x`), socket);
+    assert.equal(socketPathInside(deep), undefined);
+    const first = createSocketLocation(deep);
+    const second = createSocketLocation(deep);
+    try {
+      assert.ok(first.privateDir && second.privateDir);
+      assert.notEqual(first.privateDir, second.privateDir, 'the folder name must not be predictable');
+      assert.equal(dirname(first.socketPath), first.privateDir);
+      assert.equal(statSync(first.privateDir).mode & 0o777, 0o700);
+      assert.equal(statSync(first.privateDir).uid, process.getuid!());
+    } finally {
+      removeSocketLocation(first);
+      removeSocketLocation(second);
+    }
+    assert.equal(existsSync(first.privateDir), false);
   });
 
   it('splits lines across chunks and stops at the size limit', () => {

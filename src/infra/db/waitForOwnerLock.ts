@@ -1,0 +1,66 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Result } from '../../core/result';
+import { type OwnerLock, acquireOwnerLock } from './ownerLock';
+
+/** Roles that hold the lock only for one call: worth waiting for rather than refusing. */
+const shortLivedRoles: ReadonlySet<string> = new Set(['cli']);
+
+export interface WaitForOwnerLockOptions {
+  /** How long to wait for a short-lived holder before giving up with its refusal. */
+  readonly patienceMs: number;
+  /** Takeovers, and the progress line while waiting. */
+  readonly log?: (line: string) => void;
+  /** Stops the wait early (a signal to the process that waits): the holder's refusal is returned. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Takes the owner lock like `acquireOwnerLock`, but when a short-lived holder has it (a one-shot
+ * CLI call, a lock still being written, racers changing it) tries again until `patienceMs` has
+ * passed, instead of refusing at once: `foreman serve & foreman status` must leave `serve` the
+ * owner. A long-running owner (a window, another `serve`) is refused at once; it will not let go.
+ */
+export async function waitForOwnerLock(
+  foremanDir: string,
+  info: { readonly role: string; readonly endpoint?: string },
+  options: WaitForOwnerLockOptions,
+): Promise<Result<OwnerLock>> {
+  const started = Date.now();
+  const lockOptions = options.log ? { log: options.log } : {};
+  let waitingFor: string | undefined;
+  let nextProgressAt = started + 10_000;
+  for (let round = 0; ; round++) {
+    const taken = acquireOwnerLock(foremanDir, info, lockOptions);
+    if (taken.ok) {
+      if (waitingFor !== undefined) options.log?.(`took the owner lock after waiting ${elapsed(started)} for ${waitingFor}`);
+      return taken;
+    }
+    if (taken.code !== 'ownedByOther') return taken;
+    const role = taken.details?.['role'];
+    if (typeof role === 'string' && !shortLivedRoles.has(role)) return taken;
+    const elapsedMs = Date.now() - started;
+    if (elapsedMs >= options.patienceMs || options.signal?.aborted) {
+      return { ...taken, message: `Waited ${elapsed(started)} for the lock to be let go. ${taken.message}` };
+    }
+    const holder = typeof role === 'string' ? `pid ${String(taken.details?.['pid'])} (${role})` : 'another process taking the lock';
+    if (waitingFor === undefined) {
+      waitingFor = holder;
+      options.log?.(
+        `waiting for ${holder} to finish with the owner lock (up to ${Math.round(options.patienceMs / 1000)} s)`,
+      );
+    } else if (Date.now() >= nextProgressAt) {
+      nextProgressAt += 10_000;
+      options.log?.(`still waiting for ${holder} to finish with the owner lock (${elapsed(started)} so far)`);
+    }
+    // Short at first (a one-shot call holds it for milliseconds), then at most 200 ms apart.
+    try {
+      await sleep(Math.min(200, 10 + round * 10) * (0.5 + Math.random()), undefined, options.signal ? { signal: options.signal } : {});
+    } catch {
+      // Aborted: the next round returns the refusal.
+    }
+  }
+}
+
+function elapsed(since: number): string {
+  return `${((Date.now() - since) / 1000).toFixed(1)} s`;
+}
