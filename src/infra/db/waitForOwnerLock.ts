@@ -45,9 +45,7 @@ export async function waitForOwnerLock(
     const holder = typeof role === 'string' ? `pid ${String(taken.details?.['pid'])} (${role})` : 'another process taking the lock';
     if (waitingFor === undefined) {
       waitingFor = holder;
-      options.log?.(
-        `waiting for ${holder} to finish with the owner lock (up to ${Math.round(options.patienceMs / 1000)} s)`,
-      );
+      options.log?.(`waiting for ${holder} to finish with the owner lock (up to ${Math.round(options.patienceMs / 1000)} s)`);
     } else if (Date.now() >= nextProgressAt) {
       nextProgressAt += 10_000;
       options.log?.(`still waiting for ${holder} to finish with the owner lock (${elapsed(started)} so far)`);

@@ -36,7 +36,11 @@ export async function sendRequest(foremanDir: string, request: unknown, options:
   } catch (error) {
     if (!isPermissionError(error)) throw error;
     const file = error.path ?? foremanDir;
-    return { kind: 'denied', reason: permissionReason(path.basename(file) === tokenFileName ? 'the token' : 'the announcement', file), path: file };
+    return {
+      kind: 'denied',
+      reason: permissionReason(path.basename(file) === tokenFileName ? 'the token' : 'the announcement', file),
+      path: file,
+    };
   }
   if (!announcement) return { kind: 'unreachable', reason: 'no endpoint is announced in endpoint.json' };
   return sendToEndpoint({ socketPath: announcement.info.socketPath, token: announcement.token }, request, options);

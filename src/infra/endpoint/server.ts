@@ -91,7 +91,13 @@ export class EndpointServer implements Disposable {
     this.sockets.add(socket);
     socket.on('close', () => this.sockets.delete(socket));
     socket.on('error', () => socket.destroy());
-    new EndpointConnection(socket, this.limits, (line) => this.handle(line), (work) => this.submit(work), this.log);
+    new EndpointConnection(
+      socket,
+      this.limits,
+      (line) => this.handle(line),
+      (work) => this.submit(work),
+      this.log,
+    );
   }
 
   /** Runs `work` after every request taken before it, from any connection. */
