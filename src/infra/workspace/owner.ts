@@ -85,11 +85,15 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
   const log = options.log ?? (() => undefined);
   const lockOptions = options.log ? { log: options.log } : {};
   const lock = options.lockPatienceMs
-    ? await waitForOwnerLock(dir, { role: options.role }, {
-        ...lockOptions,
-        patienceMs: options.lockPatienceMs,
-        ...(options.lockWaitSignal ? { signal: options.lockWaitSignal } : {}),
-      })
+    ? await waitForOwnerLock(
+        dir,
+        { role: options.role },
+        {
+          ...lockOptions,
+          patienceMs: options.lockPatienceMs,
+          ...(options.lockWaitSignal ? { signal: options.lockWaitSignal } : {}),
+        },
+      )
     : acquireOwnerLock(dir, { role: options.role }, lockOptions);
   if (!lock.ok) return lock;
   let store: SqlJsStore;

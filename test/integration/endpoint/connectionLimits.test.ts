@@ -40,41 +40,48 @@ function closed(socket: net.Socket): Promise<void> {
 
 const statusLine = (token: string): string => `${JSON.stringify({ token, request: { command: 'status', args: {}, actor: 'cli' } })}\n`;
 
-test('a client that pipelines without reading gets a bounded number of requests run, then all answers in order once it reads', { timeout: 60_000 }, async (t) => {
-  let executed = 0;
-  // Large answers fill the socket's buffers quickly, as a long listing would.
-  const { endpoint, token } = await serveWith(() => ok({ n: ++executed, padding: 'x'.repeat(100_000) }), { maxInFlight: 4 });
-  const client = await connect(endpoint.socketPath);
-  try {
-    const requests = 300;
-    client.write(statusLine(token).repeat(requests));
-    await delay(1_000);
-    // Kernel buffers hold a few answers; the owner holds at most maxInFlight more. Never all 300.
-    const whileNotReading = executed;
-    t.diagnostic(`requests run while the client read nothing: ${whileNotReading}`);
-    assert.ok(whileNotReading < 60, `${whileNotReading} requests ran for a client that reads nothing`);
+test(
+  'a client that pipelines without reading gets a bounded number of requests run, then all answers in order once it reads',
+  { timeout: 60_000 },
+  async (t) => {
+    let executed = 0;
+    // Large answers fill the socket's buffers quickly, as a long listing would.
+    const { endpoint, token } = await serveWith(() => ok({ n: ++executed, padding: 'x'.repeat(100_000) }), { maxInFlight: 4 });
+    const client = await connect(endpoint.socketPath);
+    try {
+      const requests = 300;
+      client.write(statusLine(token).repeat(requests));
+      await delay(1_000);
+      // Kernel buffers hold a few answers; the owner holds at most maxInFlight more. Never all 300.
+      const whileNotReading = executed;
+      t.diagnostic(`requests run while the client read nothing: ${whileNotReading}`);
+      assert.ok(whileNotReading < 60, `${whileNotReading} requests ran for a client that reads nothing`);
 
-    const chunks: Buffer[] = [];
-    let answers = 0;
-    await new Promise<void>((resolve, reject) => {
-      client.on('data', (chunk: Buffer) => {
-        chunks.push(chunk);
-        for (let at = chunk.indexOf(0x0a); at >= 0; at = chunk.indexOf(0x0a, at + 1)) answers++;
-        if (answers >= requests) resolve();
+      const chunks: Buffer[] = [];
+      let answers = 0;
+      await new Promise<void>((resolve, reject) => {
+        client.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          for (let at = chunk.indexOf(0x0a); at >= 0; at = chunk.indexOf(0x0a, at + 1)) answers++;
+          if (answers >= requests) resolve();
+        });
+        client.once('close', () => reject(new Error(`closed after ${answers} answers`)));
       });
-      client.once('close', () => reject(new Error(`closed after ${answers} answers`)));
-    });
-    const numbers = Buffer.concat(chunks)
-      .toString('utf8')
-      .trimEnd()
-      .split('\n')
-      .map((line) => (JSON.parse(line) as { result: { value: { n: number } } }).result.value.n);
-    assert.deepEqual(numbers, Array.from({ length: requests }, (_, index) => index + 1));
-  } finally {
-    client.destroy();
-    await endpoint.close();
-  }
-});
+      const numbers = Buffer.concat(chunks)
+        .toString('utf8')
+        .trimEnd()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { result: { value: { n: number } } }).result.value.n);
+      assert.deepEqual(
+        numbers,
+        Array.from({ length: requests }, (_, index) => index + 1),
+      );
+    } finally {
+      client.destroy();
+      await endpoint.close();
+    }
+  },
+);
 
 test('a half-sent request line is closed after the idle timeout; a complete one is answered', { timeout: 30_000 }, async () => {
   const { endpoint, token, logged } = await serveWith(() => ok('fine'), { idleTimeoutMs: 300 });
@@ -106,10 +113,13 @@ test('a half-sent request line is closed after the idle timeout; a complete one 
 });
 
 test('a request that runs longer than the idle timeout is answered, not cut off', { timeout: 30_000 }, async () => {
-  const { endpoint, token } = await serveWith(async () => {
-    await delay(1_000);
-    return ok('slow but sure');
-  }, { idleTimeoutMs: 200 });
+  const { endpoint, token } = await serveWith(
+    async () => {
+      await delay(1_000);
+      return ok('slow but sure');
+    },
+    { idleTimeoutMs: 200 },
+  );
   try {
     const client = await connect(endpoint.socketPath);
     client.write(statusLine(token));

@@ -60,73 +60,83 @@ async function pipelineWithoutReading(socket: net.Socket, line: string, total: n
   return written;
 }
 
-test('a client pipelining 50 MB without reading does not grow the owner, which still answers others', { timeout: 120_000, skip: !existsSync('/proc/self/status') && 'needs /proc to read the owner\'s RSS' }, async (t) => {
-  const repo = await initialised(makeRepo());
-  await foreman(repo, ['worker', 'add', 'w1', '--agent', 'demo']);
-  const server = await startServe(repo);
-  const attacker = new net.Socket();
-  try {
-    // Warm the owner up (status, its code paths) so the baseline is not its start-up.
-    for (let round = 0; round < 3; round++) await foremanJson(repo, ['status']);
-    const before = rssMiB(server.pid);
-    await new Promise<void>((resolve, reject) => {
-      attacker.once('error', reject);
-      attacker.connect(server.socketPath, resolve);
-    });
-    // Requests the owner answers at once (a wrong token), so only the endpoint's limits can hold it back.
-    const line = `${JSON.stringify({ token: 'not-the-token', request: { command: 'status', args: {}, actor: 'cli' } })}\n`;
-    const written = await pipelineWithoutReading(attacker, line, 50 * 1024 * 1024, 3_000);
-    await delay(500);
-    const grown = rssMiB(server.pid) - before;
-    t.diagnostic(`owner RSS ${before.toFixed(0)} MiB, +${grown.toFixed(1)} MiB after the client wrote ${(written / 1024 / 1024).toFixed(0)} MiB`);
-    assert.ok(written < 50 * 1024 * 1024, 'the owner kept reading from a client that reads nothing');
-    assert.ok(grown < 40, `the owner grew by ${grown.toFixed(1)} MiB`);
+test(
+  'a client pipelining 50 MB without reading does not grow the owner, which still answers others',
+  { timeout: 120_000, skip: !existsSync('/proc/self/status') && "needs /proc to read the owner's RSS" },
+  async (t) => {
+    const repo = await initialised(makeRepo());
+    await foreman(repo, ['worker', 'add', 'w1', '--agent', 'demo']);
+    const server = await startServe(repo);
+    const attacker = new net.Socket();
+    try {
+      // Warm the owner up (status, its code paths) so the baseline is not its start-up.
+      for (let round = 0; round < 3; round++) await foremanJson(repo, ['status']);
+      const before = rssMiB(server.pid);
+      await new Promise<void>((resolve, reject) => {
+        attacker.once('error', reject);
+        attacker.connect(server.socketPath, resolve);
+      });
+      // Requests the owner answers at once (a wrong token), so only the endpoint's limits can hold it back.
+      const line = `${JSON.stringify({ token: 'not-the-token', request: { command: 'status', args: {}, actor: 'cli' } })}\n`;
+      const written = await pipelineWithoutReading(attacker, line, 50 * 1024 * 1024, 3_000);
+      await delay(500);
+      const grown = rssMiB(server.pid) - before;
+      t.diagnostic(
+        `owner RSS ${before.toFixed(0)} MiB, +${grown.toFixed(1)} MiB after the client wrote ${(written / 1024 / 1024).toFixed(0)} MiB`,
+      );
+      assert.ok(written < 50 * 1024 * 1024, 'the owner kept reading from a client that reads nothing');
+      assert.ok(grown < 40, `the owner grew by ${grown.toFixed(1)} MiB`);
 
-    const started = Date.now();
-    const status = await foremanJson<{ workers: Array<{ id: string }> }>(repo, ['status']);
-    assert.deepEqual(
-      status.workers.map((worker) => worker.id),
-      ['w1'],
-    );
-    assert.ok(Date.now() - started < 10_000, `status took ${Date.now() - started} ms beside the attacker`);
-  } finally {
-    attacker.destroy();
-    assert.equal(await server.stop(), 0, server.output());
-  }
-});
+      const started = Date.now();
+      const status = await foremanJson<{ workers: Array<{ id: string }> }>(repo, ['status']);
+      assert.deepEqual(
+        status.workers.map((worker) => worker.id),
+        ['w1'],
+      );
+      assert.ok(Date.now() - started < 10_000, `status took ${Date.now() - started} ms beside the attacker`);
+    } finally {
+      attacker.destroy();
+      assert.equal(await server.stop(), 0, server.output());
+    }
+  },
+);
 
-test('a long repository path gets its socket in a fresh private folder, recorded, removed on stop and after a kill', { timeout: 60_000 }, async () => {
-  const repo = await initialised(repoAt(join(sandbox, `long-${'x'.repeat(110)}`, 'repo')));
-  const foremanDir = join(repo, '.foreman');
-  const first = await startServe(repo);
-  let firstDir: string;
-  try {
-    firstDir = dirname(first.socketPath);
-    assert.notEqual(firstDir, foremanDir);
-    const stat = statSync(firstDir);
-    assert.equal(stat.mode & 0o777, 0o700, `socket folder mode ${(stat.mode & 0o777).toString(8)}`);
-    assert.equal(stat.uid, process.getuid!());
-    assert.deepEqual(readAnnouncement(foremanDir)!.info.socketDir, firstDir);
-    assert.deepEqual((await foremanJson<{ workers: unknown[] }>(repo, ['status'])).workers, []);
-  } finally {
-    assert.equal(await first.stop(), 0, first.output());
-  }
-  assert.equal(existsSync(firstDir), false, 'the private folder outlived its owner');
+test(
+  'a long repository path gets its socket in a fresh private folder, recorded, removed on stop and after a kill',
+  { timeout: 60_000 },
+  async () => {
+    const repo = await initialised(repoAt(join(sandbox, `long-${'x'.repeat(110)}`, 'repo')));
+    const foremanDir = join(repo, '.foreman');
+    const first = await startServe(repo);
+    let firstDir: string;
+    try {
+      firstDir = dirname(first.socketPath);
+      assert.notEqual(firstDir, foremanDir);
+      const stat = statSync(firstDir);
+      assert.equal(stat.mode & 0o777, 0o700, `socket folder mode ${(stat.mode & 0o777).toString(8)}`);
+      assert.equal(stat.uid, process.getuid!());
+      assert.deepEqual(readAnnouncement(foremanDir)!.info.socketDir, firstDir);
+      assert.deepEqual((await foremanJson<{ workers: unknown[] }>(repo, ['status'])).workers, []);
+    } finally {
+      assert.equal(await first.stop(), 0, first.output());
+    }
+    assert.equal(existsSync(firstDir), false, 'the private folder outlived its owner');
 
-  // An owner killed outright leaves its folder; the next owner removes it and makes a new one.
-  const killed = await startServe(repo);
-  const killedDir = dirname(killed.socketPath);
-  killed.child.kill('SIGKILL');
-  await killed.stop();
-  assert.ok(existsSync(killedDir));
-  const next = await startServe(repo);
-  try {
-    assert.equal(existsSync(killedDir), false, 'the dead owner\'s folder was left behind');
-    assert.notEqual(dirname(next.socketPath), killedDir);
-  } finally {
-    assert.equal(await next.stop(), 0, next.output());
-  }
-});
+    // An owner killed outright leaves its folder; the next owner removes it and makes a new one.
+    const killed = await startServe(repo);
+    const killedDir = dirname(killed.socketPath);
+    killed.child.kill('SIGKILL');
+    await killed.stop();
+    assert.ok(existsSync(killedDir));
+    const next = await startServe(repo);
+    try {
+      assert.equal(existsSync(killedDir), false, "the dead owner's folder was left behind");
+      assert.notEqual(dirname(next.socketPath), killedDir);
+    } finally {
+      assert.equal(await next.stop(), 0, next.output());
+    }
+  },
+);
 
 const isRoot = process.getuid?.() === 0;
 const hasRunuser = ((): boolean => {
@@ -143,41 +153,45 @@ const otherUserSkip = !isRoot
     ? 'needs runuser to run the client as another user'
     : false;
 
-test('another user\'s foreman status is told "permission denied on the token" at once', { timeout: 60_000, skip: otherUserSkip }, async () => {
-  // A folder every user may enter, so the other user reaches .foreman/ at all.
-  const open = mkdtempSync(join(tmpdir(), 'foreman-shared-'));
-  chmodSync(open, 0o755);
-  try {
-    const repo = await initialised(repoAt(join(open, 'repo')));
-    const foremanDir = join(repo, '.foreman');
-    const server = await startServe(repo);
+test(
+  'another user\'s foreman status is told "permission denied on the token" at once',
+  { timeout: 60_000, skip: otherUserSkip },
+  async () => {
+    // A folder every user may enter, so the other user reaches .foreman/ at all.
+    const open = mkdtempSync(join(tmpdir(), 'foreman-shared-'));
+    chmodSync(open, 0o755);
     try {
-      const asNobody = () =>
-        runProcess('runuser', ['-u', 'nobody', '--', process.execPath, cliPath, 'status'], {
-          cwd: repo,
-          env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: '/' },
-        });
-      // As shipped (.foreman 0700): refused at once, naming whose it is.
-      let started = Date.now();
-      let run = await asNobody();
-      assert.equal(run.code, 3, `${run.stdout}${run.stderr}`);
-      assert.match(run.stderr, /permission denied/i);
-      assert.ok(Date.now() - started < 4_000, `took ${Date.now() - started} ms`);
+      const repo = await initialised(repoAt(join(open, 'repo')));
+      const foremanDir = join(repo, '.foreman');
+      const server = await startServe(repo);
+      try {
+        const asNobody = () =>
+          runProcess('runuser', ['-u', 'nobody', '--', process.execPath, cliPath, 'status'], {
+            cwd: repo,
+            env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: '/' },
+          });
+        // As shipped (.foreman 0700): refused at once, naming whose it is.
+        let started = Date.now();
+        let run = await asNobody();
+        assert.equal(run.code, 3, `${run.stdout}${run.stderr}`);
+        assert.match(run.stderr, /permission denied/i);
+        assert.ok(Date.now() - started < 4_000, `took ${Date.now() - started} ms`);
 
-      // Widened by hand (or by an older version): the lock and endpoint.json readable, the token not.
-      chmodSync(foremanDir, 0o755);
-      chmodSync(join(foremanDir, 'owner.lock'), 0o644);
-      chmodSync(join(foremanDir, 'endpoint.json'), 0o644);
-      started = Date.now();
-      run = await asNobody();
-      assert.equal(run.code, 3, `${run.stdout}${run.stderr}`);
-      assert.match(run.stderr, /permission denied on the token \(.*endpoint\.token\): the owner of this workspace runs as uid 0/);
-      assert.doesNotMatch(run.stderr, /did not take the request/);
-      assert.ok(Date.now() - started < 4_000, `took ${Date.now() - started} ms`);
+        // Widened by hand (or by an older version): the lock and endpoint.json readable, the token not.
+        chmodSync(foremanDir, 0o755);
+        chmodSync(join(foremanDir, 'owner.lock'), 0o644);
+        chmodSync(join(foremanDir, 'endpoint.json'), 0o644);
+        started = Date.now();
+        run = await asNobody();
+        assert.equal(run.code, 3, `${run.stdout}${run.stderr}`);
+        assert.match(run.stderr, /permission denied on the token \(.*endpoint\.token\): the owner of this workspace runs as uid 0/);
+        assert.doesNotMatch(run.stderr, /did not take the request/);
+        assert.ok(Date.now() - started < 4_000, `took ${Date.now() - started} ms`);
+      } finally {
+        assert.equal(await server.stop(), 0, server.output());
+      }
     } finally {
-      assert.equal(await server.stop(), 0, server.output());
+      rmSync(open, { recursive: true, force: true });
     }
-  } finally {
-    rmSync(open, { recursive: true, force: true });
-  }
-});
+  },
+);
