@@ -8,12 +8,15 @@
 import * as fs from 'node:fs';
 import type { SqlJsStatic } from 'sql.js';
 import { Connection } from './connection';
+import type { AckRead } from './ackFile';
+import { ackName } from './ackFile';
 import { readImageFile } from './imageFile';
 import { scanJournal } from './journal';
 import type { JournalRecord, JournalScan } from './journal';
 import { applyMigrations, assertKnownVersion, latestVersion, schemaVersionOf } from './migrator';
 import type { Migration } from './migrations/index';
 import { StoreError } from './storeError';
+import { imageName, journalName } from './storeFiles';
 import type { GenerationFile, StoreFiles } from './storeFiles';
 
 export interface LoadedDatabase {
@@ -26,7 +29,12 @@ export interface LoadedDatabase {
   readonly currentJournalValidBytes: number | undefined;
   /** True when anything but a clean `foreman.db` plus clean journals was needed. */
   readonly recovered: boolean;
+  /** False for an image written before `foreman.ack` existed: the store checkpoints to upgrade it. */
+  readonly ackRequired: boolean;
 }
+
+/** The meta key an image carries once its store keeps `foreman.ack`; from then on the file must exist. */
+export const ackRequiredKey = 'ack_file';
 
 interface ScannedJournal {
   readonly file: GenerationFile;
@@ -39,7 +47,7 @@ export function configure(connection: Connection): void {
 }
 
 /** Opens one image and checks it; returns the reason it cannot be used instead of throwing. */
-function openImage(SQL: SqlJsStatic, file: GenerationFile): { connection: Connection; journalSeq: number } | string {
+function openImage(SQL: SqlJsStatic, file: GenerationFile): { connection: Connection; journalSeq: number; ackRequired: boolean } | string {
   const read = readImageFile(file.path);
   if (read.kind === 'damaged') return read.reason;
   let connection: Connection | undefined;
@@ -63,7 +71,8 @@ function openImage(SQL: SqlJsStatic, file: GenerationFile): { connection: Connec
       connection.close();
       return 'its meta table (schema_version, journal_seq) is missing';
     }
-    return { connection, journalSeq: Number(seq.value) };
+    const ackRequired = connection.get<{ value: string }>(`SELECT value FROM meta WHERE key = '${ackRequiredKey}'`)?.value === '1';
+    return { connection, journalSeq: Number(seq.value), ackRequired };
   } catch (error) {
     connection?.close();
     return `SQLite cannot read it (${error instanceof Error ? error.message : String(error)})`;
@@ -164,21 +173,105 @@ class JournalSet {
     return current?.scan.tornTail ? current.scan.validBytes : undefined;
   }
 
+  /**
+   * Notes on torn tails, logged only once the load has succeeded: a torn last record is "never
+   * acknowledged" only when the records before it reach the acknowledged mark (see ackFile.ts).
+   */
+  logTornTails(): void {
+    for (const { file, scan } of this.scans.values()) {
+      const torn = scan.tornTail;
+      if (!torn) continue;
+      this.log(
+        `${file.name}: ignoring an incomplete last record at byte offset ${torn.offset} (${torn.length} bytes), ` +
+          'left by an append that was interrupted and never acknowledged.',
+      );
+    }
+  }
+
+  /** What a person should know about the current journal when writes are missing. */
+  describeCurrent(): string {
+    const file = this.files.find((candidate) => candidate.generation === 0);
+    if (!file) return `${journalName} is missing`;
+    const { scan } = this.scan(file);
+    if (scan.validBytes === 0 && !scan.tornTail) return `${journalName} is empty`;
+    const last = scan.records.at(-1)?.seq;
+    const held = last === undefined ? 'holds no intact record' : `ends at seq ${last}`;
+    const torn = scan.tornTail ? `, followed by ${scan.tornTail.length} unreadable bytes at byte offset ${scan.tornTail.offset}` : '';
+    return `${journalName} ${held}${torn}`;
+  }
+
   private scan(file: GenerationFile): ScannedJournal {
     let scanned = this.scans.get(file);
     if (!scanned) {
       scanned = { file, scan: scanJournal(fs.readFileSync(file.path)) };
       this.scans.set(file, scanned);
-      const torn = scanned.scan.tornTail;
-      if (torn) {
-        this.log(
-          `${file.name}: ignoring an incomplete last record at byte offset ${torn.offset} (${torn.length} bytes), ` +
-            'left by an append that was interrupted and never acknowledged.',
-        );
-      }
     }
     return scanned;
   }
+}
+
+/** Older generations a person could look at, for the messages. */
+function backupNote(files: StoreFiles): string {
+  const names = [...files.images, ...files.journals].filter((file) => file.generation > 0).map((file) => file.name);
+  return names.length
+    ? `the older generations kept here (${names.sort().join(', ')}) hold only what earlier checkpoints had`
+    : 'no older generation is kept here';
+}
+
+/**
+ * Refuses a load that reaches less than `foreman.ack` says was acknowledged (ackFile.ts explains
+ * why the mark is never higher than what a healthy store holds). `from` names what was loaded.
+ */
+function assertAcknowledged(
+  dir: string,
+  files: StoreFiles,
+  ack: AckRead,
+  ackRequired: boolean,
+  reached: number,
+  from: string,
+  journals: JournalSet,
+): void {
+  const ackPath = `${dir}/${ackName}`;
+  const accept = (what: string): string => `${what}, run: echo ${reached} > ${ackPath}`;
+  if (ack.kind === 'unreadable') {
+    throw new StoreError(
+      'damaged',
+      `${ackName} in ${dir} does not hold a seq (it reads "${ack.text}"), so Foreman cannot tell whether the journal holds ` +
+        `every acknowledged write; ${from} plus the journals reach seq ${reached}. Nothing was changed. ` +
+        accept('If you know that no write after that was acknowledged'),
+    );
+  }
+  if (ack.kind === 'missing') {
+    if (!ackRequired) return;
+    throw new StoreError(
+      'damaged',
+      `${ackName} is missing from ${dir}, so Foreman cannot tell whether the journal holds every acknowledged write; ` +
+        `${from} plus the journals reach seq ${reached} (${journals.describeCurrent()}). Nothing was changed. ` +
+        `Restore ${ackName} from a backup of the folder, or, ${accept('if you know that no write after that was acknowledged')}`,
+    );
+  }
+  if (ack.seq <= reached) return;
+  throw new StoreError(
+    'damaged',
+    `The Foreman database in ${dir} has lost acknowledged writes: ${ackName} records that every write up to seq ${ack.seq} ` +
+      `was acknowledged, but ${from} plus the journals reach only seq ${reached} (${journals.describeCurrent()}). ` +
+      'Nothing was changed: Foreman does not open a store that holds less than it acknowledged. ' +
+      `To restore, put back ${journalName} (and ${imageName}) from a backup of ${dir} taken after seq ${ack.seq}; ` +
+      `${backupNote(files)}. ` +
+      accept(`To go on without seqs ${reached + 1} to ${ack.seq} instead`),
+  );
+}
+
+/** A folder with no image and no journal is new, unless `foreman.ack` says writes were acknowledged there. */
+export function assertNothingAcknowledged(dir: string, ack: AckRead): void {
+  if (ack.kind === 'missing' || (ack.kind === 'seq' && ack.seq === 0)) return;
+  const said = ack.kind === 'seq' ? `records that every write up to seq ${ack.seq} was acknowledged` : `reads "${ack.text}"`;
+  throw new StoreError(
+    'damaged',
+    `The Foreman database in ${dir} is gone: there is no ${imageName} and no ${journalName} (nor older generations), but ` +
+      `${ackName} ${said}. Nothing was changed. Restore the files from a backup of ${dir}; to start an empty ` +
+      `database instead, remove ${dir}/${ackName}.`,
+  );
 }
 
 export function loadDatabase(
@@ -187,6 +280,7 @@ export function loadDatabase(
   files: StoreFiles,
   migrations: readonly Migration[],
   log: (line: string) => void,
+  ack: AckRead,
 ): LoadedDatabase {
   const journals = new JournalSet(files.journals, dir, log);
   const problems: string[] = [];
@@ -212,6 +306,8 @@ export function loadDatabase(
       assertKnownVersion(schemaVersionOf(opened.connection), migrations, image.path);
       configure(opened.connection);
       const lastSeq = Math.max(opened.journalSeq, replay(opened.connection, view.records, opened.journalSeq, migrations));
+      assertAcknowledged(dir, files, ack, opened.ackRequired, lastSeq, image.name, journals);
+      journals.logTornTails();
       if (problems.length || view.damage) {
         const reasons = problems.length
           ? problems.join('; ')
@@ -219,7 +315,14 @@ export function loadDatabase(
         log(`Recovered from ${image.name} plus the journals up to seq ${lastSeq}, because ${reasons}.`);
       }
       const recovered = problems.length > 0 || image.generation !== 0 || view.damage !== '';
-      return { connection: opened.connection, lastSeq, image, currentJournalValidBytes: journals.currentValidBytes, recovered };
+      return {
+        connection: opened.connection,
+        lastSeq,
+        image,
+        currentJournalValidBytes: journals.currentValidBytes,
+        recovered,
+        ackRequired: opened.ackRequired,
+      };
     } catch (error) {
       opened.connection.close();
       if (error instanceof StoreError) throw error;
@@ -237,8 +340,17 @@ export function loadDatabase(
       assertKnownVersion(schema, migrations, `journal record 1`);
       applyMigrations(connection, migrations, schema);
       const lastSeq = replay(connection, records, 0, migrations);
+      assertAcknowledged(dir, files, ack, false, lastSeq, 'the journals alone', journals);
+      journals.logTornTails();
       log(`Rebuilt the database from the journals (seq 1 to ${lastSeq}), because ${problems.join('; ')}.`);
-      return { connection, lastSeq, image: undefined, currentJournalValidBytes: journals.currentValidBytes, recovered: true };
+      return {
+        connection,
+        lastSeq,
+        image: undefined,
+        currentJournalValidBytes: journals.currentValidBytes,
+        recovered: true,
+        ackRequired: false,
+      };
     } catch (error) {
       connection.close();
       if (error instanceof StoreError) throw error;
