@@ -14,13 +14,15 @@
  *  - an OS crash or power loss may lose the mark's last update; then it lags the journal, which costs
  *    detection power for those last records but never refuses a good store.
  * The file keeps its size, so an overwrite in place never needs new blocks (no ENOSPC) and is one
- * sector (atomic on power loss). It is created, fsync'd, before the first image of a store exists.
+ * sector (atomic on power loss). It is created (fsync'd, then renamed into place) before the first
+ * image of a store exists.
  *
  * Format: the seq in decimal, zero-padded to 16 digits, and a newline. A person may write a plain
  * number into it (`echo 57 > .foreman/foreman.ack`) to accept a store that lost writes after 57.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { fsyncDirectory } from './storeFiles';
 
 export const ackName = 'foreman.ack';
 
@@ -61,21 +63,26 @@ export class AckFile {
 
   /**
    * Opens the mark at `seq`. Unless the file already says exactly that (`current`, as read), it is
-   * rewritten whole (a person may have typed a short number) and fsync'd: once per open at most.
+   * replaced whole (a person may have typed a short number) through an fsync'd temp file and a
+   * rename, so that a kill at any point leaves the old mark or the new one, never an empty file:
+   * at most once per open, never per write.
    */
   static open(dir: string, seq: number, current: AckRead): AckFile {
     const file = path.join(dir, ackName);
-    if (current.kind === 'seq' && current.canonical && current.seq === seq) return new AckFile(fs.openSync(file, 'r+'), seq);
-    const fd = fs.openSync(file, 'w', 0o600);
-    try {
-      fs.fchmodSync(fd, 0o600);
-      fs.writeSync(fd, encode(seq), 0, 17, 0);
-      fs.fsyncSync(fd);
-      return new AckFile(fd, seq);
-    } catch (error) {
-      fs.closeSync(fd);
-      throw error;
+    if (!(current.kind === 'seq' && current.canonical && current.seq === seq)) {
+      const temp = `${file}.tmp`;
+      const fd = fs.openSync(temp, 'w', 0o600);
+      try {
+        fs.fchmodSync(fd, 0o600);
+        fs.writeSync(fd, encode(seq), 0, 17, 0);
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+      fs.renameSync(temp, file);
+      fsyncDirectory(dir);
     }
+    return new AckFile(fs.openSync(file, 'r+'), seq);
   }
 
   /** Raises the mark to `seq`, which the journal has fsync'd. */
