@@ -131,3 +131,35 @@ describe('a temp image cut short by a kill while it was written', () => {
     assert.ok(!fs.existsSync(temp));
   });
 });
+
+describe('isInitialised', () => {
+  it('sees any store file, not a bare folder or a lock', () => {
+    const dir = tempForemanDir();
+    assert.equal(isInitialised(dir), false, 'no folder');
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, 'owner.lock'), '');
+    assert.equal(isInitialised(dir), false, 'a lock alone');
+    for (const name of ['foreman.db.1', 'foreman.journal.2', 'foreman.db.tmp', 'foreman.ack', 'foreman.db']) {
+      const only = tempForemanDir();
+      fs.mkdirSync(only);
+      fs.writeFileSync(path.join(only, name), '');
+      assert.equal(isInitialised(only), true, name);
+    }
+  });
+
+  it('treats a .foreman/ it cannot list as present, not as absent', (t) => {
+    if (process.getuid?.() === 0) {
+      t.skip('running as root: every folder can be listed, so EACCES cannot be produced here');
+      return;
+    }
+    const dir = tempForemanDir();
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, 'foreman.db'), '');
+    fs.chmodSync(dir, 0);
+    try {
+      assert.equal(isInitialised(dir), true);
+    } finally {
+      fs.chmodSync(dir, 0o700);
+    }
+  });
+});
