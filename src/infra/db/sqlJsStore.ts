@@ -10,7 +10,7 @@ import type { Reader, Store, Tx, WriteOptions } from '../../engine/ports';
 import type { Result } from '../../core/result';
 import { AckFile, readAckFile } from './ackFile';
 import { Connection } from './connection';
-import { readImageFile, writeImageFile } from './imageFile';
+import { writeImageFile } from './imageFile';
 import { JournalWriter } from './journal';
 import type { JournalStatement } from './journal';
 import { applyMigrations, schemaVersionOf } from './migrator';
@@ -18,8 +18,19 @@ import { migrations as knownMigrations } from './migrations/index';
 import type { Migration } from './migrations/index';
 import { loadSqlJs } from './sqlJsModule';
 import { StoreError } from './storeError';
-import { ackRequiredKey, assertNothingAcknowledged, configure, loadDatabase } from './storeLoader';
-import { ensureForemanDir, fsyncDirectory, imageName, installImage, journalName, listStoreFiles, tempImageName } from './storeFiles';
+import { assertNothingAcknowledged } from './acknowledged';
+import { ackRequiredKey, configure, loadDatabase } from './storeLoader';
+import {
+  completeInterruptedCheckpoint,
+  ensureForemanDir,
+  fsyncDirectory,
+  imageName,
+  installImage,
+  journalName,
+  listStoreFiles,
+  setDamagedImageAside,
+  tempImageName,
+} from './storeFiles';
 import type { FileStep } from './storeFiles';
 import { GuardedReader, Transaction } from './transaction';
 
@@ -85,7 +96,7 @@ export class SqlJsStore implements Store {
     const log = options.log ?? (() => undefined);
     const migrations = options.migrations ?? knownMigrations;
     ensureForemanDir(foremanDir);
-    SqlJsStore.completeInterruptedCheckpoint(foremanDir, log);
+    completeInterruptedCheckpoint(foremanDir, log);
     const files = listStoreFiles(foremanDir);
     const ackRead = readAckFile(foremanDir);
     const fresh = files.images.length === 0 && files.journals.length === 0;
@@ -103,7 +114,7 @@ export class SqlJsStore implements Store {
       // A new folder gets its image before any journal exists: a crash in between leaves a folder
       // that still reads as new, rather than a journal without an image (which is refused).
       if (fresh) SqlJsStore.writeFirstImage(foremanDir, connection);
-      if (loaded?.recovered) SqlJsStore.setDamagedImageAside(foremanDir, files.images, loaded.image?.name, log);
+      if (loaded?.recovered) setDamagedImageAside(foremanDir, files.images, loaded.image?.name, log);
       // Cutting a torn tail first: records appended after garbage would read as damage later.
       journal = JournalWriter.open(path.join(foremanDir, journalName), loaded?.currentJournalValidBytes);
       const checkpointBytes = options.checkpointBytes ?? 8 * 1024 * 1024;
@@ -324,44 +335,9 @@ export class SqlJsStore implements Store {
     fsyncDirectory(dir);
   }
 
-  /**
-   * A checkpoint killed after moving `foreman.db` to `foreman.db.1` and before renaming
-   * `foreman.db.tmp` into place leaves no `foreman.db`. The temp image was complete and fsync'd
-   * before anything moved (its checksum proves it is whole), so finishing the rename completes the
-   * checkpoint: the image holds every record of the journals that were rotated with it. Any other
-   * temp image is from a checkpoint killed before it moved anything, and is dropped.
-   */
-  private static completeInterruptedCheckpoint(dir: string, log: (line: string) => void): void {
-    const tempPath = path.join(dir, tempImageName);
-    if (!fs.existsSync(tempPath)) return;
-    if (!fs.existsSync(path.join(dir, imageName))) {
-      const read = readImageFile(tempPath);
-      if (read.kind === 'image' && read.checksummed) {
-        fs.renameSync(tempPath, path.join(dir, imageName));
-        fsyncDirectory(dir);
-        log(`Completed a checkpoint that was interrupted: ${tempImageName} is now ${imageName}.`);
-        return;
-      }
-    }
-    fs.rmSync(tempPath, { force: true });
-  }
-
   private static newConnection(SQL: SqlJsStatic): Connection {
     const connection = new Connection(new SQL.Database());
     configure(connection);
     return connection;
-  }
-
-  /** A recovered-from image is kept for inspection under a new name, never deleted. */
-  private static setDamagedImageAside(
-    dir: string,
-    images: readonly { name: string; generation: number }[],
-    loadedName: string | undefined,
-    log: (line: string) => void,
-  ): void {
-    if (loadedName === imageName || !images.some((image) => image.generation === 0)) return;
-    const aside = `${imageName}.damaged-${Date.now()}`;
-    fs.renameSync(path.join(dir, imageName), path.join(dir, aside));
-    log(`Kept the damaged ${imageName} as ${aside}.`);
   }
 }

@@ -7,6 +7,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { readImageFile } from './imageFile';
 
 export const imageName = 'foreman.db';
 export const journalName = 'foreman.journal';
@@ -152,4 +153,39 @@ export function installImage(dir: string, backups: number, fileStep: FileStep = 
     fileStep(`remove ${journalName}`);
     fs.rmSync(path.join(dir, journalName), { force: true });
   }
+}
+
+/**
+ * A checkpoint killed after moving `foreman.db` to `foreman.db.1` and before renaming
+ * `foreman.db.tmp` into place leaves no `foreman.db`. The temp image was complete and fsync'd
+ * before anything moved (its checksum proves it is whole), so finishing the rename completes the
+ * checkpoint: the image holds every record of the journals that were rotated with it. Any other
+ * temp image is from a checkpoint killed before it moved anything, and is dropped.
+ */
+export function completeInterruptedCheckpoint(dir: string, log: (line: string) => void): void {
+  const tempPath = path.join(dir, tempImageName);
+  if (!fs.existsSync(tempPath)) return;
+  if (!fs.existsSync(path.join(dir, imageName))) {
+    const read = readImageFile(tempPath);
+    if (read.kind === 'image' && read.checksummed) {
+      fs.renameSync(tempPath, path.join(dir, imageName));
+      fsyncDirectory(dir);
+      log(`Completed a checkpoint that was interrupted: ${tempImageName} is now ${imageName}.`);
+      return;
+    }
+  }
+  fs.rmSync(tempPath, { force: true });
+}
+
+/** A recovered-from image is kept for inspection under a new name, never deleted. */
+export function setDamagedImageAside(
+  dir: string,
+  images: readonly { name: string; generation: number }[],
+  loadedName: string | undefined,
+  log: (line: string) => void,
+): void {
+  if (loadedName === imageName || !images.some((image) => image.generation === 0)) return;
+  const aside = `${imageName}.damaged-${Date.now()}`;
+  fs.renameSync(path.join(dir, imageName), path.join(dir, aside));
+  log(`Kept the damaged ${imageName} as ${aside}.`);
 }

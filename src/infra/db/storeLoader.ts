@@ -8,15 +8,15 @@
 import * as fs from 'node:fs';
 import type { SqlJsStatic } from 'sql.js';
 import { Connection } from './connection';
+import { assertAcknowledged } from './acknowledged';
 import type { AckRead } from './ackFile';
-import { ackName } from './ackFile';
 import { readImageFile } from './imageFile';
 import { scanJournal } from './journal';
 import type { JournalRecord, JournalScan } from './journal';
 import { applyMigrations, assertKnownVersion, latestVersion, schemaVersionOf } from './migrator';
 import type { Migration } from './migrations/index';
 import { StoreError } from './storeError';
-import { imageName, journalName } from './storeFiles';
+import { journalName } from './storeFiles';
 import type { GenerationFile, StoreFiles } from './storeFiles';
 
 export interface LoadedDatabase {
@@ -210,70 +210,6 @@ class JournalSet {
   }
 }
 
-/** Older generations a person could look at, for the messages. */
-function backupNote(files: StoreFiles): string {
-  const names = [...files.images, ...files.journals].filter((file) => file.generation > 0).map((file) => file.name);
-  return names.length
-    ? `the older generations kept here (${names.sort().join(', ')}) hold only what earlier checkpoints had`
-    : 'no older generation is kept here';
-}
-
-/**
- * Refuses a load that reaches less than `foreman.ack` says was acknowledged (ackFile.ts explains
- * why the mark is never higher than what a healthy store holds). `from` names what was loaded.
- */
-function assertAcknowledged(
-  dir: string,
-  files: StoreFiles,
-  ack: AckRead,
-  ackRequired: boolean,
-  reached: number,
-  from: string,
-  journals: JournalSet,
-): void {
-  const ackPath = `${dir}/${ackName}`;
-  const accept = (what: string): string => `${what}, run: echo ${reached} > ${ackPath}`;
-  if (ack.kind === 'unreadable') {
-    throw new StoreError(
-      'damaged',
-      `${ackName} in ${dir} does not hold a seq (it reads "${ack.text}"), so Foreman cannot tell whether the journal holds ` +
-        `every acknowledged write; ${from} plus the journals reach seq ${reached}. Nothing was changed. ` +
-        accept('If you know that no write after that was acknowledged'),
-    );
-  }
-  if (ack.kind === 'missing') {
-    if (!ackRequired) return;
-    throw new StoreError(
-      'damaged',
-      `${ackName} is missing from ${dir}, so Foreman cannot tell whether the journal holds every acknowledged write; ` +
-        `${from} plus the journals reach seq ${reached} (${journals.describeCurrent()}). Nothing was changed. ` +
-        `Restore ${ackName} from a backup of the folder, or, ${accept('if you know that no write after that was acknowledged')}`,
-    );
-  }
-  if (ack.seq <= reached) return;
-  throw new StoreError(
-    'damaged',
-    `The Foreman database in ${dir} has lost acknowledged writes: ${ackName} records that every write up to seq ${ack.seq} ` +
-      `was acknowledged, but ${from} plus the journals reach only seq ${reached} (${journals.describeCurrent()}). ` +
-      'Nothing was changed: Foreman does not open a store that holds less than it acknowledged. ' +
-      `To restore, put back ${journalName} (and ${imageName}) from a backup of ${dir} taken after seq ${ack.seq}; ` +
-      `${backupNote(files)}. ` +
-      accept(`To go on without seqs ${reached + 1} to ${ack.seq} instead`),
-  );
-}
-
-/** A folder with no image and no journal is new, unless `foreman.ack` says writes were acknowledged there. */
-export function assertNothingAcknowledged(dir: string, ack: AckRead): void {
-  if (ack.kind === 'missing' || (ack.kind === 'seq' && ack.seq === 0)) return;
-  const said = ack.kind === 'seq' ? `records that every write up to seq ${ack.seq} was acknowledged` : `reads "${ack.text}"`;
-  throw new StoreError(
-    'damaged',
-    `The Foreman database in ${dir} is gone: there is no ${imageName} and no ${journalName} (nor older generations), but ` +
-      `${ackName} ${said}. Nothing was changed. Restore the files from a backup of ${dir}; to start an empty ` +
-      `database instead, remove ${dir}/${ackName}.`,
-  );
-}
-
 export function loadDatabase(
   SQL: SqlJsStatic,
   dir: string,
@@ -306,7 +242,7 @@ export function loadDatabase(
       assertKnownVersion(schemaVersionOf(opened.connection), migrations, image.path);
       configure(opened.connection);
       const lastSeq = Math.max(opened.journalSeq, replay(opened.connection, view.records, opened.journalSeq, migrations));
-      assertAcknowledged(dir, files, ack, opened.ackRequired, lastSeq, image.name, journals);
+      assertAcknowledged(dir, files, ack, opened.ackRequired, lastSeq, image.name, () => journals.describeCurrent());
       journals.logTornTails();
       if (problems.length || view.damage) {
         const reasons = problems.length
@@ -340,7 +276,7 @@ export function loadDatabase(
       assertKnownVersion(schema, migrations, `journal record 1`);
       applyMigrations(connection, migrations, schema);
       const lastSeq = replay(connection, records, 0, migrations);
-      assertAcknowledged(dir, files, ack, false, lastSeq, 'the journals alone', journals);
+      assertAcknowledged(dir, files, ack, false, lastSeq, 'the journals alone', () => journals.describeCurrent());
       journals.logTornTails();
       log(`Rebuilt the database from the journals (seq 1 to ${lastSeq}), because ${problems.join('; ')}.`);
       return {
