@@ -39,7 +39,7 @@ export function helpText(words: readonly string[] = []): string[] {
 
 const commonOptions = [
   'Options every command takes:',
-  '  --dir <repo>       the repository (default: the current folder, searching upwards for .foreman/)',
+  '  --dir <repo>       exactly this repository (default: the current folder, searching upwards for .foreman/)',
   '  --json             print the result as JSON on one line; errors as {"error":{kind,code,message,details}} on stdout',
   '  --request-id <id>  (commands that change state) the same id twice applies once and returns the first result',
 ];

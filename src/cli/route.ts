@@ -23,15 +23,17 @@ const lockPatienceMs = 30_000;
 
 /**
  * `--dir`, else `FOREMAN_DIR`, else an endpoint from `FOREMAN_ENDPOINT` + `FOREMAN_TOKEN` (agents
- * in worktrees outside the repository), else the current folder; folders are searched upwards
- * for an initialised `.foreman/`.
+ * in worktrees outside the repository), else the current folder searched upwards for an
+ * initialised `.foreman/`, as git does for `.git`. A folder given by name is used exactly: climbing
+ * from it would act on an enclosing workspace the caller did not name (say, when the named one is
+ * mid-recovery or not initialised yet).
  */
 export function resolveTarget(dirFlag: string | undefined, env: CliEnvironment, cwd: string): Target {
   const given = dirFlag ?? env.dir;
   if (given === undefined && env.endpoint && env.token)
     return { kind: 'endpoint', address: { socketPath: env.endpoint, token: env.token } };
-  const start = path.resolve(cwd, given ?? '.');
-  return { kind: 'workspace', repoRoot: findWorkspaceRoot(start) ?? start };
+  if (given !== undefined) return { kind: 'workspace', repoRoot: path.resolve(cwd, given) };
+  return { kind: 'workspace', repoRoot: findWorkspaceRoot(cwd) ?? path.resolve(cwd) };
 }
 
 export interface RouteOptions {

@@ -10,6 +10,7 @@
  */
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 
 const magic = Buffer.from('FMIMAGE1', 'latin1');
 const trailerBytes = 48;
@@ -24,12 +25,17 @@ function sha256(bytes: Uint8Array): Buffer {
   return crypto.createHash('sha256').update(bytes).digest();
 }
 
-/** Writes the image and its trailer, and fsyncs; the caller renames the file into place. */
-export function writeImageFile(file: string, image: Uint8Array): void {
+/**
+ * Writes the image and its trailer, and fsyncs; the caller renames the file into place.
+ * `fileStep` hears each step before it happens (tests kill there).
+ */
+export function writeImageFile(file: string, image: Uint8Array, fileStep: (step: string) => void = () => undefined): void {
   const trailer = Buffer.alloc(trailerBytes);
   sha256(image).copy(trailer, 0);
   trailer.writeBigUInt64LE(BigInt(image.length), 32);
   magic.copy(trailer, 40);
+  const name = path.basename(file);
+  fileStep(`write ${name}`);
   const fd = fs.openSync(file, 'w', 0o600);
   try {
     // A temp file left by a crash keeps its old mode through 'w'; the image is private either way.
@@ -38,6 +44,7 @@ export function writeImageFile(file: string, image: Uint8Array): void {
       let written = 0;
       while (written < part.length) written += fs.writeSync(fd, part, written, part.length - written);
     }
+    fileStep(`fsync ${name}`);
     fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);

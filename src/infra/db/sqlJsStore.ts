@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
 import type { Reader, Store, Tx, WriteOptions } from '../../engine/ports';
 import type { Result } from '../../core/result';
+import { AckFile, readAckFile } from './ackFile';
 import { Connection } from './connection';
 import { writeImageFile } from './imageFile';
 import { JournalWriter } from './journal';
@@ -17,8 +18,20 @@ import { migrations as knownMigrations } from './migrations/index';
 import type { Migration } from './migrations/index';
 import { loadSqlJs } from './sqlJsModule';
 import { StoreError } from './storeError';
-import { configure, loadDatabase } from './storeLoader';
-import { ensureForemanDir, fsyncDirectory, imageName, installImage, journalName, listStoreFiles, tempImageName } from './storeFiles';
+import { assertNothingAcknowledged } from './acknowledged';
+import { ackRequiredKey, configure, loadDatabase } from './storeLoader';
+import {
+  completeInterruptedCheckpoint,
+  ensureForemanDir,
+  fsyncDirectory,
+  imageName,
+  installImage,
+  journalName,
+  listStoreFiles,
+  setDamagedImageAside,
+  tempImageName,
+} from './storeFiles';
+import type { FileStep } from './storeFiles';
 import { GuardedReader, Transaction } from './transaction';
 
 export interface SqlJsStoreOptions {
@@ -36,6 +49,11 @@ export interface SqlJsStoreOptions {
   readonly backups?: number;
   /** The schema history; tests pass longer lists to exercise upgrades. Default: the shipped one. */
   readonly migrations?: readonly Migration[];
+  /**
+   * Called before each file-system step of a checkpoint (write, fsync, rename, create), with its
+   * name. Tests throw here (after copying the folder) to see what a kill at that step leaves.
+   */
+  readonly fileStep?: FileStep;
 }
 
 type StoreState = 'open' | 'broken' | 'closed';
@@ -44,6 +62,9 @@ type StoreState = 'open' | 'broken' | 'closed';
 interface Disk {
   readonly dir: string;
   journal: JournalWriter;
+  /** The acknowledged high-water mark kept beside the journal (ackFile.ts). */
+  readonly ack: AckFile;
+  readonly fileStep: FileStep;
   readonly checkpointBytes: number;
   readonly closeCheckpointBytes: number;
   readonly backups: number;
@@ -75,37 +96,47 @@ export class SqlJsStore implements Store {
     const log = options.log ?? (() => undefined);
     const migrations = options.migrations ?? knownMigrations;
     ensureForemanDir(foremanDir);
-    // A leftover temp image is an interrupted checkpoint: the files it was to replace still hold everything.
-    fs.rmSync(path.join(foremanDir, tempImageName), { force: true });
+    completeInterruptedCheckpoint(foremanDir, log);
     const files = listStoreFiles(foremanDir);
+    const ackRead = readAckFile(foremanDir);
     const fresh = files.images.length === 0 && files.journals.length === 0;
-    const loaded = fresh ? undefined : loadDatabase(SQL, foremanDir, files, migrations, log);
+    if (fresh) assertNothingAcknowledged(foremanDir, ackRead);
+    const loaded = fresh ? undefined : loadDatabase(SQL, foremanDir, files, migrations, log, ackRead);
     const connection = loaded?.connection ?? SqlJsStore.newConnection(SQL);
     let journal: JournalWriter | undefined;
+    let ack: AckFile | undefined;
     try {
       const applied = applyMigrations(connection, migrations);
+      const lastSeq = loaded?.lastSeq ?? 0;
+      // The mark exists before the first image that requires it (a crash in between leaves a folder
+      // that reads as new), and it is raised to what was loaded (it may lag after a power loss).
+      ack = AckFile.open(foremanDir, ackRead.kind === 'seq' ? Math.max(ackRead.seq, lastSeq) : lastSeq, ackRead);
       // A new folder gets its image before any journal exists: a crash in between leaves a folder
       // that still reads as new, rather than a journal without an image (which is refused).
       if (fresh) SqlJsStore.writeFirstImage(foremanDir, connection);
-      if (loaded?.recovered) SqlJsStore.setDamagedImageAside(foremanDir, files.images, loaded.image?.name, log);
+      if (loaded?.recovered) setDamagedImageAside(foremanDir, files.images, loaded.image?.name, log);
       // Cutting a torn tail first: records appended after garbage would read as damage later.
       journal = JournalWriter.open(path.join(foremanDir, journalName), loaded?.currentJournalValidBytes);
       const checkpointBytes = options.checkpointBytes ?? 8 * 1024 * 1024;
       const disk: Disk = {
         dir: foremanDir,
         journal,
+        ack,
+        fileStep: options.fileStep ?? (() => undefined),
         checkpointBytes,
         closeCheckpointBytes: options.closeCheckpointBytes ?? 1,
         backups: options.backups ?? 2,
         nextCheckpointAt: checkpointBytes,
       };
-      const store = new SqlJsStore(connection, disk, loaded?.lastSeq ?? 0, schemaVersionOf(connection), log);
-      // Migrations are not journalled, and a recovery should not have to be repeated next time.
-      if (!fresh && (applied.length > 0 || loaded?.recovered)) store.checkpoint();
+      const store = new SqlJsStore(connection, disk, lastSeq, schemaVersionOf(connection), log);
+      // Migrations are not journalled, a recovery should not have to be repeated next time, and an
+      // image from before foreman.ack must learn that the file is now required.
+      if (!fresh && (applied.length > 0 || loaded?.recovered || loaded?.ackRequired === false)) store.checkpoint();
       if (!fresh && applied.length > 0) log(`Migrated the database in ${foremanDir} to schema version ${applied.at(-1) ?? 0}.`);
       return store;
     } catch (error) {
       journal?.close();
+      ack?.close();
       connection.close();
       throw error;
     }
@@ -172,12 +203,15 @@ export class SqlJsStore implements Store {
       throw new StoreError('misuse', 'Store.checkpoint was called inside Store.write; sql.js cannot export inside a transaction.');
     const disk = this.disk;
     if (!disk) return;
-    disk.journal.sync();
-    SqlJsStore.writeTempImage(disk.dir, this.connection, this.lastSeq);
+    disk.fileStep('fsync foreman.journal');
+    this.syncJournal(disk);
+    SqlJsStore.writeTempImage(disk.dir, this.connection, this.lastSeq, disk.fileStep);
     try {
       disk.journal.close();
-      installImage(disk.dir, disk.backups);
+      installImage(disk.dir, disk.backups, disk.fileStep);
+      disk.fileStep('create foreman.journal');
       disk.journal = JournalWriter.open(path.join(disk.dir, journalName));
+      disk.fileStep('fsync the folder');
       fsyncDirectory(disk.dir);
     } catch (error) {
       // Files are half rotated (each step still loadable) and no journal is open to append to.
@@ -195,10 +229,11 @@ export class SqlJsStore implements Store {
       // Below the threshold the journal stays (replayed at the next open); only what is unsynced is synced.
       if (this.state === 'open' && this.disk) {
         if (this.disk.journal.size >= this.disk.closeCheckpointBytes) this.checkpoint();
-        else this.disk.journal.sync();
+        else this.syncJournal(this.disk);
       }
     } finally {
       this.disk?.journal.close();
+      this.disk?.ack.close();
       this.connection.close();
       this.state = 'closed';
     }
@@ -223,7 +258,26 @@ export class SqlJsStore implements Store {
       );
     }
     this.lastSeq++;
+    if (durable) this.raiseAck(disk);
     if (disk.journal.size > disk.nextCheckpointAt) this.checkpointAfterWrite(disk);
+  }
+
+  /** Makes every appended record durable, then says so in foreman.ack. */
+  private syncJournal(disk: Disk): void {
+    disk.journal.sync();
+    this.raiseAck(disk);
+  }
+
+  /**
+   * Only after the journal's fsync: the mark must never name a record that is not on disk. A failed
+   * update is logged, not thrown: the write itself is durable, and a lagging mark is safe.
+   */
+  private raiseAck(disk: Disk): void {
+    try {
+      disk.ack.record(this.lastSeq);
+    } catch (error) {
+      this.log(`Updating the acknowledged mark in ${disk.dir} failed (${String(error)}); the write itself is saved.`);
+    }
   }
 
   /** The write is already durable, so a failed checkpoint is logged, not thrown, and retried later. */
@@ -257,14 +311,17 @@ export class SqlJsStore implements Store {
     }
   }
 
-  /** Exports to an fsync'd `foreman.db.tmp`, with the journal seq it includes recorded in it. */
-  private static writeTempImage(dir: string, connection: Connection, journalSeq: number): void {
-    connection.run(`INSERT INTO meta (key, value) VALUES ('journal_seq', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [
-      String(journalSeq),
-    ]);
+  /**
+   * Exports to an fsync'd `foreman.db.tmp`, with the journal seq it includes recorded in it, and
+   * the mark that from now on `foreman.ack` must exist beside it.
+   */
+  private static writeTempImage(dir: string, connection: Connection, journalSeq: number, fileStep: FileStep = () => undefined): void {
+    const upsert = `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
+    connection.run(upsert, ['journal_seq', String(journalSeq)]);
+    connection.run(upsert, [ackRequiredKey, '1']);
     const tempPath = path.join(dir, tempImageName);
     try {
-      writeImageFile(tempPath, connection.export());
+      writeImageFile(tempPath, connection.export(), fileStep);
     } catch (error) {
       // Nothing has moved yet: the image and journal on disk are intact, and the store goes on.
       fs.rmSync(tempPath, { force: true });
@@ -282,18 +339,5 @@ export class SqlJsStore implements Store {
     const connection = new Connection(new SQL.Database());
     configure(connection);
     return connection;
-  }
-
-  /** A recovered-from image is kept for inspection under a new name, never deleted. */
-  private static setDamagedImageAside(
-    dir: string,
-    images: readonly { name: string; generation: number }[],
-    loadedName: string | undefined,
-    log: (line: string) => void,
-  ): void {
-    if (loadedName === imageName || !images.some((image) => image.generation === 0)) return;
-    const aside = `${imageName}.damaged-${Date.now()}`;
-    fs.renameSync(path.join(dir, imageName), path.join(dir, aside));
-    log(`Kept the damaged ${imageName} as ${aside}.`);
   }
 }

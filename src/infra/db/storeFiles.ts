@@ -7,10 +7,22 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { readImageFile } from './imageFile';
 
 export const imageName = 'foreman.db';
 export const journalName = 'foreman.journal';
 export const tempImageName = 'foreman.db.tmp';
+
+/** Hears the name of each file-system step of a checkpoint before it happens (tests kill there). */
+export type FileStep = (step: string) => void;
+
+/**
+ * True for the names only a store creates: any generation of the image or journal, the temp image
+ * of an interrupted checkpoint, and the acknowledged mark (ackFile.ts).
+ */
+export function isStoreFileName(name: string): boolean {
+  return /^foreman\.(db|journal)(\.(0|[1-9]\d{0,5}))?$/.test(name) || name === tempImageName || name === 'foreman.ack';
+}
 
 /** A store file and how many checkpoints old it is (0 = current). */
 export interface GenerationFile {
@@ -85,7 +97,9 @@ export function fsyncDirectory(dir: string): void {
   }
 }
 
-function renameIfExists(from: string, to: string): void {
+function renameIfExists(from: string, to: string, fileStep: FileStep): void {
+  if (!fs.existsSync(from)) return;
+  fileStep(`rename ${path.basename(from)} to ${path.basename(to)}`);
   try {
     fs.renameSync(from, to);
   } catch (error) {
@@ -97,9 +111,9 @@ function renameIfExists(from: string, to: string): void {
  * Moves every generation of `base` one step older, dropping the oldest (a rename replaces it).
  * Oldest first, so no rename ever overwrites a file that has not moved on yet.
  */
-function shiftGenerations(dir: string, base: string, backups: number): void {
+function shiftGenerations(dir: string, base: string, backups: number, fileStep: FileStep): void {
   for (let generation = backups; generation >= 1; generation--) {
-    renameIfExists(path.join(dir, generationName(base, generation - 1)), path.join(dir, generationName(base, generation)));
+    renameIfExists(path.join(dir, generationName(base, generation - 1)), path.join(dir, generationName(base, generation)), fileStep);
   }
 }
 
@@ -115,20 +129,63 @@ function shiftGenerations(dir: string, base: string, backups: number): void {
  *    needed it was itself overwritten;
  *  - with no backups kept, the journal is deleted only after the new image has replaced the old
  *    one, and holds nothing newer than it.
- * While `foreman.db` is briefly missing (between the rotation and the final rename), the loader
+ * While `foreman.db` is briefly missing (between the rotation and the final rename), the next open
+ * finishes the rename (`foreman.db.tmp` is whole and fsync'd by then); failing that, the loader
  * uses `foreman.db.1` plus the journals. The folder is fsync'd after the rotation and after the
  * final rename so that, on file systems that reorder metadata, no later step lands before an
  * earlier one.
  */
-export function installImage(dir: string, backups: number): void {
+export function installImage(dir: string, backups: number, fileStep: FileStep = () => undefined): void {
+  const install = (): void => {
+    fileStep(`rename ${tempImageName} to ${imageName}`);
+    fs.renameSync(path.join(dir, tempImageName), path.join(dir, imageName));
+  };
   if (backups > 0) {
-    shiftGenerations(dir, imageName, backups);
-    shiftGenerations(dir, journalName, backups);
+    shiftGenerations(dir, imageName, backups, fileStep);
+    shiftGenerations(dir, journalName, backups, fileStep);
+    fileStep('fsync the folder');
     fsyncDirectory(dir);
-    fs.renameSync(path.join(dir, tempImageName), path.join(dir, imageName));
+    install();
   } else {
-    fs.renameSync(path.join(dir, tempImageName), path.join(dir, imageName));
+    install();
+    fileStep('fsync the folder');
     fsyncDirectory(dir);
+    fileStep(`remove ${journalName}`);
     fs.rmSync(path.join(dir, journalName), { force: true });
   }
+}
+
+/**
+ * A checkpoint killed after moving `foreman.db` to `foreman.db.1` and before renaming
+ * `foreman.db.tmp` into place leaves no `foreman.db`. The temp image was complete and fsync'd
+ * before anything moved (its checksum proves it is whole), so finishing the rename completes the
+ * checkpoint: the image holds every record of the journals that were rotated with it. Any other
+ * temp image is from a checkpoint killed before it moved anything, and is dropped.
+ */
+export function completeInterruptedCheckpoint(dir: string, log: (line: string) => void): void {
+  const tempPath = path.join(dir, tempImageName);
+  if (!fs.existsSync(tempPath)) return;
+  if (!fs.existsSync(path.join(dir, imageName))) {
+    const read = readImageFile(tempPath);
+    if (read.kind === 'image' && read.checksummed) {
+      fs.renameSync(tempPath, path.join(dir, imageName));
+      fsyncDirectory(dir);
+      log(`Completed a checkpoint that was interrupted: ${tempImageName} is now ${imageName}.`);
+      return;
+    }
+  }
+  fs.rmSync(tempPath, { force: true });
+}
+
+/** A recovered-from image is kept for inspection under a new name, never deleted. */
+export function setDamagedImageAside(
+  dir: string,
+  images: readonly { name: string; generation: number }[],
+  loadedName: string | undefined,
+  log: (line: string) => void,
+): void {
+  if (loadedName === imageName || !images.some((image) => image.generation === 0)) return;
+  const aside = `${imageName}.damaged-${Date.now()}`;
+  fs.renameSync(path.join(dir, imageName), path.join(dir, aside));
+  log(`Kept the damaged ${imageName} as ${aside}.`);
 }

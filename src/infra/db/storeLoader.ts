@@ -8,12 +8,15 @@
 import * as fs from 'node:fs';
 import type { SqlJsStatic } from 'sql.js';
 import { Connection } from './connection';
+import { assertAcknowledged } from './acknowledged';
+import type { AckRead } from './ackFile';
 import { readImageFile } from './imageFile';
 import { scanJournal } from './journal';
 import type { JournalRecord, JournalScan } from './journal';
 import { applyMigrations, assertKnownVersion, latestVersion, schemaVersionOf } from './migrator';
 import type { Migration } from './migrations/index';
 import { StoreError } from './storeError';
+import { journalName } from './storeFiles';
 import type { GenerationFile, StoreFiles } from './storeFiles';
 
 export interface LoadedDatabase {
@@ -26,7 +29,12 @@ export interface LoadedDatabase {
   readonly currentJournalValidBytes: number | undefined;
   /** True when anything but a clean `foreman.db` plus clean journals was needed. */
   readonly recovered: boolean;
+  /** False for an image written before `foreman.ack` existed: the store checkpoints to upgrade it. */
+  readonly ackRequired: boolean;
 }
+
+/** The meta key an image carries once its store keeps `foreman.ack`; from then on the file must exist. */
+export const ackRequiredKey = 'ack_file';
 
 interface ScannedJournal {
   readonly file: GenerationFile;
@@ -39,7 +47,7 @@ export function configure(connection: Connection): void {
 }
 
 /** Opens one image and checks it; returns the reason it cannot be used instead of throwing. */
-function openImage(SQL: SqlJsStatic, file: GenerationFile): { connection: Connection; journalSeq: number } | string {
+function openImage(SQL: SqlJsStatic, file: GenerationFile): { connection: Connection; journalSeq: number; ackRequired: boolean } | string {
   const read = readImageFile(file.path);
   if (read.kind === 'damaged') return read.reason;
   let connection: Connection | undefined;
@@ -63,7 +71,8 @@ function openImage(SQL: SqlJsStatic, file: GenerationFile): { connection: Connec
       connection.close();
       return 'its meta table (schema_version, journal_seq) is missing';
     }
-    return { connection, journalSeq: Number(seq.value) };
+    const ackRequired = connection.get<{ value: string }>(`SELECT value FROM meta WHERE key = '${ackRequiredKey}'`)?.value === '1';
+    return { connection, journalSeq: Number(seq.value), ackRequired };
   } catch (error) {
     connection?.close();
     return `SQLite cannot read it (${error instanceof Error ? error.message : String(error)})`;
@@ -164,18 +173,38 @@ class JournalSet {
     return current?.scan.tornTail ? current.scan.validBytes : undefined;
   }
 
+  /**
+   * Notes on torn tails, logged only once the load has succeeded: a torn last record is "never
+   * acknowledged" only when the records before it reach the acknowledged mark (see ackFile.ts).
+   */
+  logTornTails(): void {
+    for (const { file, scan } of this.scans.values()) {
+      const torn = scan.tornTail;
+      if (!torn) continue;
+      this.log(
+        `${file.name}: ignoring an incomplete last record at byte offset ${torn.offset} (${torn.length} bytes), ` +
+          'left by an append that was interrupted and never acknowledged.',
+      );
+    }
+  }
+
+  /** What a person should know about the current journal when writes are missing. */
+  describeCurrent(): string {
+    const file = this.files.find((candidate) => candidate.generation === 0);
+    if (!file) return `${journalName} is missing`;
+    const { scan } = this.scan(file);
+    if (scan.validBytes === 0 && !scan.tornTail) return `${journalName} is empty`;
+    const last = scan.records.at(-1)?.seq;
+    const held = last === undefined ? 'holds no intact record' : `ends at seq ${last}`;
+    const torn = scan.tornTail ? `, followed by ${scan.tornTail.length} unreadable bytes at byte offset ${scan.tornTail.offset}` : '';
+    return `${journalName} ${held}${torn}`;
+  }
+
   private scan(file: GenerationFile): ScannedJournal {
     let scanned = this.scans.get(file);
     if (!scanned) {
       scanned = { file, scan: scanJournal(fs.readFileSync(file.path)) };
       this.scans.set(file, scanned);
-      const torn = scanned.scan.tornTail;
-      if (torn) {
-        this.log(
-          `${file.name}: ignoring an incomplete last record at byte offset ${torn.offset} (${torn.length} bytes), ` +
-            'left by an append that was interrupted and never acknowledged.',
-        );
-      }
     }
     return scanned;
   }
@@ -187,6 +216,7 @@ export function loadDatabase(
   files: StoreFiles,
   migrations: readonly Migration[],
   log: (line: string) => void,
+  ack: AckRead,
 ): LoadedDatabase {
   const journals = new JournalSet(files.journals, dir, log);
   const problems: string[] = [];
@@ -212,6 +242,8 @@ export function loadDatabase(
       assertKnownVersion(schemaVersionOf(opened.connection), migrations, image.path);
       configure(opened.connection);
       const lastSeq = Math.max(opened.journalSeq, replay(opened.connection, view.records, opened.journalSeq, migrations));
+      assertAcknowledged(dir, files, ack, opened.ackRequired, lastSeq, image.name, () => journals.describeCurrent());
+      journals.logTornTails();
       if (problems.length || view.damage) {
         const reasons = problems.length
           ? problems.join('; ')
@@ -219,7 +251,14 @@ export function loadDatabase(
         log(`Recovered from ${image.name} plus the journals up to seq ${lastSeq}, because ${reasons}.`);
       }
       const recovered = problems.length > 0 || image.generation !== 0 || view.damage !== '';
-      return { connection: opened.connection, lastSeq, image, currentJournalValidBytes: journals.currentValidBytes, recovered };
+      return {
+        connection: opened.connection,
+        lastSeq,
+        image,
+        currentJournalValidBytes: journals.currentValidBytes,
+        recovered,
+        ackRequired: opened.ackRequired,
+      };
     } catch (error) {
       opened.connection.close();
       if (error instanceof StoreError) throw error;
@@ -237,8 +276,17 @@ export function loadDatabase(
       assertKnownVersion(schema, migrations, `journal record 1`);
       applyMigrations(connection, migrations, schema);
       const lastSeq = replay(connection, records, 0, migrations);
+      assertAcknowledged(dir, files, ack, false, lastSeq, 'the journals alone', () => journals.describeCurrent());
+      journals.logTornTails();
       log(`Rebuilt the database from the journals (seq 1 to ${lastSeq}), because ${problems.join('; ')}.`);
-      return { connection, lastSeq, image: undefined, currentJournalValidBytes: journals.currentValidBytes, recovered: true };
+      return {
+        connection,
+        lastSeq,
+        image: undefined,
+        currentJournalValidBytes: journals.currentValidBytes,
+        recovered: true,
+        ackRequired: false,
+      };
     } catch (error) {
       connection.close();
       if (error instanceof StoreError) throw error;

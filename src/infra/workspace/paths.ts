@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { isStoreFileName } from '../db/storeFiles';
 
 /** The folder that holds a workspace's tool state; never committed (it holds a `.gitignore` of `*`). */
 export const foremanDirName = '.foreman';
@@ -8,9 +9,22 @@ export function foremanDir(repoRoot: string): string {
   return path.join(repoRoot, foremanDirName);
 }
 
-/** A workspace is initialised once its store exists; a bare `.foreman/` (say, a lock) is not enough. */
+/**
+ * A workspace is initialised once any store file exists; a bare `.foreman/` (say, a lock) is not
+ * enough. Any generation counts: a checkpoint killed mid-way leaves `foreman.db.1` and
+ * `foreman.db.tmp` without `foreman.db`, and opening the store finishes it. A `.foreman/` that
+ * cannot be listed (EACCES) is present: calling it absent would start or climb to another store,
+ * where opening it says what is wrong.
+ */
 export function isInitialised(dir: string): boolean {
-  return fs.existsSync(path.join(dir, 'foreman.db')) || fs.existsSync(path.join(dir, 'foreman.journal'));
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code !== 'ENOENT' && code !== 'ENOTDIR';
+  }
+  return names.some(isStoreFileName);
 }
 
 /**

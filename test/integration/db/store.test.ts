@@ -144,7 +144,7 @@ describe('SqlJsStore', () => {
     const names = fs.readdirSync(dir).sort();
     assert.deepEqual(
       names.filter((name) => name.startsWith('foreman.')),
-      ['foreman.db', 'foreman.db.1', 'foreman.journal', 'foreman.journal.1'],
+      ['foreman.ack', 'foreman.db', 'foreman.db.1', 'foreman.journal', 'foreman.journal.1'],
     );
     const reopened = await SqlJsStore.open(copyOf(dir));
     assert.equal(taskIds(reopened).length, 40);
