@@ -135,7 +135,7 @@ function buildFolder(selected: SelectedFolder, view: ViewState, now: number): Fo
       items: free.slice(taskPage * pageSizes.tasks, (taskPage + 1) * pageSizes.tasks).map((task) => taskItem(task, false)),
     },
     activity: activity(selected.activity, view.activity, status),
-    stats: { ...stats(workCounts, workerCounts, selected.activity), usage: status.usage },
+    stats: { ...stats(workCounts, workerCounts, selected.activity), running: agentsRunning(status), usage: status.usage },
   };
 }
 
@@ -272,6 +272,18 @@ function activity(data: ActivityData | undefined, filter: ViewState['activity'],
     workers: status.workers.map((worker) => worker.id),
     states: [...workerStates, ...taskStatuses],
   };
+}
+
+/** States in which a worker holds a running task but no agent works on it: it waits for a person. */
+const waitingForReview: ReadonlySet<string> = new Set(['IN_REVIEW', 'APPROVED']);
+
+/**
+ * Running tasks that are being worked on: a task stays `running` through its review, but the
+ * statistics count it under "in review", not twice.
+ */
+function agentsRunning(status: StatusSnapshot): number {
+  const reviewed = new Set(status.workers.filter((worker) => waitingForReview.has(worker.state)).map((worker) => worker.taskId));
+  return status.tasks.filter((task) => task.status === 'running' && !reviewed.has(task.id)).length;
 }
 
 function stats(

@@ -204,3 +204,16 @@ test('task items carry their usage, in the free list and in chains', () => {
   assert.ok(folder.tasks.items.every((task) => task.usage.inputTokens === 500));
   assert.ok(folder.chains.items.every((chain) => chain.nodes.every((node) => node.usage.costUsd === 0.003)));
 });
+
+test('a task whose worker waits for review or merge counts as in review, not also as running', () => {
+  const base = makeStatus({ workers: 3, tasks: 3 });
+  const tasks = base.tasks.slice(0, 3).map((task, index) => ({ ...task, id: `t${index}`, status: 'running', parentId: null }));
+  const workers = ['WORKING', 'IN_REVIEW', 'APPROVED'].map((state, index) => ({
+    ...base.workers[0]!,
+    id: `w${index}`,
+    state,
+    taskId: `t${index}`,
+  }));
+  const stats = buildDashboardSnapshot(input({ ...base, workers, tasks })).folder!.stats;
+  assert.deepEqual([stats.running, stats.inReview], [1, 1]);
+});
