@@ -4,6 +4,7 @@
  * end is judged — including telling a configuration problem (a flag it does not know, no login)
  * from an attempt that merely failed, so the first fails the task at once instead of burning retries.
  */
+import type { z } from 'zod';
 import type { AgentEventInput } from '../../../core/agentEvents';
 import type { AgentVerdict } from '../../../engine/ports';
 
@@ -90,4 +91,14 @@ export interface RunEvidence {
   readonly errors: readonly string[];
   /** The last few KB of stderr and non-event output. */
   readonly outputTail: string;
+}
+
+/** One line of an agent's JSON output checked against its kind's schema; undefined for noise. */
+export function parseEventLine<T>(text: string, schema: z.ZodType<T>): T | undefined {
+  try {
+    const parsed = schema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { type AgentEventInput, describeTool } from '../../../core/agentEvents';
 import type { AdapterOptions, AdapterRun, AgentAdapter, PlannedArgs, StreamParser } from './adapter';
 import { allowedToolsVariable } from './claudePermissions';
+import { parseEventLine } from './adapter';
 import { judgeRun } from './verdicts';
 
 /** Edits, reading, searching, Bash in the worktree, and the `foreman` CLI. */
@@ -155,15 +156,8 @@ export function claudeParser(resumed: boolean): StreamParser {
   let announced = false;
   return {
     line(text) {
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        return [];
-      }
-      const parsed = lineSchema.safeParse(json);
-      if (!parsed.success) return [];
-      const line = parsed.data;
+      const line = parseEventLine(text, lineSchema);
+      if (!line) return [];
       const events: AgentEventInput[] = [];
       switch (line.type) {
         case 'system':

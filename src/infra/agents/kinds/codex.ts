@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { AgentEventInput } from '../../../core/agentEvents';
 import type { AdapterOptions, AdapterRun, AgentAdapter, PlannedArgs, RunEvidence, StreamParser } from './adapter';
+import { parseEventLine } from './adapter';
 import { judgeRun } from './verdicts';
 
 /** Codex keeps rollouts under `$CODEX_HOME/sessions/<yyyy>/<mm>/<dd>/rollout-<time>-<thread id>.jsonl`. */
@@ -60,15 +61,8 @@ export function codexParser(resumed: boolean): StreamParser {
   let announced = false;
   return {
     line(text) {
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        return [];
-      }
-      const parsed = lineSchema.safeParse(json);
-      if (!parsed.success) return [];
-      const line = parsed.data;
+      const line = parseEventLine(text, lineSchema);
+      if (!line) return [];
       const events: AgentEventInput[] = [];
       switch (line.type) {
         case 'thread.started':
