@@ -13,7 +13,7 @@ import { type Target, resolveTarget, route } from './route';
 import { workerIdSchema } from '../core/ids';
 import { parseRequest } from '../core/requests';
 import { ExitCode, type Failure, type Result, invalid, ok, refused } from '../core/result';
-import { StoreError } from '../infra/db/storeError';
+import { StoreError, storeFailure } from '../infra/db/storeError';
 import type { EndpointResult } from '../infra/endpoint';
 import { foremanDirName } from '../infra/workspace/paths';
 
@@ -145,11 +145,7 @@ const environmentErrnos = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT
  * or another user's): refused (exit 3) with what is wrong and what to do, not "unexpected".
  */
 function environmentFailure(error: unknown): Failure | undefined {
-  if (error instanceof StoreError) {
-    if (error.code === 'damaged') return refused('storeDamaged', error.message);
-    if (error.code === 'newerSchema') return refused('storeTooNew', error.message);
-    return undefined;
-  }
+  if (error instanceof StoreError) return storeFailure(error);
   const errno = error as NodeJS.ErrnoException;
   if (!(error instanceof Error) || errno.code === undefined || !environmentErrnos.has(errno.code)) return undefined;
   const file = errno.path ?? 'a file';

@@ -67,6 +67,8 @@ export async function route(target: Target, request: Request, options: RouteOpti
       const { openOwner } = await import('../infra/workspace/owner.js');
       const opened = await openOwner(target.repoRoot, {
         role: 'cli',
+        // Another one-shot call holds the lock for one transaction: wait in line for it.
+        lockPatienceMs: Math.max(1, lockPatienceMs - (Date.now() - started)),
         closeCheckpointBytes: oneShotCheckpointBytes,
         ...(options.log ? { log: options.log } : {}),
       });

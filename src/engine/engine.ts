@@ -36,6 +36,13 @@ export class Engine implements Disposable {
   /** Fires after every commit with the events it produced. */
   readonly onDidCommit: Event<readonly EngineEvent[]> = this._onDidCommit.event;
 
+  private readonly _onDidFailInBackground = new Emitter<unknown>();
+  /**
+   * Fires when engine-internal work (the dispatcher, the liveness monitor) threw, e.g. because a
+   * full disk kept its write from being saved. That work is tried again later by itself.
+   */
+  readonly onDidFailInBackground: Event<unknown> = this._onDidFailInBackground.event;
+
   private readonly clock: Clock;
   private readonly handlers: HandlerMap;
   private readonly disposables = new DisposableStore();
@@ -68,6 +75,7 @@ export class Engine implements Disposable {
       exporter: new Exporter(deps.exports),
     });
     this.disposables.add(this._onDidCommit);
+    this.disposables.add(this._onDidFailInBackground);
   }
 
   get settings(): EngineSettings {
@@ -204,6 +212,11 @@ export class Engine implements Disposable {
     this.runInternal('monitor', (unit) => ok(this.monitor.sweep(unit, 'checked at owner start')));
     this.waker = this.disposables.add(new QueueWaker(this, this.clock));
     this.waker.wake();
+  }
+
+  /** Said by the waker when internal work failed; it retries by itself. */
+  reportBackgroundFailure(error: unknown): void {
+    this._onDidFailInBackground.fire(error);
   }
 
   /** A consistent read of the state, for views. */

@@ -4,6 +4,9 @@ import type { Disposable } from './events';
 import type { Clock } from './ports';
 import type { EngineEvent } from './unit';
 
+/** How long internal work that failed waits before it is tried again. */
+const retryAfterFailureMs = 5_000;
+
 /** Events after which there may be new work to hand out. */
 function mayHaveWork(event: EngineEvent): boolean {
   switch (event.kind) {
@@ -30,6 +33,7 @@ export class QueueWaker implements Disposable {
   private rearmPending = false;
   private dueTimer: Disposable | undefined;
   private livenessTimer: Disposable | undefined;
+  private retryTimer: Disposable | undefined;
   private readonly subscription: Disposable;
   private disposed = false;
 
@@ -50,7 +54,7 @@ export class QueueWaker implements Disposable {
     setImmediate(() => {
       this.wakePending = false;
       if (this.disposed) return;
-      this.engine.execute({ command: 'dispatch', args: {}, actor: 'dispatcher' });
+      this.guarded(() => this.engine.execute({ command: 'dispatch', args: {}, actor: 'dispatcher' }));
       this.rearm();
     });
   }
@@ -58,24 +62,45 @@ export class QueueWaker implements Disposable {
   private rearm(): void {
     if (this.rearmPending || this.disposed) return;
     this.rearmPending = true;
-    setImmediate(() => {
-      this.rearmPending = false;
-      if (this.disposed) return;
-      const now = this.clock.now();
-      const due = this.engine.read((reader) => this.engine.picker.nextDue(reader, now));
-      this.dueTimer?.dispose();
-      this.dueTimer = due === undefined ? undefined : this.clock.setTimeout(() => this.wake(), Math.max(0, due - now) + 5);
-      const deadline = this.engine.read((reader) => this.engine.monitor.nextDeadline(reader));
-      this.livenessTimer?.dispose();
-      this.livenessTimer =
-        deadline === undefined ? undefined : this.clock.setTimeout(() => this.checkLiveness(), Math.max(0, deadline - now) + 5);
-    });
+    setImmediate(() => this.guarded(() => this.armTimers()));
+  }
+
+  private armTimers(): void {
+    this.rearmPending = false;
+    if (this.disposed) return;
+    const now = this.clock.now();
+    const due = this.engine.read((reader) => this.engine.picker.nextDue(reader, now));
+    this.dueTimer?.dispose();
+    this.dueTimer = due === undefined ? undefined : this.clock.setTimeout(() => this.wake(), Math.max(0, due - now) + 5);
+    const deadline = this.engine.read((reader) => this.engine.monitor.nextDeadline(reader));
+    this.livenessTimer?.dispose();
+    this.livenessTimer =
+      deadline === undefined ? undefined : this.clock.setTimeout(() => this.checkLiveness(), Math.max(0, deadline - now) + 5);
   }
 
   private checkLiveness(): void {
     if (this.disposed) return;
-    this.engine.runInternal('monitor', (unit) => ok(this.engine.monitor.sweep(unit)));
+    this.guarded(() => this.engine.runInternal('monitor', (unit) => ok(this.engine.monitor.sweep(unit))));
     this.rearm();
+  }
+
+  /**
+   * Runs a step of internal work. One that throws (a write the full disk kept from being saved) is
+   * reported, and the dispatcher and monitor run again after `retryAfterFailureMs`: nobody else
+   * would wake them, and work that was due must not wait for the next unrelated commit.
+   */
+  private guarded(step: () => void): void {
+    try {
+      step();
+    } catch (error) {
+      this.engine.reportBackgroundFailure(error);
+      if (this.retryTimer || this.disposed) return;
+      this.retryTimer = this.clock.setTimeout(() => {
+        this.retryTimer = undefined;
+        this.wake();
+        this.checkLiveness();
+      }, retryAfterFailureMs);
+    }
   }
 
   dispose(): void {
@@ -83,5 +108,6 @@ export class QueueWaker implements Disposable {
     this.subscription.dispose();
     this.dueTimer?.dispose();
     this.livenessTimer?.dispose();
+    this.retryTimer?.dispose();
   }
 }

@@ -10,6 +10,7 @@ const maxCachedStatements = 500;
 
 export class Connection {
   private readonly statements = new Map<string, Statement>();
+  private closed = false;
   /** Rows inserted, updated or deleted so far, by any statement (including triggers). */
   changes = 0;
 
@@ -76,7 +77,10 @@ export class Connection {
     return this.database.export();
   }
 
+  /** Frees the statements and the database. Safe to call twice (a preload may be dropped twice). */
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     for (const statement of this.statements.values()) statement.free();
     this.statements.clear();
     this.database.close();

@@ -1,7 +1,7 @@
 /** The durable store and the ownership lock (ARCHITECTURE §2). */
 export { SqlJsStore } from './sqlJsStore';
 export type { SqlJsStoreOptions } from './sqlJsStore';
-export { StoreError } from './storeError';
+export { StoreError, storeFailure } from './storeError';
 export type { StoreErrorCode } from './storeError';
 export { migrations } from './migrations/index';
 export type { Migration } from './migrations/index';

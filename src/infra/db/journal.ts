@@ -157,6 +157,18 @@ export function scanJournal(bytes: Buffer): JournalScan {
   return { records, validBytes: offset, damage };
 }
 
+/** A failed append whose partial record could not be removed: the journal may now end in garbage. */
+export class JournalCutFailed extends Error {
+  constructor(
+    readonly journalPath: string,
+    readonly appendError: unknown,
+    options: { cause: unknown },
+  ) {
+    super(`${journalPath}: a failed append (${String(appendError)}) could not be cut back (${String(options.cause)})`, options);
+    this.name = 'JournalCutFailed';
+  }
+}
+
 /** Appends records to one journal file; the caller decides when to fsync. */
 export class JournalWriter {
   private fd: number | undefined;
@@ -191,14 +203,42 @@ export class JournalWriter {
     return this.bytes;
   }
 
+  /**
+   * Appends one record, fsync'd when `durable`. If the write or the fsync fails (a full disk), the
+   * file is cut back to where the record began, so no partial record is left for later appends to
+   * follow (they would read as damage), and the error is rethrown: the record is not in the
+   * journal. Only when even that cut fails is the error a `JournalCutFailed`.
+   */
   append(record: JournalRecord, durable: boolean): void {
     const fd = this.openFd();
     const buffer = encodeRecord(record);
-    let written = 0;
-    while (written < buffer.length) written += fs.writeSync(fd, buffer, written, buffer.length - written);
+    const start = this.bytes;
+    try {
+      let written = 0;
+      while (written < buffer.length) written += fs.writeSync(fd, buffer, written, buffer.length - written);
+      if (durable) fs.fsyncSync(fd);
+    } catch (error) {
+      this.cutBack(fd, start, error);
+      throw error;
+    }
     this.bytes += buffer.length;
-    this.unsynced = true;
-    if (durable) this.sync();
+    this.unsynced = !durable;
+  }
+
+  /** Removes the last record appended (never acknowledged: its commit failed after the append). */
+  removeLast(recordStart: number): void {
+    const fd = this.openFd();
+    this.cutBack(fd, recordStart, undefined);
+    this.bytes = recordStart;
+  }
+
+  private cutBack(fd: number, size: number, cause: unknown): void {
+    try {
+      fs.ftruncateSync(fd, size);
+      fs.fsyncSync(fd);
+    } catch (cutError) {
+      throw new JournalCutFailed(this.path, cause ?? cutError, { cause: cutError });
+    }
   }
 
   /** Makes every appended record durable, including earlier non-durable ones. */

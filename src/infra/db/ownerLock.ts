@@ -110,9 +110,13 @@ function writeLock(lockPath: string, info: OwnerInfo, flag: 'wx' | 'w'): void {
   try {
     fs.writeSync(fd, JSON.stringify(info));
     fs.fsyncSync(fd);
-  } finally {
+  } catch (error) {
+    // A lock we created but could not fill (a full disk) would read as "being written" to everyone.
     fs.closeSync(fd);
+    fs.rmSync(lockPath, { force: true });
+    throw error;
   }
+  fs.closeSync(fd);
 }
 
 /**

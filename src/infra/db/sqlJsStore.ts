@@ -3,74 +3,36 @@
  * appended to a redo journal and fsync'd before it is acknowledged, and checkpoints that export the
  * whole image without ever leaving the folder unloadable.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
 import type { Reader, Store, Tx, WriteOptions } from '../../engine/ports';
 import type { Result } from '../../core/result';
 import { AckFile, readAckFile } from './ackFile';
 import { Connection } from './connection';
-import { writeImageFile } from './imageFile';
-import { JournalWriter } from './journal';
+import { JournalCutFailed, JournalWriter } from './journal';
 import type { JournalStatement } from './journal';
 import { applyMigrations, schemaVersionOf } from './migrator';
 import { migrations as knownMigrations } from './migrations/index';
-import type { Migration } from './migrations/index';
 import { loadSqlJs } from './sqlJsModule';
 import { StoreError } from './storeError';
 import { assertNothingAcknowledged } from './acknowledged';
-import { ackRequiredKey, configure, loadDatabase } from './storeLoader';
+import { configure, loadDatabase } from './storeLoader';
 import {
   completeInterruptedCheckpoint,
   ensureForemanDir,
   fsyncDirectory,
-  imageName,
   installImage,
   journalName,
   listStoreFiles,
   setDamagedImageAside,
-  tempImageName,
 } from './storeFiles';
-import type { FileStep } from './storeFiles';
 import { GuardedReader, Transaction } from './transaction';
+import { type Disk, type SqlJsStoreOptions, appendFailure, diskOf, writeFirstImage, writeTempImage } from './storeDisk';
 
-export interface SqlJsStoreOptions {
-  /** Receives one line per notable event: recoveries, torn records, checkpoint failures. */
-  readonly log?: (line: string) => void;
-  /** Checkpoint after a write once the journal is larger than this. Default 8 MiB. */
-  readonly checkpointBytes?: number;
-  /**
-   * At close, fold the journal into the image only when it is at least this long. Default 1:
-   * whenever anything was written. One-shot CLI calls pass more, since a short journal is cheap to
-   * replay and a full export per call is not.
-   */
-  readonly closeCheckpointBytes?: number;
-  /** Older images (and their journals) to keep as fallbacks. Default 2. */
-  readonly backups?: number;
-  /** The schema history; tests pass longer lists to exercise upgrades. Default: the shipped one. */
-  readonly migrations?: readonly Migration[];
-  /**
-   * Called before each file-system step of a checkpoint (write, fsync, rename, create), with its
-   * name. Tests throw here (after copying the folder) to see what a kill at that step leaves.
-   */
-  readonly fileStep?: FileStep;
-}
+export type { SqlJsStoreOptions } from './storeDisk';
+import { type PreloadedStore, catchUp, preloadStore } from './preload';
 
 type StoreState = 'open' | 'broken' | 'closed';
-
-/** Where a store keeps its files; absent for a store that lives only in memory. */
-interface Disk {
-  readonly dir: string;
-  journal: JournalWriter;
-  /** The acknowledged high-water mark kept beside the journal (ackFile.ts). */
-  readonly ack: AckFile;
-  readonly fileStep: FileStep;
-  readonly checkpointBytes: number;
-  readonly closeCheckpointBytes: number;
-  readonly backups: number;
-  /** The journal size at which to try the next automatic checkpoint. */
-  nextCheckpointAt: number;
-}
 
 export class SqlJsStore implements Store {
   private state: StoreState = 'open';
@@ -101,7 +63,8 @@ export class SqlJsStore implements Store {
     const ackRead = readAckFile(foremanDir);
     const fresh = files.images.length === 0 && files.journals.length === 0;
     if (fresh) assertNothingAcknowledged(foremanDir, ackRead);
-    const loaded = fresh ? undefined : loadDatabase(SQL, foremanDir, files, migrations, log, ackRead);
+    const caughtUp = options.preloaded && catchUp(options.preloaded, foremanDir, files, ackRead, migrations, log);
+    const loaded = fresh ? undefined : (caughtUp ?? loadDatabase(SQL, foremanDir, files, migrations, log, ackRead));
     const connection = loaded?.connection ?? SqlJsStore.newConnection(SQL);
     let journal: JournalWriter | undefined;
     let ack: AckFile | undefined;
@@ -113,21 +76,11 @@ export class SqlJsStore implements Store {
       ack = AckFile.open(foremanDir, ackRead.kind === 'seq' ? Math.max(ackRead.seq, lastSeq) : lastSeq, ackRead);
       // A new folder gets its image before any journal exists: a crash in between leaves a folder
       // that still reads as new, rather than a journal without an image (which is refused).
-      if (fresh) SqlJsStore.writeFirstImage(foremanDir, connection);
+      if (fresh) writeFirstImage(foremanDir, connection);
       if (loaded?.recovered) setDamagedImageAside(foremanDir, files.images, loaded.image?.name, log);
       // Cutting a torn tail first: records appended after garbage would read as damage later.
       journal = JournalWriter.open(path.join(foremanDir, journalName), loaded?.currentJournalValidBytes);
-      const checkpointBytes = options.checkpointBytes ?? 8 * 1024 * 1024;
-      const disk: Disk = {
-        dir: foremanDir,
-        journal,
-        ack,
-        fileStep: options.fileStep ?? (() => undefined),
-        checkpointBytes,
-        closeCheckpointBytes: options.closeCheckpointBytes ?? 1,
-        backups: options.backups ?? 2,
-        nextCheckpointAt: checkpointBytes,
-      };
+      const disk = diskOf(foremanDir, journal, ack, options);
       const store = new SqlJsStore(connection, disk, lastSeq, schemaVersionOf(connection), log);
       // Migrations are not journalled, a recovery should not have to be repeated next time, and an
       // image from before foreman.ack must learn that the file is now required.
@@ -140,6 +93,14 @@ export class SqlJsStore implements Store {
       connection.close();
       throw error;
     }
+  }
+
+  /**
+   * Loads the store in `foremanDir` without taking anything or writing anything, for `open` to
+   * catch up under the lock (preload.ts); undefined when only a load under the lock will do.
+   */
+  static async preload(foremanDir: string, options: Pick<SqlJsStoreOptions, 'migrations'> = {}): Promise<PreloadedStore | undefined> {
+    return preloadStore(await loadSqlJs(), foremanDir, options.migrations ?? knownMigrations);
   }
 
   /** A store with no files, for tests and benchmarks: writes commit but are never journalled. */
@@ -161,11 +122,17 @@ export class SqlJsStore implements Store {
     }
   }
 
+  /**
+   * Runs `fn` in one transaction. The journal record is written (and fsync'd when durable) before
+   * the in-memory COMMIT: a full disk then fails this one write, rolled back with nothing half
+   * saved, and the store goes on; the next write succeeds once there is space again (issue 10).
+   */
   write<T>(fn: (tx: Tx) => Result<T>, options: WriteOptions = {}): Result<T> {
     this.assertUsable('write');
     if (this.writing)
       throw new StoreError('misuse', 'Store.write was called inside another Store.write; compose the work into one transaction.');
     const tx = new Transaction(this.connection);
+    const durable = options.durable ?? true;
     let result: Result<T>;
     this.writing = true;
     try {
@@ -183,17 +150,19 @@ export class SqlJsStore implements Store {
         this.rollback();
         return result;
       }
+      const journalled = this.disk && tx.changedAnything ? this.journalBeforeCommit(this.disk, tx.statements, durable) : undefined;
       try {
         this.connection.run('COMMIT');
       } catch (error) {
         this.rollback();
+        if (journalled !== undefined) this.unjournal(journalled, error);
         throw error;
       }
     } finally {
       tx.close();
       this.writing = false;
     }
-    if (this.disk && tx.changedAnything) this.journalCommit(this.disk, tx.statements, options.durable ?? true);
+    if (this.disk && tx.changedAnything) this.afterCommit(this.disk, durable);
     return result;
   }
 
@@ -205,7 +174,7 @@ export class SqlJsStore implements Store {
     if (!disk) return;
     disk.fileStep('fsync foreman.journal');
     this.syncJournal(disk);
-    SqlJsStore.writeTempImage(disk.dir, this.connection, this.lastSeq, disk.fileStep);
+    writeTempImage(disk.dir, this.connection, this.lastSeq, disk.fileStep);
     try {
       disk.journal.close();
       installImage(disk.dir, disk.backups, disk.fileStep);
@@ -244,19 +213,35 @@ export class SqlJsStore implements Store {
     return this.schema;
   }
 
-  private journalCommit(disk: Disk, statements: JournalStatement[], durable: boolean): void {
+  /**
+   * Appends the transaction's record; returns where it starts in the journal. A failed append is
+   * cut back by the journal and the transaction rolled back: the write fails, the store does not.
+   * Only a journal that could not be cut back leaves the store broken (it may end in garbage).
+   */
+  private journalBeforeCommit(disk: Disk, statements: JournalStatement[], durable: boolean): number {
+    const start = disk.journal.size;
     try {
       disk.journal.append({ seq: this.lastSeq + 1, ts: Date.now(), schema: this.schema, stmts: statements }, durable);
+      return start;
     } catch (error) {
-      // Memory holds a commit the disk does not: it must never be acknowledged, nor checkpointed.
-      this.markBroken(`appending to ${disk.journal.path} failed: ${String(error)}`);
-      throw new StoreError(
-        'broken',
-        `A write was not saved: appending to ${disk.journal.path} failed (${String(error)}). ` +
-          'The store is closed for further use; reopen it to continue from the last saved write.',
-        { cause: error },
-      );
+      this.rollback();
+      if (error instanceof JournalCutFailed) this.markBroken(error.message);
+      throw appendFailure(disk.journal.path, error);
     }
+  }
+
+  /** The record of a transaction whose COMMIT failed: never acknowledged, so it is removed. */
+  private unjournal(recordStart: number, commitError: unknown): void {
+    const disk = this.disk;
+    if (!disk) return;
+    try {
+      disk.journal.removeLast(recordStart);
+    } catch (error) {
+      this.markBroken(`the journal holds a record whose commit failed (${String(commitError)}), and removing it failed: ${String(error)}`);
+    }
+  }
+
+  private afterCommit(disk: Disk, durable: boolean): void {
     this.lastSeq++;
     if (durable) this.raiseAck(disk);
     if (disk.journal.size > disk.nextCheckpointAt) this.checkpointAfterWrite(disk);
@@ -309,30 +294,6 @@ export class SqlJsStore implements Store {
     if (this.state === 'broken') {
       throw new StoreError('broken', `The store cannot be used (${this.brokenBecause}); reopen it to continue from the last saved write.`);
     }
-  }
-
-  /**
-   * Exports to an fsync'd `foreman.db.tmp`, with the journal seq it includes recorded in it, and
-   * the mark that from now on `foreman.ack` must exist beside it.
-   */
-  private static writeTempImage(dir: string, connection: Connection, journalSeq: number, fileStep: FileStep = () => undefined): void {
-    const upsert = `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
-    connection.run(upsert, ['journal_seq', String(journalSeq)]);
-    connection.run(upsert, [ackRequiredKey, '1']);
-    const tempPath = path.join(dir, tempImageName);
-    try {
-      writeImageFile(tempPath, connection.export(), fileStep);
-    } catch (error) {
-      // Nothing has moved yet: the image and journal on disk are intact, and the store goes on.
-      fs.rmSync(tempPath, { force: true });
-      throw error;
-    }
-  }
-
-  private static writeFirstImage(dir: string, connection: Connection): void {
-    SqlJsStore.writeTempImage(dir, connection, 0);
-    fs.renameSync(path.join(dir, tempImageName), path.join(dir, imageName));
-    fsyncDirectory(dir);
   }
 
   private static newConnection(SQL: SqlJsStatic): Connection {

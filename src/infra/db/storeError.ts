@@ -7,10 +7,17 @@ export type StoreErrorCode =
   | 'damaged'
   /** The database was written by a newer Foreman. */
   | 'newerSchema'
-  /** A journal append failed after the in-memory commit; the process must reopen the store. */
+  /**
+   * One write could not be saved (a full disk): it was rolled back, nothing was half written, and
+   * the store goes on; the same write succeeds once the cause is gone.
+   */
+  | 'notSaved'
+  /** The journal could not be brought back in line with memory; the process must reopen the store. */
   | 'broken'
   /** The store was used in a way the code must never do (reentrant write, use after close). */
   | 'misuse';
+
+import { type Failure, refused } from '../../core/result';
 
 export class StoreError extends Error {
   constructor(
@@ -20,5 +27,23 @@ export class StoreError extends Error {
   ) {
     super(message, options);
     this.name = 'StoreError';
+  }
+}
+
+/**
+ * The answer for a request that met an expected store condition, or undefined for a bug. Shared by
+ * the CLI and the endpoint, so a full disk reads the same whether a one-shot call or an owner hit it.
+ */
+export function storeFailure(error: unknown): Failure | undefined {
+  if (!(error instanceof StoreError)) return undefined;
+  switch (error.code) {
+    case 'damaged':
+      return refused('storeDamaged', error.message);
+    case 'newerSchema':
+      return refused('storeTooNew', error.message);
+    case 'notSaved':
+      return refused('notSaved', error.message);
+    default:
+      return undefined;
   }
 }

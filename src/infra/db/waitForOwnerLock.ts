@@ -2,6 +2,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Result } from '../../core/result';
 import { type OwnerLock, acquireOwnerLock } from './ownerLock';
 
+/** How long a wait goes unmentioned. */
+const quietWaitMs = 1_000;
+
 /** Roles that hold the lock only for one call: worth waiting for rather than refusing. */
 const shortLivedRoles: ReadonlySet<string> = new Set(['cli']);
 
@@ -28,7 +31,8 @@ export async function waitForOwnerLock(
   const started = Date.now();
   const lockOptions = options.log ? { log: options.log } : {};
   let waitingFor: string | undefined;
-  let nextProgressAt = started + 10_000;
+  // Waits of a few milliseconds are the normal case (one-shot calls queue): say nothing about them.
+  let nextProgressAt = started + quietWaitMs;
   for (let round = 0; ; round++) {
     const taken = acquireOwnerLock(foremanDir, info, lockOptions);
     if (taken.ok) {
@@ -43,16 +47,19 @@ export async function waitForOwnerLock(
       return { ...taken, message: `Waited ${elapsed(started)} for the lock to be let go. ${taken.message}` };
     }
     const holder = typeof role === 'string' ? `pid ${String(taken.details?.['pid'])} (${role})` : 'another process taking the lock';
-    if (waitingFor === undefined) {
+    if (Date.now() >= nextProgressAt) {
+      const first = waitingFor === undefined;
       waitingFor = holder;
-      options.log?.(`waiting for ${holder} to finish with the owner lock (up to ${Math.round(options.patienceMs / 1000)} s)`);
-    } else if (Date.now() >= nextProgressAt) {
-      nextProgressAt += 10_000;
-      options.log?.(`still waiting for ${holder} to finish with the owner lock (${elapsed(started)} so far)`);
+      nextProgressAt = Date.now() + 10_000;
+      options.log?.(
+        first
+          ? `waiting for ${holder} to finish with the owner lock (up to ${Math.round(options.patienceMs / 1000)} s)`
+          : `still waiting for ${holder} to finish with the owner lock (${elapsed(started)} so far)`,
+      );
     }
-    // Short at first (a one-shot call holds it for milliseconds), then at most 200 ms apart.
+    // A one-shot call holds the lock for one transaction: look again soon, at most 50 ms apart.
     try {
-      await sleep(Math.min(200, 10 + round * 10) * (0.5 + Math.random()), undefined, options.signal ? { signal: options.signal } : {});
+      await sleep(Math.min(50, 5 + round * 5) * (0.5 + Math.random()), undefined, options.signal ? { signal: options.signal } : {});
     } catch {
       // Aborted: the next round returns the refusal.
     }

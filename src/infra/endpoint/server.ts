@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import { describeIssues, parseRequest, type Request } from '../../core/requests';
 import { type Result, invalid } from '../../core/result';
+import { storeFailure } from '../db/storeError';
 import type { Disposable } from '../../engine/events';
 import { newToken, readEndpointInfo, withdrawAnnouncement, writeAnnouncement, writeToken } from './announcement';
 import { type ConnectionLimits, EndpointConnection, respondTo } from './connection';
@@ -126,6 +127,8 @@ export class EndpointServer implements Disposable {
     try {
       return respondTo(await this.execute(parsed.request));
     } catch (error) {
+      const expected = storeFailure(error);
+      if (expected) return respondTo(expected);
       this.log(
         `endpoint: ${parsed.request.command} failed unexpectedly: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
       );

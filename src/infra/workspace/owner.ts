@@ -8,7 +8,7 @@ import type { Request } from '../../core/requests';
 import type { CrewSettingsFile, EngineSettings } from '../../engine/settings';
 import { type CrewParts, assembleCrew } from './crewParts';
 import { type WorktreeReport, branchFor } from '../git';
-import { type OwnerLock, SqlJsStore, acquireOwnerLock, waitForOwnerLock } from '../db';
+import { type OwnerLock, SqlJsStore, acquireOwnerLock, readOwner, waitForOwnerLock } from '../db';
 import { FileBlobStore, JsonlExportSink } from '../fs';
 import { foremanDir as foremanDirOf, isInitialised } from './paths';
 import { loadWorkspaceSettings } from './settings';
@@ -83,26 +83,25 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
   const sample = branchFor(template, { workerId: 'worker', taskId: 'task' });
   if (!sample.ok) return invalid('badSettings', `branchTemplate: ${sample.message}`, { template });
   const log = options.log ?? (() => undefined);
-  const lockOptions = options.log ? { log: options.log } : {};
-  const lock = options.lockPatienceMs
-    ? await waitForOwnerLock(
-        dir,
-        { role: options.role },
-        {
-          ...lockOptions,
-          patienceMs: options.lockPatienceMs,
-          ...(options.lockWaitSignal ? { signal: options.lockWaitSignal } : {}),
-        },
-      )
-    : acquireOwnerLock(dir, { role: options.role }, lockOptions);
-  if (!lock.ok) return lock;
+  // Everything slow happens before the lock (issue 10): a one-shot call holds it for its own
+  // transaction only, and the other callers queue for milliseconds, not for a replay each.
+  // Not while a long-running owner holds the lock: it will not let go, and a load would be wasted.
+  const holder = readOwner(dir);
+  const preloaded = holder && holder.role !== 'cli' ? undefined : await SqlJsStore.preload(dir);
+  const lock = await takeLock(dir, options);
+  if (!lock.ok) {
+    preloaded?.loaded.connection.close();
+    return lock;
+  }
   let store: SqlJsStore;
   try {
     store = await SqlJsStore.open(dir, {
       ...(options.log ? { log: options.log } : {}),
       ...(options.closeCheckpointBytes ? { closeCheckpointBytes: options.closeCheckpointBytes } : {}),
+      ...(preloaded ? { preloaded } : {}),
     });
   } catch (error) {
+    preloaded?.loaded.connection.close();
     lock.value.release();
     throw error;
   }
@@ -113,6 +112,10 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
     exports: new JsonlExportSink(dir),
     ...(options.clock ? { clock: options.clock } : {}),
   });
+  // Dispatch and liveness checks retry by themselves; the log says why they are not happening now.
+  engine.onDidFailInBackground((error) =>
+    log(`background work failed and is retried in a few seconds: ${error instanceof Error ? error.message : String(error)}`),
+  );
   const parts = assembleCrew(repoRoot, dir, engine, loaded.value.crew, {
     launchAgents: options.launchAgents ?? false,
     log,
@@ -159,6 +162,21 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
     close,
     dispose: close,
   });
+}
+
+/** The owner lock, waited for when the caller has patience for a one-shot holder. */
+function takeLock(dir: string, options: OpenOwnerOptions): Promise<Result<OwnerLock>> | Result<OwnerLock> {
+  const lockOptions = options.log ? { log: options.log } : {};
+  if (!options.lockPatienceMs) return acquireOwnerLock(dir, { role: options.role }, lockOptions);
+  return waitForOwnerLock(
+    dir,
+    { role: options.role },
+    {
+      ...lockOptions,
+      patienceMs: options.lockPatienceMs,
+      ...(options.lockWaitSignal ? { signal: options.lockWaitSignal } : {}),
+    },
+  );
 }
 
 function logWorktreeReport(report: WorktreeReport, log: (line: string) => void): void {

@@ -1,0 +1,123 @@
+/**
+ * Where a store keeps its files, and the file work of its writes and checkpoints that does not need
+ * the store itself: writing an image, and saying why a write could not be saved.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Connection } from './connection';
+import { writeImageFile } from './imageFile';
+import { JournalCutFailed } from './journal';
+import type { JournalWriter } from './journal';
+import type { AckFile } from './ackFile';
+import type { Migration } from './migrations/index';
+import type { PreloadedStore } from './preload';
+import { StoreError } from './storeError';
+import { ackRequiredKey } from './storeLoader';
+import { fsyncDirectory, imageName, tempImageName } from './storeFiles';
+import type { FileStep } from './storeFiles';
+
+export interface SqlJsStoreOptions {
+  /** Receives one line per notable event: recoveries, torn records, checkpoint failures. */
+  readonly log?: (line: string) => void;
+  /** Checkpoint after a write once the journal is larger than this. Default 8 MiB. */
+  readonly checkpointBytes?: number;
+  /**
+   * At close, fold the journal into the image only when it is at least this long. Default 1:
+   * whenever anything was written. One-shot CLI calls pass more, since a short journal is cheap to
+   * replay and a full export per call is not.
+   */
+  readonly closeCheckpointBytes?: number;
+  /** Older images (and their journals) to keep as fallbacks. Default 2. */
+  readonly backups?: number;
+  /** The schema history; tests pass longer lists to exercise upgrades. Default: the shipped one. */
+  readonly migrations?: readonly Migration[];
+  /**
+   * Called before each file-system step of a checkpoint (write, fsync, rename, create), with its
+   * name. Tests throw here (after copying the folder) to see what a kill at that step leaves.
+   */
+  readonly fileStep?: FileStep;
+  /**
+   * The store as loaded before the owner lock was taken (preload.ts): only what was appended since
+   * is replayed now. Discarded, and the files loaded as usual, when they changed in any other way.
+   */
+  readonly preloaded?: PreloadedStore;
+}
+
+/** Where a store keeps its files; absent for a store that lives only in memory. */
+export interface Disk {
+  readonly dir: string;
+  journal: JournalWriter;
+  /** The acknowledged high-water mark kept beside the journal (ackFile.ts). */
+  readonly ack: AckFile;
+  readonly fileStep: FileStep;
+  readonly checkpointBytes: number;
+  readonly closeCheckpointBytes: number;
+  readonly backups: number;
+  /** The journal size at which to try the next automatic checkpoint. */
+  nextCheckpointAt: number;
+}
+
+/** The store's files with the options' defaults: 8 MiB journals, a checkpoint at any close, two backups. */
+export function diskOf(dir: string, journal: JournalWriter, ack: AckFile, options: SqlJsStoreOptions): Disk {
+  const checkpointBytes = options.checkpointBytes ?? 8 * 1024 * 1024;
+  return {
+    dir,
+    journal,
+    ack,
+    fileStep: options.fileStep ?? (() => undefined),
+    checkpointBytes,
+    closeCheckpointBytes: options.closeCheckpointBytes ?? 1,
+    backups: options.backups ?? 2,
+    nextCheckpointAt: checkpointBytes,
+  };
+}
+
+/**
+ * Exports to an fsync'd `foreman.db.tmp`, with the journal seq it includes recorded in it, and
+ * the mark that from now on `foreman.ack` must exist beside it.
+ */
+export function writeTempImage(dir: string, connection: Connection, journalSeq: number, fileStep: FileStep = () => undefined): void {
+  const upsert = `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
+  connection.run(upsert, ['journal_seq', String(journalSeq)]);
+  connection.run(upsert, [ackRequiredKey, '1']);
+  const tempPath = path.join(dir, tempImageName);
+  try {
+    writeImageFile(tempPath, connection.export(), fileStep);
+  } catch (error) {
+    // Nothing has moved yet: the image and journal on disk are intact, and the store goes on.
+    fs.rmSync(tempPath, { force: true });
+    throw error;
+  }
+}
+
+export function writeFirstImage(dir: string, connection: Connection): void {
+  writeTempImage(dir, connection, 0);
+  fs.renameSync(path.join(dir, tempImageName), path.join(dir, imageName));
+  fsyncDirectory(dir);
+}
+
+/**
+ * The error for a journal append that failed. Cut back (JournalWriter.append), it cost this one
+ * write only: `notSaved`. Not cut back, the journal may end in garbage: `broken`.
+ */
+export function appendFailure(journalPath: string, error: unknown): StoreError {
+  if (error instanceof JournalCutFailed) {
+    return new StoreError(
+      'broken',
+      `A write was not saved, and ${journalPath} could not be restored after the failed append (${String(error.appendError)}). ` +
+        'The store is closed for further use; reopen it to continue from the last saved write.',
+      { cause: error },
+    );
+  }
+  return new StoreError('notSaved', notSavedMessage(journalPath, error), { cause: error });
+}
+
+/** Why a write failed though the store is fine: most often a full disk, said in words that say what to do. */
+function notSavedMessage(journalPath: string, error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  const why =
+    code === 'ENOSPC' || code === 'EDQUOT'
+      ? `the disk holding ${path.dirname(journalPath)} is full (${code})`
+      : `appending to ${journalPath} failed (${String(error)})`;
+  return `This change was not saved: ${why}. Nothing was half written and Foreman goes on; free some space and try again.`;
+}
