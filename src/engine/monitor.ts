@@ -14,6 +14,10 @@ interface WorkerSigns extends WorkerRow {
   needs_input_at: number | null;
 }
 
+/** A worker with its latest heartbeat: everything its liveness verdict depends on. */
+const workerSignsSql = `SELECT workers.*, heartbeats.ts_ms AS heartbeat_ms, heartbeats.attempt AS heartbeat_attempt, heartbeats.needs_input,
+       heartbeats.needs_input_at FROM workers LEFT JOIN heartbeats ON heartbeats.agent_id = workers.id`;
+
 /**
  * Liveness (ARCHITECTURE §4): WARN, STALE and DEAD from the last sign of life, with a reason. The
  * monitor never polls: the engine asks it for the next deadline and sets one timer for it.
@@ -106,19 +110,31 @@ export class Monitor {
     return this.signals(worker.id)?.alive === false ? undefined : worker.needs_input;
   }
 
-  /** When the next state-changing verdict is due, or undefined when no worker can go stale. */
-  nextDeadline(reader: Reader): number | undefined {
-    let next: number | undefined;
-    const consider = (at: number) => (next = next === undefined ? at : Math.min(next, at));
-    for (const worker of this.workers(reader)) {
-      const { at } = this.lastSign(worker);
-      if (worker.state === WorkerState.Working && !this.waitingForInput(worker)) consider(at + this.settings.liveness.staleMs);
-      if (worker.state === WorkerState.Stale) consider(at + this.settings.liveness.deadMs);
-      if (worker.state === WorkerState.InReview && this.settings.reviewTimeoutMovesToStale) {
-        consider(worker.state_changed_at + this.settings.reviewTimeoutMs);
-      }
+  /**
+   * Each worker's next liveness deadline (undefined: none), for all workers or for `ids` only (one
+   * indexed read each: the waker updates the workers a commit touched, not the whole crew).
+   */
+  deadlines(reader: Reader, ids?: Iterable<string>): Map<string, number | undefined> {
+    const found = new Map<string, number | undefined>();
+    if (ids === undefined) {
+      for (const worker of this.workers(reader)) found.set(worker.id, this.deadlineOf(worker));
+      return found;
     }
-    return next;
+    for (const id of ids) {
+      const worker = reader.get<WorkerSigns>(`${workerSignsSql} WHERE workers.id = ?`, [id]);
+      found.set(id, worker ? this.deadlineOf(worker) : undefined);
+    }
+    return found;
+  }
+
+  private deadlineOf(worker: WorkerSigns): number | undefined {
+    const { at } = this.lastSign(worker);
+    if (worker.state === WorkerState.Working && !this.waitingForInput(worker)) return at + this.settings.liveness.staleMs;
+    if (worker.state === WorkerState.Stale) return at + this.settings.liveness.deadMs;
+    if (worker.state === WorkerState.InReview && this.settings.reviewTimeoutMovesToStale) {
+      return worker.state_changed_at + this.settings.reviewTimeoutMs;
+    }
+    return undefined;
   }
 
   /** A heartbeat, or failing that the last transition, is the latest sign of life. */
@@ -132,10 +148,6 @@ export class Monitor {
   }
 
   private workers(reader: Reader): WorkerSigns[] {
-    return reader.all<WorkerSigns>(
-      `SELECT workers.*, heartbeats.ts_ms AS heartbeat_ms, heartbeats.attempt AS heartbeat_attempt, heartbeats.needs_input,
-              heartbeats.needs_input_at FROM workers
-       LEFT JOIN heartbeats ON heartbeats.agent_id = workers.id ORDER BY workers.id`,
-    );
+    return reader.all<WorkerSigns>(`${workerSignsSql} ORDER BY workers.id`);
   }
 }

@@ -1,11 +1,20 @@
 import { ok } from '../core/result';
 import type { Engine } from './engine';
 import type { Disposable } from './events';
+import { DeadlineQueue } from './deadlineQueue';
 import type { Clock } from './ports';
 import type { EngineEvent } from './unit';
 
 /** How long internal work that failed waits before it is tried again. */
 const retryAfterFailureMs = 5_000;
+
+/** The worker whose liveness deadline an event may move, if any. */
+function workerOf(event: EngineEvent): string | undefined {
+  if (event.kind === 'worker') return event.id;
+  if (event.kind === 'heartbeat') return event.workerId;
+  if (event.kind === 'created' && event.entity === 'worker') return event.id;
+  return undefined;
+}
 
 /** Events after which there may be new work to hand out. */
 function mayHaveWork(event: EngineEvent): boolean {
@@ -34,6 +43,11 @@ export class QueueWaker implements Disposable {
   private dueTimer: Disposable | undefined;
   private livenessTimer: Disposable | undefined;
   private retryTimer: Disposable | undefined;
+  /** Each worker's liveness deadline, updated for the workers a commit touched (issue 13). */
+  private readonly deadlines = new DeadlineQueue();
+  private readonly touched = new Set<string>();
+  /** Read every worker again at the next rearm: at start, and after each sweep as a safety net. */
+  private rescan = true;
   private readonly subscription: Disposable;
   private disposed = false;
 
@@ -43,6 +57,10 @@ export class QueueWaker implements Disposable {
   ) {
     this.subscription = engine.onDidCommit((events) => {
       if (events.some(mayHaveWork)) this.wake();
+      for (const event of events) {
+        const worker = workerOf(event);
+        if (worker !== undefined) this.touched.add(worker);
+      }
       if (!events.every((event) => event.kind === 'rejected')) this.rearm();
     });
   }
@@ -72,14 +90,27 @@ export class QueueWaker implements Disposable {
     const due = this.engine.read((reader) => this.engine.picker.nextDue(reader, now));
     this.dueTimer?.dispose();
     this.dueTimer = due === undefined ? undefined : this.clock.setTimeout(() => this.wake(), Math.max(0, due - now) + 5);
-    const deadline = this.engine.read((reader) => this.engine.monitor.nextDeadline(reader));
+    const deadline = this.nextDeadline();
     this.livenessTimer?.dispose();
     this.livenessTimer =
       deadline === undefined ? undefined : this.clock.setTimeout(() => this.checkLiveness(), Math.max(0, deadline - now) + 5);
   }
 
+  private nextDeadline(): number | undefined {
+    const ids = this.rescan ? undefined : [...this.touched];
+    if (this.rescan) this.deadlines.clear();
+    this.rescan = false;
+    this.touched.clear();
+    if (ids?.length !== 0) {
+      const found = this.engine.read((reader) => this.engine.monitor.deadlines(reader, ids));
+      for (const [id, at] of found) this.deadlines.set(id, at);
+    }
+    return this.deadlines.next();
+  }
+
   private checkLiveness(): void {
     if (this.disposed) return;
+    this.rescan = true;
     this.guarded(() => this.engine.runInternal('monitor', (unit) => ok(this.engine.monitor.sweep(unit))));
     this.rearm();
   }
