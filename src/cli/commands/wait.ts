@@ -14,6 +14,7 @@ import { parseRequest } from '../../core/requests';
 import { ExitCode, type Failure, type Result, invalid, notFound, ok, refused } from '../../core/result';
 import { WorkerState, workerStates } from '../../core/workerMachine';
 import type { WorkerStatus } from '../../engine/statusView';
+import { workerOf } from './helpers';
 import type { CommandInput, CommandSpec } from './spec';
 
 /** Ten minutes: longer than a small task takes, shorter than a forgotten terminal. */
@@ -28,27 +29,31 @@ const waitArgsSchema = z.object({
     .array(z.enum(workerStates, { message: `a state is one of ${workerStates.map((state) => state.toLowerCase()).join(', ')}` }))
     .min(1, 'name at least one state'),
   timeoutSeconds: z
-    .number({ message: 'timeout: expected a number of seconds' })
-    .int('timeout: whole seconds')
-    .min(0, 'timeout: 0 (no limit) or more')
-    .max(86_400, 'timeout: at most 86400 seconds (a day)'),
+    .number({ message: 'expected a number of seconds' })
+    .int('whole seconds')
+    .min(0, '0 (no limit) or more seconds')
+    .max(86_400, 'at most 86400 seconds (a day)'),
 });
 type WaitArgs = z.infer<typeof waitArgsSchema>;
+/** Errors name what the person typed, not the schema's fields. */
+const flagNames: Readonly<Record<string, string>> = { worker: 'worker', states: 'state', timeoutSeconds: 'timeout' };
 
 /** `in_review,approved` and `IN-REVIEW` both name states: people type them as they like. */
 function parseArgs(input: CommandInput): Result<WaitArgs> {
   const states = stringFlag(input.argv, 'state');
   if (states === undefined)
     return invalid('missingFlag', 'state: missing; pass --state <state>, e.g. --state in_review.', { flag: 'state' });
+  const worker = workerOf(input);
+  if (!worker.ok) return worker;
   const timeout = stringFlag(input.argv, 'timeout');
   const parsed = waitArgsSchema.safeParse({
-    worker: input.positional['worker'] ?? input.env.workerId,
+    worker: worker.value,
     states: states.split(',').map((state) => state.trim().toUpperCase().replace(/-/g, '_')),
-    timeoutSeconds: timeout === undefined ? defaultTimeoutSeconds : /^\d+$/.test(timeout) ? Number(timeout) : timeout,
+    timeoutSeconds: timeout === undefined ? defaultTimeoutSeconds : /^-?\d+(\.\d+)?$/.test(timeout) ? Number(timeout) : timeout,
   });
   if (parsed.success) return ok(parsed.data);
   const issue = parsed.error.issues[0];
-  const field = issue?.path[0] === 'states' ? 'state' : String(issue?.path[0] ?? 'arguments');
+  const field = flagNames[String(issue?.path[0])] ?? 'arguments';
   return invalid('invalidArgument', `${field}: ${issue?.message ?? 'invalid'}.`, { field });
 }
 

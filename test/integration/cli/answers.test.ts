@@ -155,6 +155,10 @@ describe('cli: wait', () => {
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /state: a state is one of idle, assigned, working, in_review/);
     assert.equal((await foreman(repo, ['wait', 'ada'])).code, 2);
+    const noWorker = await foreman(repo, ['wait', '--state', 'working']);
+    assert.equal(noWorker.code, 2);
+    assert.match(noWorker.stderr, /worker: missing; name the worker/);
+    assert.match((await foreman(repo, ['wait', 'ada', '--state', 'working', '--timeout', '1.5'])).stderr, /timeout: whole seconds/);
     const badTimeout = await foreman(repo, ['wait', 'ada', '--state', 'working', '--timeout', 'soon']);
     assert.equal(badTimeout.code, 2);
     assert.match(badTimeout.stderr, /timeout: expected a number of seconds/);
