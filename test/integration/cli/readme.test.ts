@@ -7,11 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { readFileSync, symlinkSync } from 'node:fs';
+import { copyFileSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runProcess } from '../../support/runProcess';
-import { baseEnv, foremanJson, makeRepo, tempFolder } from './harness';
+import { baseEnv, foreman, foremanJson, makeRepo, tempFolder } from './harness';
 
 const projectRoot = join(__dirname, '..', '..', '..');
 /** The README's placeholder for this checkout's folder. */
@@ -98,5 +98,20 @@ describe('README walkthrough', () => {
         ['Sign the greeting', 'done'],
       ],
     );
+  });
+
+  it('ships a settings file for headless owners that Foreman reads as it is', async () => {
+    const repo = makeRepo();
+    assert.equal((await foreman(repo, ['init'])).code, 0);
+    const settings = join(repo, '.foreman', 'settings.json');
+    copyFileSync(join(projectRoot, 'examples', 'settings.json'), settings);
+    const run = await foreman(repo, ['status']);
+    assert.equal(run.code, 0, run.stderr);
+    // The same file with a misspelt key is refused, so the check above did read it.
+    const misspelt = readFileSync(settings, 'utf8').replace('"staleMs"', '"staleMS"');
+    writeFileSync(settings, misspelt);
+    const refused = await foreman(repo, ['status']);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /settings\.json/);
   });
 });
