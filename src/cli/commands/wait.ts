@@ -67,7 +67,7 @@ async function wait(input: CommandInput, printer: Printer = processPrinter): Pro
   const args = parseArgs(input);
   if (!args.ok) return printFailure(printer, args, json);
   const { worker: workerId, states, timeoutSeconds } = args.value;
-  const request = parseRequest({ command: 'worker.list', args: {}, actor: input.env.workerId ?? 'cli' });
+  const request = parseRequest({ command: 'worker.list', args: {}, actor: 'cli' });
   if (!request.ok) throw new Error(request.message);
   const target = resolveTarget(stringFlag(input.argv, 'dir'), input.env, input.cwd);
   const wanted = states.join(' or ');
