@@ -6,6 +6,7 @@
 import type { CommandName } from '../core/requests';
 import { ExitCode } from '../core/result';
 import type { TransitionEvent } from '../core/transitionLog';
+import type { MergeReport } from '../engine/crew';
 import type { Metrics } from '../engine/metrics';
 import type { TaskRow, WorkerRow } from '../engine/rows';
 import type { StatusSnapshot, TaskStatusView, WorkerStatus } from '../engine/statusView';
@@ -76,6 +77,8 @@ function humanLines(command: CommandName, value: unknown): string[] {
         ...chain.children.map((child) => `  ${taskLine(child)}`),
       ];
     }
+    case 'merge':
+      return mergeLines(value as WorkerRow & { merged?: MergeReport });
     case 'cancel': {
       const { worker, task } = value as { worker?: string; task?: string };
       return [[task ? `cancelled task ${task}` : undefined, worker ? `worker ${worker} is IDLE` : undefined].filter(Boolean).join('; ')];
@@ -134,6 +137,17 @@ function genericLines(value: unknown): string[] {
   }
   if (value && typeof value === 'object' && 'status' in value && 'title' in value) return [taskLine(value as TaskRow)];
   return [JSON.stringify(value ?? null)];
+}
+
+/** What landed where; a repeated request (same --request-id) has only the worker to show. */
+function mergeLines(worker: WorkerRow & { merged?: MergeReport }): string[] {
+  const merged = worker.merged;
+  if (!merged) return genericLines(worker);
+  return [
+    `merged task "${merged.title}" (${merged.taskId}) from branch ${merged.branch} into ${merged.base}`,
+    `${merged.base} is now at ${merged.baseAfter.slice(0, 12)} (was ${merged.baseBefore.slice(0, 12)})`,
+    `worker ${worker.id}: ${worker.state}`,
+  ];
 }
 
 function taskLine(task: TaskRow): string {

@@ -18,6 +18,8 @@ export function helpText(words: readonly string[] = []): string[] {
     ...commandTable.flatMap((command) => [`  ${command.name}${command.usage ? ` ${command.usage}` : ''}`, `      ${command.summary}`]),
     '  help [<command>]',
     "      this text, or one command's",
+    '  --version, -V',
+    "      Foreman's version",
     '',
     ...commonOptions,
     '',

@@ -10,6 +10,7 @@ import { type CliEnvironment, type CommandSpec, commandGroups, commandTable, fin
 import { type Printer, printFailure, printResult, processPrinter } from './format';
 import { helpText, usageOf } from './help';
 import { type Target, resolveTarget, route } from './route';
+import { foremanVersion } from './version';
 import { workerIdSchema } from '../core/ids';
 import { parseRequest } from '../core/requests';
 import { ExitCode, type Failure, type Result, invalid, ok, refused } from '../core/result';
@@ -74,6 +75,10 @@ function namePositionals(spec: CommandSpec, argv: ParsedArgv): Result<Record<str
 async function main(argv: readonly string[], env: CliEnvironment, cwd: string, printer: Printer): Promise<number> {
   const json = argv.includes('--json');
   const { words, rest } = splitCommand(argv);
+  if (words.length === 0 && rest.some((token) => token === '--version' || token === '-V')) {
+    printer.out(json ? JSON.stringify({ version: foremanVersion }) : `foreman ${foremanVersion}`);
+    return ExitCode.ok;
+  }
   if (words.length === 0 || words[0] === 'help') {
     if (words.length === 0 && !rest.some((token) => token === '--help' || token === '-h')) {
       return printFailure(printer, invalid('missingCommand', 'no command given; run `foreman help` for the list.'), json);

@@ -1,3 +1,5 @@
+import { formatDuration } from '../core/policies';
+
 /** Plain-text tables for people: left-aligned columns, two spaces apart, no colours. */
 export function table(headers: readonly string[], rows: ReadonlyArray<readonly string[]>): string[] {
   const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)));
@@ -9,14 +11,11 @@ export function table(headers: readonly string[], rows: ReadonlyArray<readonly s
   return [line(headers), ...rows.map(line)];
 }
 
-/** "12s", "3m05s", "2h10m": how long ago, for heartbeat ages. */
-export function duration(ms: number): string {
-  const seconds = Math.max(0, Math.round(ms / 1000));
-  if (seconds < 60) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes}m${String(seconds % 60).padStart(2, '0')}s`;
-  return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, '0')}m`;
-}
+/**
+ * "12s", "3m05s", "2h10m": how long ago, for heartbeat ages. The liveness reasons use the same
+ * function, so a HEARTBEAT column and the reason beside it never round one age two ways.
+ */
+export const duration = formatDuration;
 
 /** Keeps table cells on one line and within reason. */
 export function cell(value: string | number | null | undefined, max = 48): string {

@@ -1,49 +1,91 @@
+import MarkdownIt from 'markdown-it';
 import { z } from 'zod';
 import { type ChainStep, chainStepSchema } from './requests';
 import { type Result, invalid, ok } from './result';
 
 export interface ParsedChain {
-  /** The first `# heading`, when the document has one. */
+  /** The first top-level heading, when the document has one. */
   readonly name: string | undefined;
   readonly steps: ChainStep[];
 }
 
-const item = /^(\s*)(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+)(.*)$/;
-const heading = /^#{1,6}\s+(.*)$/;
+/** CommonMark, so fences, nested lists and headings mean exactly what they mean in markdown. */
+const markdown = new MarkdownIt('commonmark');
+
+interface Item {
+  readonly title: string;
+  /** 0-based source line of the item's marker. */
+  readonly first: number;
+  /** The line after the item's own last line. */
+  readonly end: number;
+}
 
 /**
- * A markdown checklist as a chain, in order: every list item (`- [ ] title`, `- title`,
- * `1. title`) at the top level is a task; the lines indented under it are its prompt.
+ * A markdown checklist as a chain, in order. Every item of a top-level list (`- [ ] title`,
+ * `- title`, `1. title`) is a task; its title is the item's first line. Its prompt is the rest of
+ * the item (more lines, nested lists, code blocks, dedented to the item's content) and whatever
+ * follows the list up to the next item or heading: an unindented code fence under an item ends the
+ * list in markdown, yet a person wrote it for that item. A list line inside a fence is code.
  */
-export function parseChecklist(markdown: string): Result<ParsedChain> {
-  const steps: Array<{ title: string; prompt: string[]; line: number }> = [];
+export function parseChecklist(text: string): Result<ParsedChain> {
+  const lines = text.split(/\r?\n/);
+  const tokens = markdown.parse(text, {});
+  const items: Item[] = [];
+  const boundaries: number[] = [];
   let name: string | undefined;
-  let baseIndent: number | undefined;
-  markdown.split(/\r?\n/).forEach((text, index) => {
-    const match = item.exec(text);
-    const indent = match ? match[1]!.length : 0;
-    if (match && (baseIndent === undefined || indent <= baseIndent)) {
-      baseIndent = indent;
-      steps.push({ title: match[2]!.trim(), prompt: [], line: index + 1 });
-      return;
+  tokens.forEach((token, index) => {
+    if (!token.map) return;
+    // Level 0 is the document's own blocks: headings outside lists, and lists outside quotes.
+    if (token.type === 'heading_open' && token.level === 0) {
+      boundaries.push(token.map[0]);
+      name ??= tokens[index + 1]?.content.trim() || undefined;
+    } else if (token.type === 'list_item_open' && token.level === 1) {
+      boundaries.push(token.map[0]);
+      const paragraph = tokens[index + 1]?.type === 'paragraph_open' ? tokens[index + 2] : undefined;
+      items.push({ title: titleOf(paragraph?.content ?? ''), first: token.map[0], end: token.map[1] });
     }
-    const current = steps[steps.length - 1];
-    if (current && (text.trim() === '' || /^\s+/.test(text))) {
-      current.prompt.push(text.trim());
-      return;
-    }
-    const title = heading.exec(text);
-    if (title && name === undefined) name = title[1]!.trim();
   });
-  if (steps.length === 0) return invalid('emptyChecklist', 'The checklist has no items; write one task per line as "- [ ] title".');
-  const parsed: ChainStep[] = [];
-  for (const step of steps) {
-    const prompt = step.prompt.join('\n').trim();
-    const checked = chainStepSchema.safeParse({ title: step.title, ...(prompt ? { prompt } : {}) });
-    if (!checked.success) return invalid('badChecklistItem', `line ${step.line}: ${checked.error.issues[0]?.message ?? 'invalid item'}`);
-    parsed.push(checked.data);
+  if (items.length === 0) return invalid('emptyChecklist', 'The checklist has no items; write one task per line as "- [ ] title".');
+  const steps: ChainStep[] = [];
+  for (const item of items) {
+    const next = boundaries.find((line) => line > item.first) ?? lines.length;
+    const indent = contentIndent(lines[item.first] ?? '');
+    const own = lines.slice(item.first + 1, item.end).map((line) => dedent(line, indent));
+    const prompt = withoutBlankEnds([...own, ...lines.slice(item.end, next)]).join('\n');
+    const checked = chainStepSchema.safeParse({ title: item.title, ...(prompt ? { prompt } : {}) });
+    if (!checked.success) {
+      return invalid('badChecklistItem', `line ${item.first + 1}: ${checked.error.issues[0]?.message ?? 'invalid item'}`);
+    }
+    steps.push(checked.data);
   }
-  return ok({ name, steps: parsed });
+  return ok({ name, steps });
+}
+
+/** The first line of the item's text, without a task-list box (`[ ]`, `[x]`). */
+function titleOf(paragraph: string): string {
+  const firstLine = paragraph.split('\n')[0] ?? '';
+  return firstLine.replace(/^\[[ xX]\](?:\s+|$)/, '').trim();
+}
+
+/** The column where an item's content starts (CommonMark: after the marker and 1–4 spaces). */
+function contentIndent(markerLine: string): number {
+  const match = /^( *)([-*+]|\d{1,9}[.)])( *)/.exec(markerLine);
+  if (!match) return 0;
+  const spaces = match[3]!.length;
+  return match[1]!.length + match[2]!.length + (spaces >= 1 && spaces <= 4 ? spaces : 1);
+}
+
+function dedent(line: string, columns: number): string {
+  const leading = /^ */.exec(line)![0].length;
+  return line.slice(Math.min(leading, columns));
+}
+
+function withoutBlankEnds(lines: readonly string[]): string[] {
+  let start = 0;
+  let end = lines.length;
+  while (start < end && lines[start]!.trim() === '') start++;
+  while (end > start && lines[end - 1]!.trim() === '') end--;
+  return lines.slice(start, end).map((line) => line.trimEnd());
 }
 
 const stepsSchema = z.array(chainStepSchema).min(1, 'a chain needs at least one task');

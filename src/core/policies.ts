@@ -47,6 +47,9 @@ export function judgeLiveness(
   if (silent >= settings.deadMs) return { level: Liveness.Dead, reason };
   if (silent >= settings.staleMs) return { level: Liveness.Stale, reason };
   if (silent >= settings.warnMs) return { level: Liveness.Warn, reason };
+  // "heartbeat 0s ago" only when a heartbeat is the sign: beside a HEARTBEAT column of "-" (or of
+  // an older beat, from before the assignment) it would contradict it.
+  if (lastSignKind === 'assignment') return { level: Liveness.Ok, reason };
   return { level: Liveness.Ok, reason: `heartbeat ${formatDuration(silent)} ago` };
 }
 

@@ -11,6 +11,17 @@ import type { EngineEvent } from './unit';
 export interface CrewSettings extends AgentRunnerSettings {
   readonly mergeStrategy: MergeStrategy;
 }
+
+/** What a merge landed where, beside the worker row it returns (`foreman merge` prints it). */
+export interface MergeReport {
+  readonly taskId: string;
+  readonly title: string;
+  readonly branch: string;
+  readonly base: string;
+  /** The base's commit before and after the merge. */
+  readonly baseBefore: string;
+  readonly baseAfter: string;
+}
 /**
  * Where state meets git and agents (ARCHITECTURE §5, §6). `start` and `merge` do their git work
  * first and move state after; with an AgentPort (a long-running owner) it also launches agents on
@@ -116,7 +127,7 @@ export class Crew implements Disposable {
   private async merge(workerId: string, request: Request): Promise<Result<unknown>> {
     const found = this.load(workerId);
     if (!found.ok) return found;
-    const { worker } = found.value;
+    const { worker, task } = found.value;
     if (worker.state !== WorkerState.Approved) {
       return refused('illegalTransition', `'${workerId}': A worker in ${worker.state} cannot merge; only an APPROVED worker can.`, {
         from: worker.state,
@@ -133,7 +144,19 @@ export class Crew implements Disposable {
       const prepared = await this.git.prepare(work, this.baseBranch());
       if (prepared.ok) merged = await this.git.merge(work, this.settings.mergeStrategy, this.settings.verify);
     }
-    if (merged.ok) return this.engine.execute(request);
+    if (merged.ok) {
+      const done = this.engine.execute(request);
+      if (!done.ok) return done;
+      const report: MergeReport = {
+        taskId: task.id,
+        title: task.title,
+        branch: work.branch,
+        base: this.baseBranch(),
+        baseBefore: merged.value.baseBefore,
+        baseAfter: merged.value.baseAfter,
+      };
+      return ok({ ...(done.value as WorkerRow), merged: report });
+    }
     if (merged.code === 'mergeConflict') {
       const files = Array.isArray(merged.details?.['files']) ? (merged.details['files'] as string[]) : [];
       this.engine.runInternal(request.actor, (unit) => this.engine.state.mergeConflict(unit, workerId, files));

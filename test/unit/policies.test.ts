@@ -24,6 +24,11 @@ describe('liveness policy', () => {
   it('says why in words', () => {
     assert.equal(judgeLiveness(defaultLiveness, at + 130_000, at, 'heartbeat').reason, 'no heartbeat for 2m10s');
     assert.match(judgeLiveness(defaultLiveness, at + 40_000, at, 'assignment').reason, /since it was assigned 40s ago/);
+    // OK too: an assignment is not a heartbeat, so the reason must not say "heartbeat 5s ago".
+    assert.deepEqual(judgeLiveness(defaultLiveness, at + 5_000, at, 'assignment'), {
+      level: 'OK',
+      reason: 'no heartbeat since it was assigned 5s ago',
+    });
   });
   it('formats durations', () => {
     assert.equal(formatDuration(5_400), '5s');

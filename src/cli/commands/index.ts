@@ -3,6 +3,7 @@ import { busCommands } from './bus';
 import { agentReportCommands } from './agentReports';
 import type { CommandSpec } from './spec';
 import { taskCommands } from './task';
+import { waitCommands } from './wait';
 import { wipCommands } from './wip';
 import { workerCommands } from './worker';
 import { workspaceCommands } from './workspace';
@@ -15,6 +16,7 @@ export const commandTable: readonly CommandSpec[] = [
   ...workerCommands.filter((spec) => spec.name.startsWith('worker ')),
   ...taskCommands,
   ...workerCommands.filter((spec) => !spec.name.startsWith('worker ')),
+  ...waitCommands,
   ...busCommands,
   ...agentReportCommands,
   ...wipCommands,

@@ -17,7 +17,7 @@ after(() => rmSync(sandbox, { recursive: true, force: true }));
 /** Git without the machine's configuration; an identity only for the fixture's own commit. */
 const gitEnv = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: sandbox, GIT_CONFIG_GLOBAL: '/dev/null' };
 /** The CLI sees none of the variables an agent would have, unless a test sets them. */
-const baseEnv = Object.fromEntries(Object.entries(gitEnv).filter(([key]) => !key.startsWith('FOREMAN_')));
+export const baseEnv = Object.fromEntries(Object.entries(gitEnv).filter(([key]) => !key.startsWith('FOREMAN_')));
 
 let counter = 0;
 
