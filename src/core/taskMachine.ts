@@ -43,10 +43,6 @@ export const taskTransitions: Readonly<Record<TaskStatus, Readonly<Partial<Recor
 
 export const terminalTaskStatuses: readonly TaskStatus[] = [Done, Failed, Cancelled];
 
-export function isTerminal(status: TaskStatus): boolean {
-  return terminalTaskStatuses.includes(status);
-}
-
 export function nextTaskStatus(from: TaskStatus, trigger: TaskTrigger): Result<TaskStatus> {
   const to = taskTransitions[from][trigger];
   if (to) return ok(to);

@@ -43,26 +43,12 @@ export interface TaskRow {
   previous_branch: string | null;
 }
 
-export interface HeartbeatRow {
-  agent_id: string;
-  ts_ms: number;
-  status: string;
-  current_task: string | null;
-  attempt: number | null;
-  progress: number | null;
-  source: string;
-}
-
 export function findWorker(reader: Reader, id: string): WorkerRow | undefined {
   return reader.get<WorkerRow>('SELECT * FROM workers WHERE id = ?', [id]);
 }
 
 export function findTask(reader: Reader, id: string): TaskRow | undefined {
   return reader.get<TaskRow>('SELECT * FROM tasks WHERE id = ?', [id]);
-}
-
-export function findHeartbeat(reader: Reader, workerId: string): HeartbeatRow | undefined {
-  return reader.get<HeartbeatRow>('SELECT * FROM heartbeats WHERE agent_id = ?', [workerId]);
 }
 
 export function readMeta(reader: Reader, key: string): string | undefined {

@@ -1,6 +1,5 @@
 import * as vscode from 'vscode';
 import { z } from 'zod';
-import type { MergeStrategy } from '../engine/ports';
 import { type CrewSettingsFile, type EngineSettings, copyFileGlobSchema, defaultEngineSettings, portRangeSchema } from '../engine/settings';
 
 /**
@@ -116,10 +115,6 @@ export function engineSettingsOf(configuration: ForemanConfiguration): EngineSet
     concurrency: configuration.concurrency,
     branchTemplate: configuration.branchTemplate,
   };
-}
-
-export function mergeStrategyOf(configuration: ForemanConfiguration): MergeStrategy {
-  return configuration.mergeStrategy;
 }
 
 /** The crew's half of the settings, as `.foreman/settings.json` would give it to a headless owner. */
