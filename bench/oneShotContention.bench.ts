@@ -80,7 +80,7 @@ async function contend(repos: readonly string[], label: string): Promise<number[
 }
 
 function taskCount(repo: string): number {
-  const status = JSON.parse(execFileSync(process.execPath, [cli, 'status', '--json'], { cwd: repo, encoding: 'utf8' })) as {
+  const status = JSON.parse(execFileSync(process.execPath, [cli, 'status', '--json', '--all'], { cwd: repo, encoding: 'utf8' })) as {
     tasks: unknown[];
   };
   return status.tasks.length;

@@ -160,7 +160,20 @@ function statusLines(status: StatusSnapshot): string[] {
   if (hasUsage(status.usage)) lines.push(`usage: ${formatUsage(status.usage)} (${describeUsage(status.usage)})`);
   lines.push('');
   lines.push(...(status.workers.length ? workerTable(status.workers) : ['no workers (add one: foreman worker add <id>)']), '');
-  lines.push(...(status.tasks.length ? taskTable(status.tasks) : ['no tasks (add one: foreman task add <title>)']));
+  const page = status.page;
+  const none = page && page.total > 0 ? ['no task matches (drop a filter, or --all)'] : ['no tasks (add one: foreman task add <title>)'];
+  lines.push(...(status.tasks.length ? taskTable(status.tasks) : none));
+  if (page && page.shown < page.matching) {
+    lines.push(
+      '',
+      `showing ${page.shown} of ${page.matching} tasks (the active ones first, then the latest finished); ` +
+        'narrow with --status, --worker or --since, or list them all with --all',
+    );
+  }
+  if (page && page.total > page.shown) {
+    const counts = Object.entries(page.counts).map(([state, count]) => `${state} ${count}`);
+    lines.push(`all ${page.total} tasks: ${counts.join(', ')}`);
+  }
   return lines;
 }
 

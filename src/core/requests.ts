@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { agentIdSchema, taskIdSchema, titleSchema, workerIdSchema } from './ids';
+import { type TaskStatus, taskStatuses } from './taskMachine';
 
 /**
  * Every request the engine takes, from the CLI, the local endpoint or the VS Code host. One zod
@@ -132,7 +133,15 @@ const commands = {
   }),
   poll: z.object({ agent: agentIdSchema, limit: z.number().int().min(1).max(1000).default(100) }),
   ack: z.object({ agent: agentIdSchema, seq: z.number().int().min(0) }),
-  status: z.object({}),
+  status: z.object({
+    /** At most this many tasks; without it, every task matching the filters (what the views read). */
+    limit: z.number().int().min(1, 'limit is at least 1').max(1_000_000).optional(),
+    statuses: z.array(z.enum(taskStatuses as [TaskStatus, ...TaskStatus[]], { message: `a task status is one of ${taskStatuses.join(', ')}` })).min(1).optional(),
+    /** Tasks this worker holds or last held. */
+    worker: workerIdSchema.optional(),
+    /** Tasks created, started or finished at or after this epoch ms. */
+    since: z.number().int().nonnegative().optional(),
+  }),
   transitions: z.object({ entity: z.string().max(63).optional(), limit: z.number().int().min(1).max(100_000).default(200) }),
   metrics: z.object({}),
   export: z.object({}),

@@ -72,7 +72,7 @@ export function createHandlers(s: Services): HandlerMap {
     send: write((unit, args) => s.bus.publish(unit, args)),
     poll: read((reader, args) => ok(s.bus.poll(reader, args.agent, args.limit))),
     ack: write((unit, args) => s.bus.ack(unit, args.agent, args.seq)),
-    status: read((reader, _args, now) => ok(readStatus(reader, s.monitor, now))),
+    status: read((reader, args, now) => ok(readStatus(reader, s.monitor, now, args))),
     transitions: read((reader, args) => {
       if (args.entity && !findTask(reader, args.entity) && !reader.get<WorkerRow>('SELECT id FROM workers WHERE id = ?', [args.entity])) {
         return notFound('worker or task', args.entity);

@@ -1,9 +1,11 @@
 import { type Usage, zeroUsage } from '../core/agentEvents';
 import type { Liveness } from '../core/policies';
 import { WorkerState } from '../core/workerMachine';
+import type { CommandArgs } from '../core/requests';
+import { terminalTaskStatuses } from '../core/taskMachine';
 import { usageTotals } from './agentSessions';
 import type { Monitor } from './monitor';
-import type { Reader } from './ports';
+import type { Reader, SqlValue } from './ports';
 import { type TaskRow, type WorkerRow, readMeta } from './rows';
 
 /** A worker as `foreman status --json` and the UI show it. */
@@ -55,7 +57,27 @@ export interface StatusSnapshot {
   readonly tasks: TaskStatusView[];
   /** Tokens and cost of every run so far. */
   readonly usage: Usage;
+  /** With a `limit`: which part of the tasks this is, and how many there are of each status. */
+  readonly page?: StatusPage;
 }
+
+export interface StatusPage {
+  readonly limit: number;
+  /** Tasks in the store; those the filters match; those shown. */
+  readonly total: number;
+  readonly matching: number;
+  readonly shown: number;
+  /** Every task by status, whatever the filters. */
+  readonly counts: Readonly<Record<string, number>>;
+}
+
+export type StatusQuery = CommandArgs<'status'>;
+
+/** Done, failed and cancelled: shown after the active ones when a page cannot hold every task. */
+const finished: readonly string[] = terminalTaskStatuses;
+// Only the columns the view shows: prompts and results can be long, and this runs on every change.
+const taskColumns = `id, title, status, blocked_by_task_id, worker_id, attempt, max_attempts, parent_task_id, planning_phase,
+  scheduled_for, last_error, auto_dispatch`;
 
 const beatColumns = 'agent_id, progress, attempt, activity, activity_at, needs_input, needs_input_at';
 interface BeatRow {
@@ -87,7 +109,7 @@ export function signalsOf(worker: WorkerRow, beat: BeatRow | undefined): Pick<Wo
   };
 }
 
-export function readStatus(reader: Reader, monitor: Monitor, now: number): StatusSnapshot {
+export function readStatus(reader: Reader, monitor: Monitor, now: number, query: StatusQuery = {}): StatusSnapshot {
   const verdicts = monitor.verdicts(reader, now);
   const beats = new Map(reader.all<BeatRow>(`SELECT ${beatColumns} FROM heartbeats`).map((row) => [row.agent_id, row]));
   const usage = usageTotals(reader);
@@ -113,26 +135,69 @@ export function readStatus(reader: Reader, monitor: Monitor, now: number): Statu
       usage: usage.byWorker.get(worker.id) ?? zeroUsage,
     };
   });
-  // Only the columns the view shows: prompts and results can be long, and this runs on every change.
-  const tasks = reader
-    .all<TaskRow>(
-      `SELECT id, title, status, blocked_by_task_id, worker_id, attempt, max_attempts, parent_task_id, planning_phase,
-            scheduled_for, last_error, auto_dispatch FROM tasks ORDER BY sort_order, created_at`,
-    )
-    .map((task): TaskStatusView => ({
-      id: task.id,
-      title: task.title,
-      status: task.status,
-      blockedBy: task.blocked_by_task_id,
-      workerId: task.worker_id,
-      attempt: task.attempt,
-      maxAttempts: task.max_attempts,
-      parentId: task.parent_task_id,
-      planningPhase: task.planning_phase,
-      scheduledFor: task.scheduled_for,
-      lastError: task.last_error,
-      manual: task.auto_dispatch === 0,
-      usage: usage.byTask.get(task.id) ?? zeroUsage,
-    }));
-  return { baseBranch: readMeta(reader, 'base_branch') ?? null, workers, tasks, usage: usage.total };
+  const { rows, page } = readTasks(reader, query);
+  const tasks = rows.map((task): TaskStatusView => ({
+    id: task.id,
+    title: task.title,
+    status: task.status,
+    blockedBy: task.blocked_by_task_id,
+    workerId: task.worker_id,
+    attempt: task.attempt,
+    maxAttempts: task.max_attempts,
+    parentId: task.parent_task_id,
+    planningPhase: task.planning_phase,
+    scheduledFor: task.scheduled_for,
+    lastError: task.last_error,
+    manual: task.auto_dispatch === 0,
+    usage: usage.byTask.get(task.id) ?? zeroUsage,
+  }));
+  return { baseBranch: readMeta(reader, 'base_branch') ?? null, workers, tasks, usage: usage.total, ...(page ? { page } : {}) };
+}
+
+/**
+ * The tasks a query asks for, in queue order. Without a limit, all that match (the views need
+ * them all). With one, a page that never reads more rows than it shows: the active tasks first
+ * (queue order, on the picker's index), then the most recently finished, so that `foreman status`
+ * on a store with months of history shows the work in hand (issue 13).
+ */
+function readTasks(reader: Reader, query: StatusQuery): { rows: TaskRow[]; page: StatusPage | undefined } {
+  const where: string[] = [];
+  const params: SqlValue[] = [];
+  if (query.statuses) {
+    where.push(`status IN (${query.statuses.map(() => '?').join(', ')})`);
+    params.push(...query.statuses);
+  }
+  if (query.worker !== undefined) {
+    where.push('(worker_id = ? OR last_worker_id = ?)');
+    params.push(query.worker, query.worker);
+  }
+  if (query.since !== undefined) {
+    where.push('(created_at >= ? OR started_at >= ? OR finished_at >= ?)');
+    params.push(query.since, query.since, query.since);
+  }
+  const select = (extra: string, order: string, limit?: number): TaskRow[] => {
+    const conditions = extra ? [...where, extra] : where;
+    const filter = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
+    return reader.all<TaskRow>(
+      `SELECT ${taskColumns} FROM tasks ${filter} ORDER BY ${order}${limit === undefined ? '' : ` LIMIT ${limit}`}`,
+      extra ? [...params, ...finished] : params,
+    );
+  };
+  const queueOrder = 'sort_order, created_at';
+  if (query.limit === undefined) return { rows: select('', queueOrder), page: undefined };
+
+  const counts = Object.fromEntries(
+    reader.all<{ status: string; n: number }>('SELECT status, COUNT(*) AS n FROM tasks GROUP BY status').map((row) => [row.status, row.n]),
+  );
+  const total = Object.values(counts).reduce((sum, n) => sum + n, 0);
+  const filter = where.length ? `WHERE ${where.join(' AND ')}` : '';
+  const matching = where.length ? (reader.get<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks ${filter}`, params)?.n ?? 0) : total;
+  if (matching <= query.limit)
+    return { rows: select('', queueOrder), page: { limit: query.limit, total, matching, shown: matching, counts } };
+  const marks = finished.map(() => '?').join(', ');
+  const active = select(`status NOT IN (${marks})`, queueOrder, query.limit);
+  const rest = query.limit - active.length;
+  const done = rest > 0 ? select(`status IN (${marks})`, 'finished_at DESC, sort_order', rest) : [];
+  const rows = [...active, ...done];
+  return { rows, page: { limit: query.limit, total, matching, shown: rows.length, counts } };
 }

@@ -85,7 +85,7 @@ describe('foreman CLI: concurrency through one owner', { timeout: 420_000 }, () 
       assert.equal(second.code, 3, second.stdout + second.stderr);
       assert.match(second.stderr, new RegExp(`pid ${server.pid} \\(serve\\)`));
 
-      const status = await foremanJson<{ tasks: Array<{ id: string; status: string; attempt: number }> }>(repo, ['status']);
+      const status = await foremanJson<{ tasks: Array<{ id: string; status: string; attempt: number }> }>(repo, ['status', '--all']);
       assert.equal(status.tasks.length, taskCount);
       assert.ok(status.tasks.every((task) => task.status === 'done' && task.attempt === 1));
       const transitions = await foremanJson<Array<{ entity_id: string; trigger: string }>>(repo, ['transitions', '--limit', '100000']);

@@ -1,0 +1,73 @@
+/**
+ * `status` with a limit (issue 13): a page of the work in hand, active tasks first in queue order,
+ * then the most recently finished, with counts of every status; filters by status, worker and
+ * time. Without a limit (what the views ask for) every task comes back in queue order, as before.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { parseRequest } from '../../../src/core/requests';
+import type { StatusSnapshot } from '../../../src/engine/statusView';
+import { type EngineHarness, openEngine } from '../../support/engineHarness';
+
+let harness: EngineHarness;
+before(async () => {
+  harness = await openEngine();
+  harness.value('worker.add', { id: 'ada' });
+  for (let n = 0; n < 8; n++) {
+    harness.clock.advance(1000);
+    harness.value('task.add', { title: `Task ${n}`, id: `t${n}` });
+  }
+  // t0, t1, t2 are cancelled one after another (t2 last); t3 runs on ada; the rest wait.
+  for (const id of ['t0', 't1', 't2']) {
+    harness.clock.advance(1000);
+    harness.value('cancel', { target: id });
+  }
+  harness.value('assign', { worker: 'ada', task: 't3' });
+});
+after(() => harness.close());
+
+const status = (args: Record<string, unknown>): StatusSnapshot => harness.value<StatusSnapshot>('status', args as never);
+const ids = (snapshot: StatusSnapshot): string[] => snapshot.tasks.map((task) => task.id);
+
+describe('status pages', () => {
+  it('without a limit: every task in queue order and no page', () => {
+    const all = status({});
+    assert.deepEqual(ids(all), ['t0', 't1', 't2', 't3', 't4', 't5', 't6', 't7']);
+    assert.equal(all.page, undefined);
+  });
+
+  it('a limit that holds every task keeps queue order, and says so', () => {
+    const page = status({ limit: 8 });
+    assert.deepEqual(ids(page), ['t0', 't1', 't2', 't3', 't4', 't5', 't6', 't7']);
+    assert.deepEqual(page.page, { limit: 8, total: 8, matching: 8, shown: 8, counts: { cancelled: 3, queued: 4, running: 1 } });
+  });
+
+  it('a smaller limit shows the active tasks first, then the latest finished', () => {
+    assert.deepEqual(ids(status({ limit: 3 })), ['t3', 't4', 't5']);
+    const page = status({ limit: 6 });
+    assert.deepEqual(ids(page), ['t3', 't4', 't5', 't6', 't7', 't2']);
+    assert.deepEqual(page.page && { total: page.page.total, matching: page.page.matching, shown: page.page.shown }, {
+      total: 8,
+      matching: 8,
+      shown: 6,
+    });
+  });
+
+  it('filters by status, worker and time, counting what matched', () => {
+    const cancelled = status({ limit: 2, statuses: ['cancelled'] });
+    assert.deepEqual(ids(cancelled), ['t2', 't1']);
+    assert.equal(cancelled.page?.matching, 3);
+    assert.deepEqual(ids(status({ limit: 10, worker: 'ada' })), ['t3']);
+    // t5, t6 and t7 were added within the last 5.5 s (t3 was started, t0–t2 cancelled since); t4 was not touched.
+    const since = harness.clock.now() - 5_500;
+    assert.deepEqual(ids(status({ limit: 10, since })), ['t0', 't1', 't2', 't3', 't5', 't6', 't7']);
+    assert.deepEqual(ids(status({ limit: 10, statuses: ['done'] })), []);
+  });
+
+  it('refuses a bad query with what is allowed', () => {
+    const bad = parseRequest({ command: 'status', args: { limit: 0 } });
+    assert.ok(!bad.ok && /limit is at least 1/.test(bad.message), JSON.stringify(bad));
+    const unknown = parseRequest({ command: 'status', args: { statuses: ['finished'] } });
+    assert.ok(!unknown.ok && /a task status is one of idle, queued, running, done, failed, cancelled/.test(unknown.message));
+  });
+});
