@@ -26,7 +26,7 @@ before(async () => {
 });
 after(() => harness.close());
 
-const status = (args: Record<string, unknown>): StatusSnapshot => harness.value<StatusSnapshot>('status', args as never);
+const status = (args: Record<string, unknown>): StatusSnapshot => harness.value<StatusSnapshot>('status', args);
 const ids = (snapshot: StatusSnapshot): string[] => snapshot.tasks.map((task) => task.id);
 
 describe('status pages', () => {
