@@ -3,6 +3,7 @@ import { formatDuration } from '../../core/policies';
 import type { WorkerStatus } from '../../engine/statusView';
 import { escapeMarkdown } from '../presentation';
 import { CommandId } from '../commands/commandIds';
+import { taskName, taskTitles } from '../taskNames';
 import type { SessionRegistry } from '../sessionRegistry';
 
 const labels: Array<[state: string, label: string]> = [
@@ -62,6 +63,8 @@ export class LivenessStatusItem implements vscode.Disposable {
 
   private tooltip(workers: readonly WorkerStatus[]): vscode.MarkdownString {
     const now = Date.now();
+    const titles = taskTitles({ tasks: this.registry.sessions().flatMap((session) => session.snapshot().tasks) });
+    const on = (worker: WorkerStatus) => (worker.taskId ? ` on **${escapeMarkdown(taskName(titles, worker.taskId))}**` : '');
     const tip = new vscode.MarkdownString(undefined, true);
     tip.isTrusted = { enabledCommands: [CommandId.openDashboard, CommandId.showWorkers] };
     tip.appendMarkdown('**Foreman**\n\n');
@@ -70,14 +73,15 @@ export class LivenessStatusItem implements vscode.Disposable {
       tip.appendMarkdown('**Waiting for you**\n\n');
       for (const worker of waiting) {
         const message = escapeMarkdown(worker.needsInput?.message ?? '');
-        tip.appendMarkdown(`- $(bell-dot) \`${worker.id}\`${worker.taskId ? ` on \`${worker.taskId}\`` : ''}: ${message}\n`);
+        tip.appendMarkdown(`- $(bell-dot) \`${worker.id}\`${on(worker)}: ${message}\n`);
       }
       tip.appendMarkdown('\n');
     }
     for (const worker of workers) {
       const age = worker.lastHeartbeatMs === null ? 'no heartbeat' : `♥ ${formatDuration(now - worker.lastHeartbeatMs)} ago`;
       const doing = worker.activity && !worker.needsInput ? ` — ${escapeMarkdown(worker.activity.text)}` : '';
-      tip.appendMarkdown(`- \`${worker.id}\` ${worker.state}${worker.taskId ? ` on \`${worker.taskId}\`` : ''} — ${age}${doing}\n`);
+      const id = worker.taskId ? ` (\`${worker.taskId}\`)` : '';
+      tip.appendMarkdown(`- \`${worker.id}\` ${worker.state}${on(worker)}${id} — ${age}${doing}\n`);
     }
     tip.appendMarkdown(`\n[Open Workers](command:${CommandId.showWorkers}) · [Open Dashboard](command:${CommandId.openDashboard})`);
     return tip;
