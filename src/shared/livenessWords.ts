@@ -7,12 +7,14 @@ export function heartbeatExpected(state: string): boolean {
 }
 
 /**
- * The liveness verdict worth showing beside a worker's state, or undefined. Only while an agent
- * should be running: a FAILED worker's verdict is DEAD by construction (it holds its task and
- * sends nothing), which says less than FAILED and its reason; a worker in review has nothing to beat for.
+ * The liveness verdict worth showing beside a worker's state, or undefined. A heartbeat verdict
+ * only while an agent should be running: a FAILED worker's verdict is DEAD by construction (it holds
+ * its task and sends nothing), which says less than FAILED and its error. In review the one verdict
+ * is the monitor's "review overdue" alert (WARN), which is about the person, not a heartbeat.
  */
 export function shownLiveness(worker: { readonly state: string; readonly liveness: string }): 'WARN' | 'STALE' | 'DEAD' | undefined {
-  if (!agentExpected.has(worker.state)) return undefined;
   const level = worker.liveness;
+  if (worker.state === 'IN_REVIEW') return level === 'WARN' ? level : undefined;
+  if (!agentExpected.has(worker.state)) return undefined;
   return level === 'WARN' || level === 'STALE' || level === 'DEAD' ? level : undefined;
 }

@@ -169,6 +169,8 @@ test('heartbeat strips shade silence only where a heartbeat was due, never the w
     ofReviewed.due.some(([, end = 300]: number[]) => end < 299),
     `due stretches of ${reviewed}: ${JSON.stringify(ofReviewed.due)}`,
   );
+  await card(reviewed).scrollIntoViewIfNeeded();
+  await workbench.screenshot('dark-strips');
 });
 
 test('invalid messages posted from the webview change nothing', { timeout: 60_000 }, async (t) => {

@@ -28,8 +28,10 @@ test('liveness words are shown only while an agent should run; a failed worker d
   assert.equal(shownLiveness({ state: 'WORKING', liveness: 'OK' }), undefined);
   // A launch failure leaves the worker FAILED with the verdict DEAD: its state and reason say it in words.
   assert.equal(shownLiveness({ state: 'FAILED', liveness: 'DEAD' }), undefined);
-  // An overdue review is an alert of its own (the reason says it), not a heartbeat verdict.
-  assert.equal(shownLiveness({ state: 'IN_REVIEW', liveness: 'WARN' }), undefined);
+  // In review the one verdict is the monitor's "review overdue" alert; approved or idle, none.
+  assert.equal(shownLiveness({ state: 'IN_REVIEW', liveness: 'WARN' }), 'WARN');
+  assert.equal(shownLiveness({ state: 'IN_REVIEW', liveness: 'OK' }), undefined);
+  assert.equal(shownLiveness({ state: 'APPROVED', liveness: 'WARN' }), undefined);
   assert.deepEqual(['IDLE', 'ASSIGNED', 'WORKING', 'IN_REVIEW', 'APPROVED', 'COMPLETED', 'STALE', 'FAILED'].filter(heartbeatExpected), [
     'ASSIGNED',
     'WORKING',
