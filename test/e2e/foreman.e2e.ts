@@ -126,6 +126,18 @@ test('the review toast names the task by its title, and Show Changes marks the a
     .notifications()
     .filter({ hasText: `Foreman: "Add a greeting module" is ready for review (${holder}).` })
     .waitFor({ timeout: 30_000 });
+  // The status bar tooltip names the task by its title too, with its id beside it, and says the
+  // worker waits for review rather than how old a heartbeat is that nobody expects.
+  await status().hover();
+  const hover = workbench.page.locator('.monaco-hover, .workbench-hover').filter({ hasText: 'Add a greeting module' });
+  await hover.first().waitFor({ timeout: 15_000 });
+  assert.match(
+    await hover.first().innerText(),
+    new RegExp(`${holder} IN_REVIEW on Add a greeting module \\(greeting-feature-1\\) — waiting for review`),
+  );
+  await workbench.screenshot('2a-status-tooltip');
+  await workbench.page.mouse.move(640, 300);
+  await workbench.page.keyboard.press('Escape');
   await workbench.clickRowAction(WORKERS, holder, 'Show Changes');
   // The task adds src/greeting.js: VS Code's changes editor shows it "A", not renamed from a base-ref copy.
   const entry = workbench.page.locator('.multiDiffEntry').filter({ hasText: 'greeting.js' });
