@@ -171,7 +171,12 @@ export class App {
       requestChanges: (workerId, title) => this.notes.open(workerId, title),
     };
     const pendingKey = [...pendingKeys].join(',');
-    const workersKey = folder.workers.items.map((worker) => ({ ...worker, heartbeatsAgoMs: worker.heartbeatsAgoMs.length }));
+    // Ages shift with every snapshot; the times they stand for do not, so the count is what changes a card.
+    const workersKey = folder.workers.items.map((worker) => ({
+      ...worker,
+      heartbeatsAgoMs: worker.heartbeatsAgoMs.length,
+      statesAgoMs: worker.statesAgoMs.map((state) => state.expected),
+    }));
     this.chainWidth = this.chainWidth || this.slots.chains.element.clientWidth || this.root.clientWidth;
     const { view } = snapshot;
     this.update(

@@ -9,6 +9,8 @@ export interface LayoutSize {
 }
 
 export const defaultSize: LayoutSize = { nodeWidth: 184, nodeHeight: 50, gapX: 36, gapY: 34, pad: 10 };
+/** Nodes grow up to this width when the panel has room, so titles are not cut short for nothing. */
+export const maxNodeWidth = 360;
 
 export interface PlacedNode {
   readonly id: string;
@@ -25,6 +27,8 @@ export interface PlacedEdge {
 }
 
 export interface ChainLayout {
+  /** Each node's width: at least the size's, wider (up to maxNodeWidth) when the columns leave room. */
+  readonly nodeWidth: number;
   readonly width: number;
   readonly height: number;
   readonly columns: number;
@@ -33,7 +37,8 @@ export interface ChainLayout {
 }
 
 /**
- * Lays out `ids` in order in as many columns as `availableWidth` holds. Consecutive tasks are
+ * Lays out `ids` in order in as many columns as `availableWidth` holds at the size's node width,
+ * then widens the nodes to share the room left over (up to maxNodeWidth). Consecutive tasks are
  * joined by an order edge (turning down at a row's end); a blocked-by edge between consecutive
  * tasks takes that edge's place, and one between distant tasks arcs above them.
  */
@@ -43,8 +48,10 @@ export function layoutChain(
   availableWidth: number,
   size: LayoutSize = defaultSize,
 ): ChainLayout {
-  const { nodeWidth: w, nodeHeight: h, gapX, gapY, pad } = size;
-  const columns = Math.max(1, Math.min(ids.length, Math.floor((availableWidth - 2 * pad + gapX) / (w + gapX))));
+  const { nodeHeight: h, gapX, gapY, pad } = size;
+  const columns = Math.max(1, Math.min(ids.length, Math.floor((availableWidth - 2 * pad + gapX) / (size.nodeWidth + gapX))));
+  const room = Math.floor((availableWidth - 2 * pad - (columns - 1) * gapX) / columns);
+  const w = Math.max(size.nodeWidth, Math.min(maxNodeWidth, room));
   const index = new Map(ids.map((id, i) => [id, i]));
   const arcs = blockedBy.filter((edge) => index.has(edge.from) && index.has(edge.to) && index.get(edge.to)! !== index.get(edge.from)! + 1);
   const top = pad + (arcs.length ? 18 : 0);
@@ -76,6 +83,7 @@ export function layoutChain(
   }
   const rows = Math.ceil(ids.length / columns);
   return {
+    nodeWidth: w,
     width: Math.max(0, 2 * pad + columns * w + (columns - 1) * gapX),
     height: ids.length ? top + rows * h + (rows - 1) * gapY + pad : 0,
     columns,

@@ -1,4 +1,5 @@
 import { svg } from './dom';
+import { dueSpans } from './dueSpans';
 import { duration } from './format';
 
 export interface StripData {
@@ -6,8 +7,13 @@ export interface StripData {
   readonly beats: readonly number[];
   /** The engine's last heartbeat, which may be older than the window. */
   readonly lastHeartbeatMs: number | null;
-  /** Whether silence matters now (the worker holds a task). */
+  /** Whether silence matters now (an agent should be running). */
   readonly busy: boolean;
+  /**
+   * The states the worker entered on the host's clock, oldest first, and whether a heartbeat was
+   * due in each; silence is shaded only where one was (never while the work waits for review).
+   */
+  readonly states: ReadonlyArray<{ readonly at: number; readonly expected: boolean }>;
   readonly windowMs: number;
   readonly warnMs: number;
   readonly staleMs: number;
@@ -19,7 +25,8 @@ const height = 20;
 
 /**
  * The last minutes of a worker's heartbeats as ticks on a line, newest at the right; silences
- * longer than the WARN threshold are shaded (STALE-long ones darker), so a gap is seen at once.
+ * longer than the WARN threshold while a heartbeat was due are shaded (STALE-long ones darker), so
+ * a gap is seen at once. A wait for review or merge, idle time and a failed worker are not silence.
  */
 export function heartbeatStrip(data: StripData, hostNow: number): SVGSVGElement {
   const element = svg('svg', {
@@ -54,9 +61,19 @@ function drawStrip(element: SVGSVGElement, hostNow: number): void {
       }),
     );
   };
-  for (let index = 1; index < beats.length; index++) gap(beats[index - 1]!, beats[index]!);
+  const due = dueSpans(data.states, hostNow);
+  // Where a beat was due, in the strip's own units: what the shading is confined to (and what tests read).
+  element.dataset['due'] = due
+    .filter(([, to]) => x(to) > 0)
+    .map(([from, to]) => `${Math.max(0, x(from)).toFixed(1)}:${Math.min(width, x(to)).toFixed(1)}`)
+    .join(',');
+  for (const [from, to] of due) {
+    // Entering a state where a beat is due counts as a sign of life, as it does for the monitor.
+    const signs = [from, ...data.beats.filter((at) => at > from && at < to)];
+    for (let index = 1; index < signs.length; index++) gap(signs[index - 1]!, signs[index]!);
+    gap(signs[signs.length - 1]!, to);
+  }
   const last = beats[beats.length - 1] ?? data.lastHeartbeatMs;
-  if (data.busy && last !== null) gap(last, hostNow);
   for (const at of beats) shapes.push(svg('line', { class: 'strip-beat', attrs: { x1: x(at), x2: x(at), y1: 3, y2: height - 3 } }));
   const silentFor = last === null ? null : hostNow - last;
   const label = `${beats.length} heartbeats in the last ${duration(data.windowMs)}${silentFor === null ? ', none yet' : `, last ${duration(silentFor)} ago`}`;

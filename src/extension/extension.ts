@@ -107,7 +107,11 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
         log(`${folder.name}: the owner went away; this window takes over`);
         void registry.remove(root).then(() => openFolder(folder));
       };
-      registry.add(new ClientSession(root, folder.name, note, config.worktreeRoot || undefined, takeOver));
+      const client = new ClientSession(root, folder.name, note, config.worktreeRoot || undefined, takeOver);
+      // The owner may be a window nobody sees: this one tells its person what needs them too.
+      const notifier = new Notifier(client, () => configuration(folder).notifications);
+      context.subscriptions.push(notifier.watchSnapshots(), notifier.watchWaiting());
+      registry.add(client);
       log(`${folder.name}: ${note}`);
     } else {
       log(`${folder.name}: ${opened.message}`);

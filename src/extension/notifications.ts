@@ -4,7 +4,11 @@ import type { WorkerStatus } from '../engine/statusView';
 import { CommandId } from './commands/commandIds';
 import type { ForemanConfiguration } from './configuration';
 import type { ForemanSession } from './session';
+import { SnapshotChanges, type StateChange } from './snapshotChanges';
+import { taskName, taskTitles } from './taskNames';
 import { WaitingWorkers, waitEnded } from './waitingWorkers';
+
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 /** Which notifications are on: the `foreman.notifications.*` settings. */
 export type NotificationSwitches = ForemanConfiguration['notifications'];
@@ -54,7 +58,7 @@ export class Notifier {
     const fresh = this.waiting.newlyWaiting(this.session.snapshot().workers);
     if (!this.enabled().needsInput) return;
     for (const worker of fresh) {
-      const where = worker.taskId ? ` on ${worker.taskId}` : '';
+      const where = worker.taskId ? ` on "${this.taskName(worker.taskId)}"` : '';
       void this.ask(
         `Foreman: ${worker.id} is waiting for you${where}: ${worker.needsInput?.message ?? ''}`,
         { kind: 'worker' as const, session: this.session, worker },
@@ -69,16 +73,36 @@ export class Notifier {
     }
   }
 
+  /** The task as people read it: its title (the id only when the title is unknown). */
+  private taskName(taskId: string): string {
+    return taskName(taskTitles(this.session.snapshot()), taskId);
+  }
+
   private current(workerId: string): WorkerStatus | undefined {
     return this.session.snapshot().workers.find((worker) => worker.id === workerId);
   }
 
+  /** The owner window: the engine's own events say what changed. */
   onEvents(events: readonly EngineEvent[]): void {
-    for (const event of events) {
-      if (event.kind === 'worker' && event.to === 'IN_REVIEW') this.worker(event.id, 'reviewReady');
-      else if (event.kind === 'worker' && event.to === 'STALE') this.worker(event.id, 'stale');
-      else if (event.kind === 'task' && event.to === 'failed') this.failed(event.id);
-    }
+    for (const event of events) if (event.kind === 'worker' || event.kind === 'task') this.changed(event);
+  }
+
+  /**
+   * A read-only window has no engine events: it compares the snapshots it reads from the owner, so
+   * a person looking at it (the owner may be a window nobody sees) still hears of a review, a STALE
+   * worker or a task that failed for good. It starts from an empty state, so its first read also
+   * announces what already waits for a person. The returned disposable stops following.
+   */
+  watchSnapshots(): vscode.Disposable {
+    const changes = new SnapshotChanges();
+    changes.next(this.session.snapshot());
+    return this.session.onDidChange(() => changes.next(this.session.snapshot()).forEach((change) => this.changed(change)));
+  }
+
+  private changed(change: StateChange): void {
+    if (change.kind === 'worker' && change.to === 'IN_REVIEW') this.worker(change.id, 'reviewReady');
+    else if (change.kind === 'worker' && change.to === 'STALE') this.worker(change.id, 'stale');
+    else if (change.kind === 'task' && change.to === 'failed') this.failed(change.id);
   }
 
   private worker(workerId: string, kind: Kind): void {
@@ -88,11 +112,13 @@ export class Notifier {
     const moved = () => {
       const now = this.session.snapshot().workers.find((w) => w.id === workerId);
       const same = now && now.state === worker.state && now.taskId === worker.taskId && now.attempt === worker.attempt;
-      return same ? undefined : `${worker.id} is ${now ? `${now.state}${now.taskId ? ` on ${now.taskId}` : ''}` : 'gone'} now`;
+      return same
+        ? undefined
+        : `${worker.id} is ${now ? `${now.state}${now.taskId ? ` on "${this.taskName(now.taskId)}"` : ''}` : 'gone'} now`;
     };
     if (kind === 'reviewReady') {
       void this.ask(
-        `Foreman: ${worker.taskId} is ready for review (${worker.id}).`,
+        `Foreman: "${this.taskName(worker.taskId)}" is ready for review (${worker.id}).`,
         target,
         [
           ['Review', CommandId.showChanges],
@@ -104,7 +130,7 @@ export class Notifier {
       );
     } else {
       void this.ask(
-        `Foreman: ${worker.id} went STALE on ${worker.taskId}: ${worker.livenessReason}.`,
+        `Foreman: ${worker.id} went STALE on "${this.taskName(worker.taskId)}": ${worker.livenessReason}.`,
         target,
         [
           ['Show Log', CommandId.showLog],
@@ -125,13 +151,15 @@ export class Notifier {
       ? { kind: 'worker' as const, session: this.session, worker: holder }
       : { kind: 'task' as const, session: this.session, task };
     void this.ask(
-      `Foreman: ${task.title} (${task.id}) failed after ${task.attempt} attempts${task.lastError ? `: ${task.lastError}` : ''}.`,
+      `Foreman: "${this.taskName(task.id)}" failed after ${plural(task.attempt, 'attempt')}${task.lastError ? `: ${task.lastError}` : ''}.`,
       target,
       [['Retry', CommandId.retryTask], ...(holder ? [['Show Log', CommandId.showLog] as [string, string]] : [])],
       'error',
       () => {
         const now = this.session.snapshot().tasks.find((t) => t.id === taskId);
-        return now?.status === 'failed' && now.attempt === task.attempt ? undefined : `${task.id} is ${now?.status ?? 'gone'} now`;
+        return now?.status === 'failed' && now.attempt === task.attempt
+          ? undefined
+          : `"${this.taskName(task.id)}" is ${now?.status ?? 'gone'} now`;
       },
     );
   }

@@ -2,6 +2,8 @@ import * as vscode from 'vscode';
 import { formatDuration } from '../core/policies';
 import type { TaskStatusView, WorkerStatus } from '../engine/statusView';
 import { describeUsage, formatUsage, hasUsage } from '../shared/usageText';
+import { shownLiveness } from '../shared/livenessWords';
+import { type TaskTitles, taskName } from './taskNames';
 
 /** How states look: codicons with theme colours, so every theme (and high contrast) reads them. */
 const workerIcons: Record<string, [icon: string, color?: string]> = {
@@ -52,23 +54,28 @@ export function waitingText(worker: WorkerStatus): string | undefined {
   return worker.needsInput ? `waiting for you: ${worker.needsInput.message}` : undefined;
 }
 
-/** "WORKING · login · ♥ 12s · 40% · Bash: npm test", or "waiting for you: … · login" while the agent waits. */
-export function workerDescription(worker: WorkerStatus, now: number): string {
+/**
+ * "WORKING · Add login · ♥ 12s · 40% · Bash: npm test", or "waiting for you: … · Add login" while
+ * the agent waits; the task by its title (the id is in the tooltip).
+ */
+export function workerDescription(worker: WorkerStatus, now: number, titles: TaskTitles): string {
+  const task = worker.taskId ? taskName(titles, worker.taskId) : undefined;
   const waiting = waitingText(worker);
-  if (waiting) return [waiting, worker.taskId].filter(Boolean).join(' · ');
+  if (waiting) return [waiting, task].filter(Boolean).join(' · ');
   const parts: string[] = [worker.state];
-  if (worker.taskId) parts.push(worker.taskId);
+  if (task) parts.push(task);
   // In review or approved the agent has exited: its last heartbeat only ages and its progress is stale.
   const running = worker.taskId !== null && agentRunning.has(worker.state);
   const age = running ? heartbeatAge(worker, now) : undefined;
   if (age) parts.push(age);
   if (worker.progress !== null && running) parts.push(`${Math.round(worker.progress * 100)}%`);
-  if (worker.liveness === 'WARN' || worker.liveness === 'STALE' || worker.liveness === 'DEAD') parts.push(worker.liveness);
+  const liveness = shownLiveness(worker);
+  if (liveness) parts.push(liveness);
   if (worker.activity) parts.push(worker.activity.text);
   return parts.join(' · ');
 }
 
-export function workerTooltip(worker: WorkerStatus, now: number): vscode.MarkdownString {
+export function workerTooltip(worker: WorkerStatus, now: number, titles: TaskTitles): vscode.MarkdownString {
   const tip = new vscode.MarkdownString(undefined, true);
   tip.supportThemeIcons = true;
   tip.appendMarkdown(`**${escapeMarkdown(worker.id)}** — ${worker.state}\n\n`);
@@ -79,8 +86,12 @@ export function workerTooltip(worker: WorkerStatus, now: number): vscode.Markdow
   if (worker.activity) {
     tip.appendMarkdown(`Now: \`${worker.activity.text.replace(/`/g, "'")}\` (${formatDuration(now - worker.activity.at)} ago)\n\n`);
   }
-  if (worker.taskId) tip.appendMarkdown(`Task \`${worker.taskId}\`, attempt ${worker.attempt}, branch \`${worker.branch ?? '-'}\`\n\n`);
-  tip.appendMarkdown(`Liveness: ${worker.liveness} — ${escapeMarkdown(worker.livenessReason)}\n\n`);
+  if (worker.taskId) {
+    tip.appendMarkdown(`Task **${escapeMarkdown(taskName(titles, worker.taskId))}** (\`${worker.taskId}\`)\n\n`);
+    tip.appendMarkdown(`Attempt ${worker.attempt}, branch \`${worker.branch ?? '-'}\`\n\n`);
+  }
+  // A failed worker's verdict is DEAD by construction; its last error, below, says what happened.
+  if (worker.state !== 'FAILED') tip.appendMarkdown(`Liveness: ${worker.liveness} — ${escapeMarkdown(worker.livenessReason)}\n\n`);
   const age = heartbeatAge(worker, now);
   if (age) tip.appendMarkdown(`Last heartbeat ${age.slice(2)} ago\n\n`);
   if (worker.note) tip.appendMarkdown(`Note: ${escapeMarkdown(worker.note)}\n\n`);

@@ -12,7 +12,7 @@ import { workerStates } from '../core/workerMachine';
  */
 
 /** Bump when a message changes shape; a webview of another version is answered with nothing. */
-export const protocolVersion = 3;
+export const protocolVersion = 4;
 
 const id = z.string().regex(idPattern);
 /** A workspace folder's path, as the host's sessions know it. */
@@ -53,6 +53,9 @@ export const actionNameSchema = z.enum(Object.values(ActionName) as [ActionName,
 
 // ---------------------------------------------------------------- view state (webview → host)
 
+/** The free-task tabs, in the order they show. */
+export const taskTabOrder = ['queued', 'running', 'idle', 'failed', 'cancelled', 'done'] as const;
+
 export const pageSizes = { workers: 60, chains: 8, tasks: 50, activityStep: 200, activityMax: 2000 } as const;
 
 /** What the person is looking at: kept by the webview (survives reloads) and applied by the host. */
@@ -61,8 +64,8 @@ export const viewStateSchema = z.object({
   folder: folderRoot.nullable().default(null),
   workersPage: count.max(100_000).default(0),
   chainsPage: count.max(100_000).default(0),
-  /** The free-task tab and its page. */
-  taskStatus: taskStatusSchema.default('queued'),
+  /** The free-task tab the person picked, and its page; null until they pick one (the first tab with tasks shows). */
+  taskStatus: taskStatusSchema.nullable().default(null),
   taskPage: count.max(100_000).default(0),
   /** Activity timeline filter; null fields match everything. */
   activity: z
@@ -109,6 +112,11 @@ export const workerCardSchema = z.object({
   usage: usageSchema,
   /** Heartbeats seen in the recent window, as milliseconds before `generatedAt`, oldest first. */
   heartbeatsAgoMs: z.array(count).max(2000),
+  /**
+   * States the worker entered, as milliseconds before `generatedAt`, oldest first (the first may
+   * start before the window), and whether a heartbeat was due in each: silence is shaded only there.
+   */
+  statesAgoMs: z.array(z.object({ agoMs: count, expected: z.boolean() })).max(200),
   actions: z.array(actionNameSchema).max(20),
 });
 export type WorkerCard = z.infer<typeof workerCardSchema>;

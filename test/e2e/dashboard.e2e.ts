@@ -10,9 +10,10 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import type { Frame, FrameLocator } from 'playwright-core';
+import type { FrameLocator } from 'playwright-core';
 import { repoRoot } from '../../scripts/vscode/paths.mjs';
-import { ensureBuilt, makeTestRepo } from './support/repo';
+import { contentFrame, pickTheme, readStrips, scrollDashboard, workerStates } from './support/dashboardPage';
+import { type TestRepo, ensureBuilt, makeTestRepo } from './support/repo';
 import { launchWorkbench, type Workbench } from './support/workbench';
 
 const hostileTitle = '<img src=x onerror=alert(1)>';
@@ -20,6 +21,9 @@ let scratch: string;
 let crewDir: string;
 let workbench: Workbench;
 let dashboard: FrameLocator;
+let crew: TestRepo;
+/** The worker whose review the test approved and merged. */
+let reviewed: string;
 const cspViolations: string[] = [];
 
 /** A git repository with Foreman initialised: ada and grace, a short chain, and the hostile manual task. */
@@ -28,7 +32,7 @@ function demoRepo(): string {
     'README.md': '# Crew\n',
     'chain.md': [
       '# Greeting feature',
-      '- [ ] Add a greeting module',
+      '- [ ] Add a greeting module that greets by name',
       '  write greeting.js export const greet = (name) => `Hello, ${name}!`;',
       '  progress 0.5',
       '  sleep 1500',
@@ -48,50 +52,25 @@ function demoRepo(): string {
   repo.foreman('worker', 'add', 'grace', '--agent', 'demo');
   repo.foreman('chain', 'add', 'Greeting feature', '--from', join(repo.dir, 'chain.md'));
   repo.foreman('task', 'add', hostileTitle, '--id', 'hostile-title', '--prompt', 'sleep 100', '--manual');
+  crew = repo;
   return repo.dir;
 }
 
-/** The bits of a page the test touches inside `evaluate` (the project's tsconfig has no DOM types). */
-interface PageGlobals {
-  scrollTo(x: number, y: number): void;
-  readonly document: { readonly body: { readonly scrollHeight: number } };
-  readonly parent: unknown;
-}
-
 const card = (id: string) => dashboard.locator(`.worker-card[data-worker="${id}"]`);
-
-async function workerStates(): Promise<Record<string, string>> {
-  const entries = await dashboard
-    .locator('.worker-card')
-    .evaluateAll((cards): Array<[string, string]> =>
-      cards.map((c) => [c.getAttribute('data-worker') ?? '', /state-(\S+)/.exec(c.getAttribute('class') ?? '')?.[1] ?? '']),
-    );
-  return Object.fromEntries(entries);
-}
-
-/** The webview's own page (inside VS Code's webview host frame). */
-async function contentFrame(): Promise<Frame> {
-  const host = await (await workbench.page.locator('iframe.webview.ready').elementHandle()).contentFrame();
-  const frame = await (await host!.locator('iframe#active-frame').elementHandle()).contentFrame();
-  return frame!;
-}
-
-async function scrollDashboard(where: 'top' | 'bottom'): Promise<void> {
-  await (
-    await contentFrame()
-  ).evaluate((to) => {
-    const page = globalThis as unknown as PageGlobals;
-    page.scrollTo(0, to === 'top' ? 0 : page.document.body.scrollHeight);
-  }, where);
-  await workbench.page.waitForTimeout(300);
-}
 
 before(
   async () => {
     ensureBuilt();
     scratch = realpathSync(mkdtempSync(join(tmpdir(), 'foreman-dashboard-e2e-')));
     crewDir = demoRepo();
-    workbench = await launchWorkbench({ folder: crewDir, extensionPath: repoRoot, name: 'dashboard', theme: 'Default Dark Modern' });
+    workbench = await launchWorkbench({
+      folder: crewDir,
+      extensionPath: repoRoot,
+      name: 'dashboard',
+      theme: 'Default Dark Modern',
+      // A short WARN threshold, so any silence shaded in a wait for review would show within the test.
+      settings: { 'foreman.heartbeat.warnSeconds': 5 },
+    });
     workbench.page.on('console', (message) => {
       if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
     });
@@ -114,8 +93,9 @@ test('the dashboard opens from the palette and shows the workers and the chain a
   const nodes = dashboard.locator('.chain-graph .node');
   await nodes.nth(2).waitFor();
   assert.equal(await nodes.count(), 3);
+  // A node is as wide as the panel allows: the long first title shows whole, not cut at a fixed length.
   assert.deepEqual(await dashboard.locator('.chain-graph .node .node-title').allTextContents(), [
-    'Add a greeting module',
+    'Add a greeting module that greets by name',
     'Use the greeting',
     'Document the greeting',
   ]);
@@ -123,6 +103,10 @@ test('the dashboard opens from the palette and shows the workers and the chain a
   // The first task is dispatched as soon as the window owns the crew: its node is highlighted.
   await dashboard.locator('.chain-graph .node.status-running, .chain-graph .node.status-done').first().waitFor({ timeout: 30_000 });
   await dashboard.locator('.tile-running .tile-value').waitFor();
+  // The task panel opens on a tab with something in it, not on an empty "Queued".
+  const active = dashboard.locator('.tasks .tab.active');
+  assert.notEqual((await active.locator('.tab-count').innerText()).trim(), '0', `opened on ${await active.innerText()}`);
+  assert.equal(await dashboard.locator('.tasks p.empty').count(), 0);
 });
 
 test('a hostile task title renders as text', { timeout: 60_000 }, async () => {
@@ -142,6 +126,9 @@ test('approve and merge from the dashboard; the tree and the status bar follow',
   const reviewing = dashboard.locator('.worker-card.state-in_review').first();
   await reviewing.waitFor({ timeout: 90_000 });
   const worker = (await reviewing.getAttribute('data-worker'))!;
+  reviewed = worker;
+  // The agent exited 0 after reporting 50%: its work is done, and the bar says so.
+  await card(worker).locator('.progress-row.finished', { hasText: '100% · agent finished' }).waitFor();
   await workbench.screenshot('dark-review');
   await card(worker).locator('vscode-button[data-action="approve"]').click();
   await dashboard.locator(`.worker-card.state-approved[data-worker="${worker}"]`).waitFor({ timeout: 30_000 });
@@ -164,10 +151,32 @@ test('approve and merge from the dashboard; the tree and the status bar follow',
   await dashboard.locator('.timeline .event').first().waitFor({ timeout: 30_000 });
 });
 
+// Before the reload below: the timelines' history lives in the extension host's memory.
+test('heartbeat strips shade silence only where a heartbeat was due, never the wait for review', { timeout: 60_000 }, async () => {
+  const strips = await readStrips(dashboard);
+  for (const strip of strips) {
+    for (const [from, to] of strip.gaps) {
+      const inside = strip.due.some(([start = 0, end = 0]: number[]) => from! >= start - 1 && to! <= end + 1);
+      assert.ok(
+        inside,
+        `${strip.worker}: a gap shaded at ${from}–${to} outside the stretches where a beat was due (${JSON.stringify(strip.due)})`,
+      );
+    }
+  }
+  // The reviewed worker's working stretch ended when it submitted: its review is not a due stretch.
+  const ofReviewed = strips.find((strip) => strip.worker === reviewed)!;
+  assert.ok(
+    ofReviewed.due.some(([, end = 300]: number[]) => end < 299),
+    `due stretches of ${reviewed}: ${JSON.stringify(ofReviewed.due)}`,
+  );
+  await card(reviewed).scrollIntoViewIfNeeded();
+  await workbench.screenshot('dark-strips');
+});
+
 test('invalid messages posted from the webview change nothing', { timeout: 60_000 }, async (t) => {
   // The page took its API handle at load, and VS Code hides `window.parent` from it; the handle
   // posts through the webview host frame's `__vscode_post_message__`, so the test posts there too.
-  const host = (await contentFrame()).parentFrame()!;
+  const host = (await contentFrame(workbench)).parentFrame()!;
   const post = (message: unknown) =>
     host.evaluate((m) => {
       const send = (globalThis as unknown as Record<string, (channel: string, data: unknown) => void>)['__vscode_post_message__']!;
@@ -189,7 +198,7 @@ test('invalid messages posted from the webview change nothing', { timeout: 60_00
   // Let the crew settle: the chain's next task reaches review and waits for a person.
   await dashboard.locator('.worker-card.state-in_review').waitFor({ timeout: 60_000 });
   await dashboard.locator('.worker-card.state-working, .worker-card.state-assigned').waitFor({ state: 'detached', timeout: 30_000 });
-  const before = await workerStates();
+  const before = await workerStates(dashboard);
   const idleWorker = Object.entries(before).find(([, state]) => state === 'idle')?.[0] ?? 'grace';
   const statusBefore = await workbench.statusBarItem('foreman.liveness').innerText();
   for (const message of [
@@ -205,7 +214,7 @@ test('invalid messages posted from the webview change nothing', { timeout: 60_00
     await post(message);
   }
   await workbench.page.waitForTimeout(1500);
-  assert.deepEqual(await workerStates(), before);
+  assert.deepEqual(await workerStates(dashboard), before);
   assert.equal(await workbench.statusBarItem('foreman.liveness').innerText(), statusBefore);
   await dashboard.locator('.tab.active', { hasText: 'Done' }).waitFor({ timeout: 2_000 });
   assert.equal(await workbench.page.locator('.quick-input-widget').isVisible(), false, 'no assign prompt was opened');
@@ -230,17 +239,29 @@ test('the panel survives being hidden and shown, and a window reload, with its v
   assert.equal(await dashboard.locator('.chain-graph .node').count(), 3);
 });
 
-async function pickTheme(label: string, bodyClass: string): Promise<void> {
-  await workbench.page.keyboard.press('F1');
-  const input = workbench.page.locator('.quick-input-widget input[type="text"]');
-  await input.fill('>Preferences: Color Theme');
-  await workbench.page.locator('.quick-input-list .monaco-list-row').filter({ hasText: 'Preferences: Color Theme' }).first().click();
-  await input.fill(label);
-  await workbench.page.locator('.quick-input-list .monaco-list-row').filter({ hasText: label }).first().click();
-  await dashboard.locator(`body.${bodyClass}`).waitFor({ timeout: 15_000 });
-  await workbench.runCommand('Notifications: Clear All Notifications').catch(() => undefined);
-  await workbench.page.waitForTimeout(1500);
-}
+test('a task that fails for good is listed once in Needs you, and its worker says FAILED, not DEAD', { timeout: 90_000 }, async () => {
+  const idle = dashboard.locator('.worker-card.state-idle').first();
+  await idle.waitFor({ timeout: 30_000 });
+  const worker = (await idle.getAttribute('data-worker'))!;
+  crew.foreman('task', 'add', 'Doomed task', '--id', 'doomed', '--prompt', 'fail', '--max-attempts', '1', '--manual');
+  crew.foreman('assign', worker, 'doomed');
+  const failed = dashboard.locator(`.worker-card.state-failed[data-worker="${worker}"]`);
+  await failed.waitFor({ timeout: 60_000 });
+  assert.deepEqual(
+    await failed
+      .locator('header .chip')
+      .allInnerTexts()
+      .then((chips) => chips.map((chip) => chip.trim().toUpperCase())),
+    ['FAILED'],
+  );
+  assert.equal(await failed.locator('.reason').count(), 0, 'no liveness verdict on a failed worker');
+  const items = dashboard.locator('.attention-item').filter({ hasText: 'Doomed task' });
+  await items.first().waitFor();
+  assert.equal(await items.count(), 1, 'listed once');
+  assert.match((await items.first().getAttribute('class')) ?? '', /kind-failed/);
+  await scrollDashboard(workbench, 'top');
+  await workbench.screenshot('dark-failed');
+});
 
 test('screenshots in a dark, a light and a high-contrast theme', { timeout: 120_000 }, async () => {
   await workbench.runCommand('View: Close Primary Side Bar').catch(() => undefined);
@@ -251,16 +272,16 @@ test('screenshots in a dark, a light and a high-contrast theme', { timeout: 120_
   await workbench.runCommand('Notifications: Clear All Notifications').catch(() => undefined);
   await workbench.page.waitForTimeout(1500);
   await workbench.screenshot('dark');
-  await scrollDashboard('bottom');
+  await scrollDashboard(workbench, 'bottom');
   await workbench.runCommand('Notifications: Clear All Notifications').catch(() => undefined);
   await workbench.screenshot('dark-lower');
-  await scrollDashboard('top');
-  await pickTheme('Light Modern', 'vscode-light');
+  await scrollDashboard(workbench, 'top');
+  await pickTheme(workbench, dashboard, 'Light Modern', 'vscode-light');
   await workbench.screenshot('light');
-  await scrollDashboard('bottom');
+  await scrollDashboard(workbench, 'bottom');
   await workbench.runCommand('Notifications: Clear All Notifications').catch(() => undefined);
   await workbench.screenshot('light-lower');
-  await scrollDashboard('top');
-  await pickTheme('Default High Contrast', 'vscode-high-contrast');
+  await scrollDashboard(workbench, 'top');
+  await pickTheme(workbench, dashboard, 'Default High Contrast', 'vscode-high-contrast');
   await workbench.screenshot('high-contrast');
 });

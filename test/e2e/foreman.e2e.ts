@@ -29,6 +29,8 @@ let holder: string;
 let free: string;
 
 const describe = (row: Locator) => row.locator('.label-description');
+/** The built CLI on the demo repository; with a window owning it, the owner applies the request. */
+const foreman = (...args: string[]) => execFileSync(process.execPath, [join(repoRoot, 'dist/cli.js'), ...args, '--dir', demo]).toString();
 const status = () => workbench.statusBarItem('foreman.liveness');
 
 /** Fails on any error toast: every step of the walk must go through without one. */
@@ -77,7 +79,7 @@ test('Foreman activates with the window and shows the demo crew, in Restricted M
   // The chain's first task is dispatched at once; in Restricted Mode its agent does not start.
   const assigned = workbench
     .treeRows(WORKERS)
-    .filter({ has: workbench.page.locator('.label-description', { hasText: /^ASSIGNED · greeting-feature-1/ }) });
+    .filter({ has: workbench.page.locator('.label-description', { hasText: /^ASSIGNED · Add a greeting module/ }) });
   await assigned.waitFor();
   holder = (await assigned.locator('.label-name').innerText()).trim();
   free = holder === 'ada' ? 'grace' : 'ada';
@@ -111,12 +113,41 @@ test('trusting the workspace launches the demo agent, which reaches review', { t
   await workbench.closeModalEditor();
   // The window reopens its engine with agents: the held task starts and the demo agent works on it.
   await workbench.page.locator('.pane-body').getByText('Restricted Mode: Foreman launches no agent').waitFor({ state: 'hidden' });
-  await waitForRow(holder, /^(WORKING|IN_REVIEW) · greeting-feature-1/);
-  await waitForRow(holder, /^IN_REVIEW · greeting-feature-1/, 60_000);
+  await waitForRow(holder, /^(WORKING|IN_REVIEW) · Add a greeting module/);
+  await waitForRow(holder, /^IN_REVIEW · Add a greeting module/, 60_000);
   assert.equal(await waitForStatus(/review/), '1 review');
   assert.match((await status().getAttribute('class')) ?? '', /warning-kind/, 'a waiting review should colour the status item');
   await assertNoErrorToasts('trust');
   await workbench.screenshot('2-first-review');
+});
+
+test('the review toast names the task by its title, and Show Changes marks the added file as added', { timeout: 90_000 }, async () => {
+  await workbench
+    .notifications()
+    .filter({ hasText: `Foreman: "Add a greeting module" is ready for review (${holder}).` })
+    .waitFor({ timeout: 30_000 });
+  // The status bar tooltip names the task by its title too, with its id beside it, and says the
+  // worker waits for review rather than how old a heartbeat is that nobody expects.
+  await status().hover();
+  const hover = workbench.page.locator('.monaco-hover, .workbench-hover').filter({ hasText: 'Add a greeting module' });
+  await hover.first().waitFor({ timeout: 15_000 });
+  assert.match(
+    await hover.first().innerText(),
+    new RegExp(`${holder} IN_REVIEW on Add a greeting module \\(greeting-feature-1\\) — waiting for review`),
+  );
+  await workbench.screenshot('2a-status-tooltip');
+  await workbench.page.mouse.move(640, 300);
+  await workbench.page.keyboard.press('Escape');
+  await workbench.clickRowAction(WORKERS, holder, 'Show Changes');
+  // The task adds src/greeting.js: VS Code's changes editor shows it "A", not renamed from a base-ref copy.
+  const entry = workbench.page.locator('.multiDiffEntry').filter({ hasText: 'greeting.js' });
+  await entry.waitFor({ timeout: 30_000 });
+  assert.equal((await entry.locator('.status').innerText()).trim(), 'A');
+  assert.match((await entry.locator('.status').getAttribute('class')) ?? '', /\badded\b/);
+  assert.equal(await workbench.page.locator('.multiDiffEntry .status.renamed').count(), 0, 'a file shown as renamed');
+  await workbench.screenshot('2b-show-changes');
+  await workbench.runCommand('View: Close All Editors');
+  await assertNoErrorToasts('show changes');
 });
 
 test("assign the manual task from the idle worker's inline action and a quick pick", { timeout: 90_000 }, async () => {
@@ -129,7 +160,7 @@ test("assign the manual task from the idle worker's inline action and a quick pi
   await workbench.screenshot('3-assign-pick');
   await workbench.pickQuickItem('Add a license file');
   await picker.waitFor({ state: 'hidden' });
-  await waitForRow(free, /add-license/);
+  await waitForRow(free, /Add a license file/);
   await workbench
     .treeRow(QUEUE, 'Add a license file')
     .locator('.label-description', { hasText: new RegExp(`on ${free}`) })
@@ -138,7 +169,7 @@ test("assign the manual task from the idle worker's inline action and a quick pi
 });
 
 test('the demo agent finishes the task and the worker shows IN_REVIEW', { timeout: 90_000 }, async () => {
-  await waitForRow(free, /^IN_REVIEW · add-license/, 60_000);
+  await waitForRow(free, /^IN_REVIEW · Add a license file/, 60_000);
   assert.equal(await waitForStatus(/2 review/), '2 review');
   await assertNoErrorToasts('review');
   await workbench.screenshot('4-review');
@@ -146,7 +177,7 @@ test('the demo agent finishes the task and the worker shows IN_REVIEW', { timeou
 
 test("approve and merge from the row's inline actions; the status bar follows", { timeout: 90_000 }, async () => {
   await workbench.clickRowAction(WORKERS, free, 'Approve');
-  await waitForRow(free, /^APPROVED · add-license/);
+  await waitForRow(free, /^APPROVED · Add a license file/);
   assert.equal(await waitForStatus(/approved/), '1 review · 1 approved');
   await workbench.screenshot('5-approved');
 
@@ -212,6 +243,19 @@ test('a second window on the workspace is read-only and routes "Add Worker" to t
     assert.match(await describe(workbench.treeRow(WORKERS, 'hopper')).innerText(), /^IDLE$/);
     await assertNoErrorToasts('second window');
     await second.screenshot('read-only');
+
+    // A task that fails for good while this window is read-only: its person hears of it here too
+    // (the owner may be a window nobody looks at). The owner runs the demo agent, which fails.
+    foreman('task', 'add', 'Doomed demo task', '--id', 'doomed', '--prompt', 'fail', '--max-attempts', '1', '--manual');
+    foreman('assign', 'hopper', 'doomed');
+    const failed = second.notifications().filter({ hasText: /Foreman: "Doomed demo task" failed after 1 attempt/ });
+    await failed.waitFor({ timeout: 60_000 });
+    // The worker row says FAILED with the task's title, not the verdict DEAD.
+    const row = second.treeRow(WORKERS, 'hopper');
+    await describe(row)
+      .filter({ hasText: /^FAILED · Doomed demo task$/ })
+      .waitFor({ timeout: 30_000 });
+    await second.screenshot('read-only-failed-toast');
   } finally {
     await second.close();
   }

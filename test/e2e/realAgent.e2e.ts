@@ -181,7 +181,7 @@ test('the finished run is in review with the agent’s own summary, its tokens a
   assert.ok(usage.startsWith(`${tokens} tokens`), `one run so far: the tile (${tokens}) is the card's (${usage})`);
   await workbench
     .treeRow('Workers', 'ada')
-    .locator('.label-description', { hasText: /^IN_REVIEW · hello/ })
+    .locator('.label-description', { hasText: /^IN_REVIEW · Say hello/ })
     .waitFor({ timeout: 10_000 });
   await workbench.screenshot('2-review-usage');
 });

@@ -87,7 +87,7 @@ test(
       .waitFor({ timeout: 5_000 });
     await status.filter({ hasText: /1 stale/ }).waitFor({ timeout: 5_000 });
     assert.match((await status.getAttribute('class')) ?? '', /warning-kind/, 'a stale worker colours the status item');
-    const toast = workbench.notifications().filter({ hasText: /scout went STALE on survey: no heartbeat for/ });
+    const toast = workbench.notifications().filter({ hasText: /scout went STALE on "Survey the code": no heartbeat for/ });
     await toast.first().waitFor({ timeout: 5_000 });
     assert.match(await toast.first().innerText(), /Show Log/);
     await workbench.screenshot('dashboard');
@@ -100,7 +100,7 @@ test(
     await toast.first().getByRole('button', { name: 'Cancel Task' }).click();
     await workbench
       .notifications()
-      .filter({ hasText: /scout is WORKING on survey now; "Cancel Task" was not applied/ })
+      .filter({ hasText: /scout is WORKING on "Survey the code" now; "Cancel Task" was not applied/ })
       .first()
       .waitFor({ timeout: 5_000 });
     await dashboard.locator('.worker-card.state-working[data-worker="scout"]').waitFor({ timeout: 5_000 });

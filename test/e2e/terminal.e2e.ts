@@ -72,10 +72,10 @@ test('a terminal-mode agent runs in an integrated terminal and its exit 0 submit
     .getByText(/Foreman agent: tess · notes \(attempt 1\)/)
     .first()
     .waitFor({ timeout: 30_000 });
-  await row.locator('.label-description', { hasText: /^WORKING · notes/ }).waitFor({ timeout: 10_000 });
+  await row.locator('.label-description', { hasText: /^WORKING · Take notes/ }).waitFor({ timeout: 10_000 });
   await workbench.screenshot('running');
 
-  await row.locator('.label-description', { hasText: /^IN_REVIEW · notes/ }).waitFor({ timeout: 30_000 });
+  await row.locator('.label-description', { hasText: /^IN_REVIEW · Take notes/ }).waitFor({ timeout: 30_000 });
   assert.equal(git('show', 'tess/notes:notes.txt'), 'from the terminal');
   assert.equal(git('log', '-1', '--format=%s', 'tess/notes'), 'Notes from the terminal');
   const log = readFileSync(join(repo.dir, '.foreman', 'logs', 'notes', 'attempt-1.log'), 'utf8');

@@ -5,6 +5,7 @@ import { defaultSize, layoutChain } from '../chainLayout';
 import type { RenderContext } from '../context';
 import { el, svg } from '../dom';
 import { duration, plural, stateLabel, truncate } from '../format';
+import { fitText } from '../textFit';
 import { actionBar } from './actions';
 import { stateChip } from './chips';
 import { pager } from './pager';
@@ -98,7 +99,9 @@ function graph(chain: ChainView, index: number, selection: ChainSelection): SVGS
         },
       }),
     ),
-    ...layout.nodes.map((placed, position) => node(byId.get(placed.id)!, placed.x, placed.y, position, size, selection)),
+    ...layout.nodes.map((placed, position) =>
+      node(byId.get(placed.id)!, placed.x, placed.y, position, { ...size, nodeWidth: layout.nodeWidth }, selection),
+    ),
   );
 }
 
@@ -143,8 +146,9 @@ function node(task: TaskItem, x: number, y: number, position: number, size: type
     task.status === 'running' ? svg('rect', { class: 'halo', attrs: { x: -4, y: -4, width: w + 8, height: h + 8, rx: 10 } }) : null,
     svg('rect', { class: 'box', attrs: { width: w, height: h, rx: 6 } }),
     svg('rect', { class: 'stripe', attrs: { width: 4, height: h - 12, x: 6, y: 6, rx: 2 } }),
-    svg('text', { class: 'node-title', attrs: { x: 16, y: 21 } }, truncate(task.title, 24)),
-    svg('text', { class: 'node-sub', attrs: { x: 16, y: 38 } }, truncate(sub, 25)),
+    // Cut to what the node holds, measured in its own font: a wider node shows more of the title.
+    svg('text', { class: 'node-title', attrs: { x: 16, y: 21 } }, fitText(task.title, w - 24, 'title')),
+    svg('text', { class: 'node-sub', attrs: { x: 16, y: 38 } }, fitText(sub, w - 24, 'sub')),
   );
 }
 

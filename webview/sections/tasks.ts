@@ -1,4 +1,4 @@
-import type { TaskItem } from '../../src/shared/protocol';
+import { type TaskItem, taskTabOrder } from '../../src/shared/protocol';
 import { describeUsage, formatUsage, hasUsage } from '../../src/shared/usageText';
 import type { RenderContext } from '../context';
 import { el } from '../dom';
@@ -8,15 +8,13 @@ import { actionBar } from './actions';
 import { stateChip } from './chips';
 import { pager } from './pager';
 
-const tabOrder = ['queued', 'running', 'idle', 'failed', 'cancelled', 'done'] as const;
-
 /** Tasks in no chain, one status at a time, paged. */
 export function renderTasks(ctx: RenderContext): HTMLElement {
   const { tasks } = ctx.folder;
   const tabs = el(
     'div',
     { class: 'tabs', attrs: { role: 'tablist', 'aria-label': 'Free tasks by status' } },
-    ...tabOrder.map((status) =>
+    ...taskTabOrder.map((status) =>
       el(
         'button',
         {

@@ -1,5 +1,6 @@
 import type { WorkerCard } from '../../src/shared/protocol';
 import { describeUsage, formatUsage, hasUsage } from '../../src/shared/usageText';
+import { heartbeatExpected, shownLiveness } from '../../src/shared/livenessWords';
 import { bar } from '../bar';
 import type { RenderContext } from '../context';
 import { el } from '../dom';
@@ -29,17 +30,23 @@ function workerCard(ctx: RenderContext, worker: WorkerCard): HTMLElement {
   const { folder } = ctx;
   const busy = worker.taskId !== null;
   /** Silence matters only while an agent should be running; a worker in review has nothing to beat for. */
-  const watched = worker.state === 'ASSIGNED' || worker.state === 'WORKING' || worker.state === 'STALE';
+  const watched = heartbeatExpected(worker.state);
+  // Liveness words only while an agent should run: a failed launch is FAILED with its error, not "DEAD".
+  const verdict = shownLiveness(worker);
   // A worker waiting for a person is not in trouble: its quiet is the person's, and it says so itself.
-  const troubled = !worker.needsInput && (worker.liveness === 'WARN' || worker.liveness === 'STALE' || worker.liveness === 'DEAD');
+  const troubled = !worker.needsInput && verdict !== undefined;
   const beatsAt = worker.heartbeatsAgoMs.map((ago) => ctx.snapshot.generatedAt - ago);
+  const statesAt = worker.statesAgoMs.map((state) => ({ at: ctx.snapshot.generatedAt - state.agoMs, expected: state.expected }));
+  // The agent has exited 0 and its work waits for a person: whatever share it last reported, it is done.
+  const finished = worker.state === 'IN_REVIEW' || worker.state === 'APPROVED';
+  const progress = worker.progress === null || !(watched || finished) ? null : finished ? 1 : worker.progress;
   return el(
     'article',
     {
       class: `card worker-card state-${worker.state.toLowerCase()} liveness-${worker.liveness.toLowerCase()}${worker.needsInput ? ' needs-input' : ''}`,
       attrs: {
         'data-worker': worker.id,
-        'aria-label': `${worker.id}, ${worker.state}${worker.needsInput ? `, waiting for you: ${worker.needsInput.message}` : ''}${troubled ? `, ${worker.liveness}: ${worker.livenessReason}` : ''}`,
+        'aria-label': `${worker.id}, ${worker.state}${worker.needsInput ? `, waiting for you: ${worker.needsInput.message}` : ''}${troubled ? `, ${verdict}: ${worker.livenessReason}` : ''}`,
       },
     },
     el(
@@ -49,7 +56,7 @@ function workerCard(ctx: RenderContext, worker: WorkerCard): HTMLElement {
       el('code', { class: 'worker-id' }, worker.id),
       stateChip(worker.state),
       // A STALE worker's state already says it; the chip adds only a different verdict (WARN, DEAD).
-      worker.liveness === worker.state ? null : livenessChip(worker.liveness),
+      verdict === undefined || verdict === worker.state ? null : livenessChip(verdict),
       el('span', { class: 'spacer' }),
       el('span', { class: 'agent muted', attrs: { title: 'agent profile' } }, worker.agent),
     ),
@@ -92,6 +99,7 @@ function workerCard(ctx: RenderContext, worker: WorkerCard): HTMLElement {
               beats: beatsAt,
               lastHeartbeatMs: worker.lastHeartbeatMs,
               busy: watched,
+              states: statesAt,
               windowMs: folder.heartbeatWindowMs,
               warnMs: folder.liveness.warnMs,
               staleMs: folder.liveness.staleMs,
@@ -100,15 +108,15 @@ function workerCard(ctx: RenderContext, worker: WorkerCard): HTMLElement {
           ),
         )
       : null,
-    busy && worker.progress !== null
+    busy && progress !== null
       ? el(
           'div',
-          { class: 'progress-row' },
-          bar(worker.progress, 'progress', `progress ${Math.round(worker.progress * 100)}%`),
-          el('span', { class: 'muted' }, `${Math.round(worker.progress * 100)}%`),
+          { class: `progress-row${finished ? ' finished' : ''}` },
+          bar(progress, 'progress', finished ? 'progress 100%: the agent finished' : `progress ${Math.round(progress * 100)}%`),
+          el('span', { class: 'muted' }, finished ? '100% · agent finished' : `${Math.round(progress * 100)}%`),
         )
       : null,
-    troubled ? el('p', { class: `reason liveness-${worker.liveness.toLowerCase()}` }, icon('warning'), worker.livenessReason) : null,
+    troubled ? el('p', { class: `reason liveness-${verdict.toLowerCase()}` }, icon('warning'), worker.livenessReason) : null,
     worker.state === 'IN_REVIEW' && worker.summary ? el('p', { class: 'summary-text' }, worker.summary) : null,
     worker.note ? el('p', { class: 'note' }, icon('comment'), worker.note) : null,
     // A STALE worker's error is the verdict that made it stale: the reason line above says it, up to date.

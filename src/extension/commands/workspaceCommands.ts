@@ -1,12 +1,17 @@
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { changedFiles } from '../../infra/git';
+import { changeSides } from './changeSides';
 import { TranscriptProvider, existingEventsFile, transcriptScheme, transcriptUri } from './agentLog';
 import { CommandId } from './commandIds';
 import { type CommandTarget, pickWorker } from './pickers';
 import type { SessionRegistry } from '../sessionRegistry';
 
-/** `foreman-ref:/<file>?root=…&ref=…`: a file's text at a git ref, for the diff's left side. */
+/**
+ * `foreman-ref:<path in the worktree>?root=…&ref=…&file=<path in the repository>`: a file's text at a
+ * git ref, for the diff's left side. The URI's path is the modified side's, so VS Code pairs the two
+ * sides as one file (a different path reads as a rename).
+ */
 export const refScheme = 'foreman-ref';
 
 export class RefContentProvider implements vscode.TextDocumentContentProvider {
@@ -16,7 +21,8 @@ export class RefContentProvider implements vscode.TextDocumentContentProvider {
     const query = new URLSearchParams(uri.query);
     const session = this.registry.get(query.get('root') ?? '');
     if (!session) return '';
-    return session.fileAt(query.get('ref') ?? 'HEAD', uri.path.replace(/^\//, ''));
+    const file = query.get('file');
+    return file ? session.fileAt(query.get('ref') ?? 'HEAD', file) : '';
   }
 }
 
@@ -31,25 +37,34 @@ export function registerWorkspaceCommands(registry: SessionRegistry): vscode.Dis
     vscode.workspace.registerTextDocumentContentProvider(transcriptScheme, transcripts),
     vscode.commands.registerCommand(CommandId.showChanges, async (target: CommandTarget) => {
       const picked = await pickWorker(registry, target, anyHolder, 'Show changes: pick a worker');
-      if (!picked?.worker.branch) return;
+      const branch = picked?.worker.branch;
+      if (!picked || !branch) return;
       const { session, worker } = picked;
       const base = session.snapshot().baseBranch ?? 'main';
-      const files = await session.changedFiles(worker.branch!);
-      if (files.length === 0) {
-        void vscode.window.showInformationMessage(`${worker.branch} has no changes against ${base} yet.`);
+      const listed = await changedFiles(session.root, base, branch);
+      if (!listed.ok) {
+        void vscode.window.showErrorMessage(`Foreman: cannot list the changes of ${branch} against ${base}: ${listed.message}`);
         return;
       }
-      const worktree = session.worktreePath(worker.id);
-      const resources = files.map((file) => {
-        const right = vscode.Uri.file(path.join(worktree, file));
-        const left = vscode.Uri.from({
+      if (listed.value.length === 0) {
+        void vscode.window.showInformationMessage(`${branch} has no changes against ${base} yet.`);
+        return;
+      }
+      const atBase = (side: { path: string; file: string }) =>
+        vscode.Uri.from({
           scheme: refScheme,
-          path: `/${file}`,
-          query: new URLSearchParams({ root: session.root, ref: base }).toString(),
+          path: side.path,
+          query: new URLSearchParams({ root: session.root, ref: base, file: side.file }).toString(),
         });
-        return [right, left, right] as const;
-      });
-      await vscode.commands.executeCommand('vscode.changes', `${worker.branch} ↔ ${base}`, resources);
+      const resources = changeSides(listed.value, session.worktreePath(worker.id)).map(
+        (sides) =>
+          [
+            vscode.Uri.file(sides.label),
+            sides.original ? atBase(sides.original) : undefined,
+            sides.modified ? vscode.Uri.file(sides.modified) : undefined,
+          ] as const,
+      );
+      await vscode.commands.executeCommand('vscode.changes', `${branch} ↔ ${base}`, resources);
     }),
     vscode.commands.registerCommand(CommandId.openWorktree, async (target: CommandTarget) => {
       const picked = await pickWorker(registry, target, [...anyHolder, 'IDLE', 'COMPLETED'], 'Open worktree: pick a worker');

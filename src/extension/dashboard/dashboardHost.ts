@@ -155,6 +155,7 @@ export class DashboardHost implements Disposable {
               info,
               status: session.snapshot(),
               heartbeats: (workerId) => this.options.heartbeats.of(session.root, workerId, now),
+              states: (workerId) => this.options.heartbeats.statesOf(session.root, workerId, now),
               activity: this.feeds.get(session.root)?.data(),
               liveness: this.options.liveness(),
               heartbeatWindowMs,

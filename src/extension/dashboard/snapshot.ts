@@ -3,7 +3,6 @@ import { taskStatuses } from '../../core/taskMachine';
 import { workerStates } from '../../core/workerMachine';
 import type { StatusSnapshot, TaskStatusView, WorkerStatus } from '../../engine/statusView';
 import {
-  type AttentionItem,
   type ChainView,
   type DashboardSnapshot,
   type FolderView,
@@ -13,9 +12,13 @@ import {
   type ViewState,
   type WorkerCard,
   pageSizes,
+  taskTabOrder,
 } from '../../shared/protocol';
+import { heartbeatExpected } from '../../shared/livenessWords';
 import type { ActivityData } from './activityFeed';
-import { actionsForTask, actionsForWorker, inputAttentionActions } from './actionPolicy';
+import type { StateSpan } from './heartbeatHistory';
+import { actionsForTask, actionsForWorker } from './actionPolicy';
+import { attention } from './attention';
 
 /** A folder the dashboard can show. */
 export interface FolderInfo {
@@ -31,6 +34,8 @@ export interface SelectedFolder {
   readonly status: StatusSnapshot;
   /** Heartbeat times of a worker within the window, oldest first. */
   readonly heartbeats: (workerId: string) => readonly number[];
+  /** The states a worker entered within the window, oldest first; by default only its current one is known. */
+  readonly states?: (workerId: string) => readonly StateSpan[];
   readonly activity: ActivityData | undefined;
   readonly liveness: LivenessSettings;
   readonly heartbeatWindowMs: number;
@@ -44,8 +49,6 @@ export interface SnapshotInput {
   readonly selected: SelectedFolder | undefined;
 }
 
-/** Attention items beyond this are counted in the section's header but not listed. */
-const attentionLimit = 100;
 const chainOrder: Record<string, number> = { running: 0, queued: 1, idle: 2, failed: 3, cancelled: 4, done: 5 };
 
 /**
@@ -89,10 +92,16 @@ function buildFolder(selected: SelectedFolder, view: ViewState, now: number): Fo
   const workerCounts: Record<string, number> = Object.fromEntries(workerStates.map((s) => [s, 0]));
   for (const worker of status.workers) workerCounts[worker.state] = (workerCounts[worker.state] ?? 0) + 1;
 
+  const statesOf = (worker: WorkerStatus): readonly StateSpan[] => {
+    const known = selected.states?.(worker.id) ?? [];
+    return known.length ? known : [{ at: worker.stateChangedAt, expected: heartbeatExpected(worker.state) }];
+  };
   const workersPage = clampPage(view.workersPage, status.workers.length, pageSizes.workers);
   const workerItems = status.workers
     .slice(workersPage * pageSizes.workers, (workersPage + 1) * pageSizes.workers)
-    .map((worker) => workerCard(worker, worker.taskId ? taskById.get(worker.taskId) : undefined, selected.heartbeats(worker.id), now));
+    .map((worker) =>
+      workerCard(worker, worker.taskId ? taskById.get(worker.taskId) : undefined, selected.heartbeats(worker.id), statesOf(worker), now),
+    );
 
   const parents = status.tasks.filter((task) => !task.parentId && isParent(task));
   parents.sort((a, b) => (chainOrder[a.status] ?? 9) - (chainOrder[b.status] ?? 9));
@@ -110,8 +119,10 @@ function buildFolder(selected: SelectedFolder, view: ViewState, now: number): Fo
     workCounts[task.status] = (workCounts[task.status] ?? 0) + 1;
     if (task.parentId) continue;
     freeCounts[task.status] = (freeCounts[task.status] ?? 0) + 1;
-    if (task.status === view.taskStatus) free.push(task);
   }
+  // Until the person picks a tab, the panel opens on the first one with something in it.
+  const taskStatus = view.taskStatus ?? taskTabOrder.find((status) => (freeCounts[status] ?? 0) > 0) ?? taskTabOrder[0];
+  for (const task of status.tasks) if (task.status === taskStatus && !task.parentId && !isParent(task)) free.push(task);
   const taskPage = clampPage(view.taskPage, free.length, pageSizes.tasks);
 
   return {
@@ -127,7 +138,7 @@ function buildFolder(selected: SelectedFolder, view: ViewState, now: number): Fo
     workers: { total: status.workers.length, page: workersPage, pageSize: pageSizes.workers, items: workerItems },
     chains: { total: parents.length, page: chainsPage, pageSize: pageSizes.chains, items: chainItems },
     tasks: {
-      status: view.taskStatus,
+      status: taskStatus,
       counts: freeCounts,
       total: free.length,
       page: taskPage,
@@ -135,7 +146,7 @@ function buildFolder(selected: SelectedFolder, view: ViewState, now: number): Fo
       items: free.slice(taskPage * pageSizes.tasks, (taskPage + 1) * pageSizes.tasks).map((task) => taskItem(task, false)),
     },
     activity: activity(selected.activity, view.activity, status),
-    stats: { ...stats(workCounts, workerCounts, selected.activity), running: agentsRunning(status), usage: status.usage },
+    stats: { ...stats(workCounts, workerCounts, selected.activity), running: agentsRunning(status, isParent), usage: status.usage },
   };
 }
 
@@ -143,7 +154,13 @@ function clampPage(page: number, total: number, size: number): number {
   return Math.max(0, Math.min(page, Math.ceil(total / size) - 1));
 }
 
-function workerCard(worker: WorkerStatus, task: TaskStatusView | undefined, beats: readonly number[], now: number): WorkerCard {
+function workerCard(
+  worker: WorkerStatus,
+  task: TaskStatusView | undefined,
+  beats: readonly number[],
+  states: readonly StateSpan[],
+  now: number,
+): WorkerCard {
   return {
     id: worker.id,
     state: worker.state,
@@ -165,6 +182,7 @@ function workerCard(worker: WorkerStatus, task: TaskStatusView | undefined, beat
     needsInput: worker.needsInput,
     usage: worker.usage,
     heartbeatsAgoMs: beats.map((at) => Math.max(0, Math.round((now - at) / 100) * 100)),
+    statesAgoMs: states.slice(-200).map((span) => ({ agoMs: Math.max(0, now - span.at), expected: span.expected })),
     actions: [...actionsForWorker(worker)],
   };
 }
@@ -203,54 +221,6 @@ function chainView(parent: TaskStatusView, children: readonly TaskStatusView[], 
   };
 }
 
-function attention(
-  status: StatusSnapshot,
-  taskById: Map<string, TaskStatusView>,
-  isParent: (task: TaskStatusView) => boolean,
-): AttentionItem[] {
-  const items: AttentionItem[] = [];
-  const titleOf = (worker: WorkerStatus) => (worker.taskId ? (taskById.get(worker.taskId)?.title ?? worker.taskId) : worker.id);
-  for (const worker of status.workers) {
-    const base = { workerId: worker.id, taskId: worker.taskId, title: titleOf(worker), since: worker.stateChangedAt };
-    // An agent's question blocks its run until someone answers, so it leads the list.
-    if (worker.needsInput) {
-      items.unshift({
-        ...base,
-        since: worker.needsInput.at,
-        kind: 'input',
-        detail: worker.needsInput.message,
-        actions: [...inputAttentionActions],
-      });
-    } else if (worker.state === 'IN_REVIEW') {
-      items.push({
-        ...base,
-        kind: 'review',
-        detail: worker.summary ?? 'ready for review',
-        actions: ['approve', 'requestChanges', 'showChanges'],
-      });
-    } else if (worker.state === 'APPROVED') {
-      items.push({ ...base, kind: 'merge', detail: 'approved, waiting to be merged', actions: ['merge', 'showChanges'] });
-    } else if (worker.state === 'STALE' || (worker.taskId && (worker.liveness === 'STALE' || worker.liveness === 'DEAD'))) {
-      items.push({ ...base, kind: 'stale', detail: worker.livenessReason, actions: ['showLog', 'cancel'] });
-    }
-  }
-  for (const task of status.tasks) {
-    if (items.length >= attentionLimit) break;
-    if (task.status !== 'failed') continue;
-    const detail = task.lastError ?? `failed after ${task.attempt} of ${task.maxAttempts} attempts`;
-    items.push({
-      kind: 'failed',
-      workerId: task.workerId,
-      taskId: task.id,
-      title: task.title,
-      detail,
-      since: null,
-      actions: isParent(task) ? [] : ['retry'],
-    });
-  }
-  return items.slice(0, attentionLimit);
-}
-
 function activity(data: ActivityData | undefined, filter: ViewState['activity'], status: StatusSnapshot): FolderView['activity'] {
   const matches = (item: TransitionItem) =>
     (filter.worker === null || (item.entity === 'worker' && item.id === filter.worker)) &&
@@ -279,11 +249,11 @@ const waitingForReview: ReadonlySet<string> = new Set(['IN_REVIEW', 'APPROVED'])
 
 /**
  * Running tasks that are being worked on: a task stays `running` through its review, but the
- * statistics count it under "in review", not twice.
+ * statistics count it under "in review", not twice; a running chain is a container, not work.
  */
-function agentsRunning(status: StatusSnapshot): number {
+function agentsRunning(status: StatusSnapshot, isParent: (task: TaskStatusView) => boolean): number {
   const reviewed = new Set(status.workers.filter((worker) => waitingForReview.has(worker.state)).map((worker) => worker.taskId));
-  return status.tasks.filter((task) => task.status === 'running' && !reviewed.has(task.id)).length;
+  return status.tasks.filter((task) => task.status === 'running' && !reviewed.has(task.id) && !isParent(task)).length;
 }
 
 function stats(

@@ -2,7 +2,9 @@ import * as vscode from 'vscode';
 import { formatDuration } from '../../core/policies';
 import type { WorkerStatus } from '../../engine/statusView';
 import { escapeMarkdown } from '../presentation';
+import { heartbeatExpected } from '../../shared/livenessWords';
 import { CommandId } from '../commands/commandIds';
+import { taskName, taskTitles } from '../taskNames';
 import type { SessionRegistry } from '../sessionRegistry';
 
 const labels: Array<[state: string, label: string]> = [
@@ -31,6 +33,14 @@ export function summarize(workers: readonly WorkerStatus[]): { text: string; att
   if (parts.length === 0) parts.push(workers.length ? `${idle} idle` : 'no workers');
   const attention = waiting > 0 || (counts.get('STALE') ?? 0) > 0 || (counts.get('IN_REVIEW') ?? 0) > 0 || (counts.get('FAILED') ?? 0) > 0;
   return { text: parts.join(' · '), attention, waiting };
+}
+
+/** A heartbeat's age only where one is due; in review, approved or failed, what the worker waits for, or why it stopped. */
+function lastSign(worker: WorkerStatus, now: number): string {
+  if (heartbeatExpected(worker.state)) {
+    return worker.lastHeartbeatMs === null ? 'no heartbeat yet' : `♥ ${formatDuration(now - worker.lastHeartbeatMs)} ago`;
+  }
+  return worker.taskId ? escapeMarkdown(worker.livenessReason) : '';
 }
 
 /** The liveness item: a glance at the crew; warning colours when a person is needed. */
@@ -62,6 +72,8 @@ export class LivenessStatusItem implements vscode.Disposable {
 
   private tooltip(workers: readonly WorkerStatus[]): vscode.MarkdownString {
     const now = Date.now();
+    const titles = taskTitles({ tasks: this.registry.sessions().flatMap((session) => session.snapshot().tasks) });
+    const on = (worker: WorkerStatus) => (worker.taskId ? ` on **${escapeMarkdown(taskName(titles, worker.taskId))}**` : '');
     const tip = new vscode.MarkdownString(undefined, true);
     tip.isTrusted = { enabledCommands: [CommandId.openDashboard, CommandId.showWorkers] };
     tip.appendMarkdown('**Foreman**\n\n');
@@ -70,14 +82,15 @@ export class LivenessStatusItem implements vscode.Disposable {
       tip.appendMarkdown('**Waiting for you**\n\n');
       for (const worker of waiting) {
         const message = escapeMarkdown(worker.needsInput?.message ?? '');
-        tip.appendMarkdown(`- $(bell-dot) \`${worker.id}\`${worker.taskId ? ` on \`${worker.taskId}\`` : ''}: ${message}\n`);
+        tip.appendMarkdown(`- $(bell-dot) \`${worker.id}\`${on(worker)}: ${message}\n`);
       }
       tip.appendMarkdown('\n');
     }
     for (const worker of workers) {
-      const age = worker.lastHeartbeatMs === null ? 'no heartbeat' : `♥ ${formatDuration(now - worker.lastHeartbeatMs)} ago`;
+      const sign = lastSign(worker, now);
       const doing = worker.activity && !worker.needsInput ? ` — ${escapeMarkdown(worker.activity.text)}` : '';
-      tip.appendMarkdown(`- \`${worker.id}\` ${worker.state}${worker.taskId ? ` on \`${worker.taskId}\`` : ''} — ${age}${doing}\n`);
+      const id = worker.taskId ? ` (\`${worker.taskId}\`)` : '';
+      tip.appendMarkdown(`- \`${worker.id}\` ${worker.state}${on(worker)}${id}${sign ? ` — ${sign}` : ''}${doing}\n`);
     }
     tip.appendMarkdown(`\n[Open Workers](command:${CommandId.showWorkers}) · [Open Dashboard](command:${CommandId.openDashboard})`);
     return tip;

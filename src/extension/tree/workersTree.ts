@@ -5,11 +5,12 @@ import { describeUsage, formatUsage, hasUsage } from '../../shared/usageText';
 import { waitingText, workerDescription, workerIcon, workerTooltip } from '../presentation';
 import type { ForemanSession } from '../session';
 import type { SessionRegistry } from '../sessionRegistry';
+import { type TaskTitles, taskName, taskNameWithId, taskTitles } from '../taskNames';
 import { workerContextValue } from './workerContextValue';
 
 export type WorkerNode =
   | { readonly kind: 'folder'; readonly session: ForemanSession }
-  | { readonly kind: 'worker'; readonly session: ForemanSession; readonly worker: WorkerStatus }
+  | { readonly kind: 'worker'; readonly session: ForemanSession; readonly worker: WorkerStatus; readonly titles?: TaskTitles }
   | { readonly kind: 'detail'; readonly label: string; readonly value: string; readonly icon: string };
 
 /**
@@ -37,18 +38,20 @@ export class WorkersTreeProvider implements vscode.TreeDataProvider<WorkerNode>,
       }
       case 'worker': {
         const { worker } = node;
+        // Rows built by the view share one lookup; a row handed in by a command builds its own.
+        const titles = node.titles ?? taskTitles(node.session.snapshot());
         const item = new vscode.TreeItem(
           worker.id,
           worker.taskId ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
         );
         item.id = `${node.session.root}#worker#${worker.id}`;
-        item.description = workerDescription(worker, now);
+        item.description = workerDescription(worker, now, titles);
         item.iconPath = workerIcon(worker);
-        item.tooltip = workerTooltip(worker, now);
+        item.tooltip = workerTooltip(worker, now, titles);
         item.contextValue = workerContextValue(worker, Boolean(node.session.ownerNote));
         const waiting = waitingText(worker);
         item.accessibilityInformation = {
-          label: `${worker.id}, ${waiting ?? worker.state}${worker.taskId ? `, task ${worker.taskId}` : ''}, ${worker.livenessReason}`,
+          label: `${worker.id}, ${waiting ?? worker.state}${worker.taskId ? `, task ${taskName(titles, worker.taskId)}` : ''}, ${worker.livenessReason}`,
         };
         return item;
       }
@@ -69,18 +72,20 @@ export class WorkersTreeProvider implements vscode.TreeDataProvider<WorkerNode>,
       return sessions.map((session) => ({ kind: 'folder', session }));
     }
     if (node.kind === 'folder') return this.workersOf(node.session);
-    if (node.kind === 'worker') return this.details(node.session, node.worker);
+    if (node.kind === 'worker') return this.details(node.session, node.worker, node.titles ?? taskTitles(node.session.snapshot()));
     return [];
   }
 
   private workersOf(session: ForemanSession): WorkerNode[] {
-    return session.snapshot().workers.map((worker) => ({ kind: 'worker', session, worker }));
+    const snapshot = session.snapshot();
+    const titles = taskTitles(snapshot);
+    return snapshot.workers.map((worker) => ({ kind: 'worker', session, worker, titles }));
   }
 
-  private details(session: ForemanSession, worker: WorkerStatus): WorkerNode[] {
+  private details(session: ForemanSession, worker: WorkerStatus, titles: TaskTitles): WorkerNode[] {
     const now = Date.now();
     const rows: WorkerNode[] = [
-      { kind: 'detail', label: 'Task', value: worker.taskId ?? '-', icon: 'tasklist' },
+      { kind: 'detail', label: 'Task', value: worker.taskId ? taskNameWithId(titles, worker.taskId) : '-', icon: 'tasklist' },
       { kind: 'detail', label: 'Attempt', value: String(worker.attempt), icon: 'history' },
       { kind: 'detail', label: 'Branch', value: worker.branch ?? '-', icon: 'git-branch' },
       { kind: 'detail', label: 'Worktree', value: session.worktreePath(worker.id), icon: 'folder' },
@@ -90,7 +95,13 @@ export class WorkersTreeProvider implements vscode.TreeDataProvider<WorkerNode>,
         value: `${worker.state}, ${formatDuration(now - worker.stateChangedAt)} ago`,
         icon: 'arrow-swap',
       },
-      { kind: 'detail', label: 'Liveness', value: `${worker.liveness}: ${worker.livenessReason}`, icon: 'pulse' },
+      // A failed worker's verdict is DEAD by construction: its reason ("failed: …") says it in words.
+      {
+        kind: 'detail',
+        label: 'Liveness',
+        value: worker.state === 'FAILED' ? worker.livenessReason : `${worker.liveness}: ${worker.livenessReason}`,
+        icon: 'pulse',
+      },
     ];
     if (worker.needsInput) rows.unshift({ kind: 'detail', label: 'Waiting for you', value: worker.needsInput.message, icon: 'bell-dot' });
     if (worker.activity) {

@@ -207,7 +207,9 @@ test('task items carry their usage, in the free list and in chains', () => {
 
 test('a task whose worker waits for review or merge counts as in review, not also as running', () => {
   const base = makeStatus({ workers: 3, tasks: 3 });
-  const tasks = base.tasks.slice(0, 3).map((task, index) => ({ ...task, id: `t${index}`, status: 'running', parentId: null }));
+  const tasks = base.tasks
+    .slice(0, 3)
+    .map((task, index) => ({ ...task, id: `t${index}`, status: 'running', parentId: null, planningPhase: 'none' }));
   const workers = ['WORKING', 'IN_REVIEW', 'APPROVED'].map((state, index) => ({
     ...base.workers[0]!,
     id: `w${index}`,

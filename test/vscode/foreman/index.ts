@@ -221,11 +221,13 @@ test('the Workers tree: one row per worker with state, icon and a state-dependen
     }
     const [holderNode, holderItem] = items.find(([, item]) => item.contextValue === 'worker.ASSIGNED')!;
     assert.equal(iconOf(holderItem), 'debug-pause');
-    assert.match(String(holderItem.description), /ASSIGNED · greeting-feature-1/);
+    // The row names the task by its title; the id is in the tooltip and the Task detail.
+    assert.match(String(holderItem.description), /ASSIGNED · Add a greeting module/);
+    assert.match((holderItem.tooltip as vscode.MarkdownString).value, /Add a greeting module\*\* \(`greeting-feature-1`\)/);
     assert.equal(holderItem.collapsibleState, vscode.TreeItemCollapsibleState.Collapsed, 'a worker with a task has details');
     const details = provider.getChildren(holderNode).map((node) => provider.getTreeItem(node));
     assert.deepEqual(details.map(labelOf), ['Task', 'Attempt', 'Branch', 'Worktree', 'Last transition', 'Liveness']);
-    assert.equal(details[0]!.description, 'greeting-feature-1');
+    assert.equal(details[0]!.description, 'Add a greeting module (greeting-feature-1)');
     const idle = items.find(([, item]) => labelOf(item) === 'hopper')![1];
     assert.equal(idle.collapsibleState, vscode.TreeItemCollapsibleState.None);
     assert.equal(iconOf(idle), 'circle-large-outline');
