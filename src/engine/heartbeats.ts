@@ -40,7 +40,9 @@ export class HeartbeatService {
       `INSERT INTO heartbeats (agent_id, ts_ms, status, current_task, attempt, progress, source, activity, activity_at, needs_input, needs_input_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT(agent_id) DO UPDATE SET ts_ms = excluded.ts_ms, status = excluded.status, current_task = excluded.current_task,
-         attempt = excluded.attempt, progress = COALESCE(excluded.progress, heartbeats.progress), source = excluded.source,
+         attempt = excluded.attempt,
+         progress = CASE WHEN heartbeats.current_task IS excluded.current_task AND heartbeats.attempt IS excluded.attempt
+                         THEN COALESCE(excluded.progress, heartbeats.progress) ELSE excluded.progress END, source = excluded.source,
          activity = COALESCE(excluded.activity, heartbeats.activity), activity_at = COALESCE(excluded.activity_at, heartbeats.activity_at),
          needs_input = CASE WHEN excluded.needs_input IS NOT NULL THEN excluded.needs_input WHEN ? THEN NULL ELSE heartbeats.needs_input END,
          needs_input_at = CASE WHEN excluded.needs_input IS NOT NULL THEN excluded.needs_input_at WHEN ? THEN NULL ELSE heartbeats.needs_input_at END,

@@ -79,9 +79,10 @@ const finished: readonly string[] = terminalTaskStatuses;
 const taskColumns = `id, title, status, blocked_by_task_id, worker_id, attempt, max_attempts, parent_task_id, planning_phase,
   scheduled_for, last_error, auto_dispatch`;
 
-const beatColumns = 'agent_id, progress, attempt, activity, activity_at, needs_input, needs_input_at';
+const beatColumns = 'agent_id, current_task, progress, attempt, activity, activity_at, needs_input, needs_input_at';
 interface BeatRow {
   agent_id: string;
+  current_task: string | null;
   progress: number | null;
   attempt: number | null;
   activity: string | null;
@@ -109,6 +110,11 @@ export function signalsOf(worker: WorkerRow, beat: BeatRow | undefined): Pick<Wo
   };
 }
 
+/** Progress said about the task the worker holds now; a new task starts with none, not the last one's. */
+function progressOf(worker: WorkerRow, beat: BeatRow | undefined): number | null {
+  return beat && beat.current_task === worker.task_id && beat.attempt === worker.attempt ? beat.progress : null;
+}
+
 export function readStatus(reader: Reader, monitor: Monitor, now: number, query: StatusQuery = {}): StatusSnapshot {
   const verdicts = monitor.verdicts(reader, now);
   const beats = new Map(reader.all<BeatRow>(`SELECT ${beatColumns} FROM heartbeats`).map((row) => [row.agent_id, row]));
@@ -124,7 +130,7 @@ export function readStatus(reader: Reader, monitor: Monitor, now: number, query:
       attempt: worker.attempt,
       lastHeartbeatMs: verdict.lastHeartbeatMs,
       heartbeatAgeMs: verdict.lastHeartbeatMs === null ? null : now - verdict.lastHeartbeatMs,
-      progress: beats.get(worker.id)?.progress ?? null,
+      progress: progressOf(worker, beats.get(worker.id)),
       liveness: verdict.level,
       livenessReason: verdict.reason,
       stateChangedAt: worker.state_changed_at,

@@ -71,3 +71,31 @@ describe('status pages', () => {
     assert.ok(!unknown.ok && /a task status is one of idle, queued, running, done, failed, cancelled/.test(unknown.message));
   });
 });
+
+describe('progress in status', () => {
+  it('belongs to the task it was reported for: a new task starts with none', async () => {
+    const crew = await openEngine();
+    try {
+      crew.value('worker.add', { id: 'bo' });
+      crew.value('task.add', { title: 'First', id: 'first' });
+      crew.value('task.add', { title: 'Second', id: 'second' });
+      crew.value('assign', { worker: 'bo', task: 'first' });
+      crew.value('start', { worker: 'bo' });
+      crew.value('heartbeat', { worker: 'bo', progress: 0.5, attempt: 1 });
+      crew.value('heartbeat', { worker: 'bo', attempt: 1 });
+      const progress = (): number | null | undefined =>
+        crew.value<StatusSnapshot>('status', {}).workers.find((worker) => worker.id === 'bo')?.progress;
+      assert.equal(progress(), 0.5, 'a heartbeat without progress keeps the last one said for this task');
+      crew.value('submit', { worker: 'bo', attempt: 1 });
+      crew.value('approve', { worker: 'bo' });
+      crew.value('merge', { worker: 'bo' });
+      crew.value('assign', { worker: 'bo', task: 'second' });
+      assert.equal(progress(), null, 'nothing said yet about the second task');
+      crew.value('start', { worker: 'bo' });
+      crew.value('heartbeat', { worker: 'bo', attempt: 1 });
+      assert.equal(progress(), null);
+    } finally {
+      crew.close();
+    }
+  });
+});
