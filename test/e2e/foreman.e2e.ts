@@ -184,7 +184,7 @@ test("approve and merge from the row's inline actions; the status bar follows", 
   await workbench.clickRowAction(WORKERS, free, 'Merge');
   await workbench
     .notifications()
-    .filter({ hasText: `Foreman: merged add-license from ${free}.` })
+    .filter({ hasText: /Foreman: merged "Add a license file" from \S+ into main; main is now at [0-9a-f]{7}\./ })
     .waitFor({ timeout: 60_000 });
   await waitForRow(free, /^(COMPLETED|IDLE)$/);
   assert.equal(await waitForStatus(/^\s*1 review\s*$/), '1 review');

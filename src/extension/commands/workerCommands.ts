@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { CommandId } from './commandIds';
 import { type CommandTarget, askValidated, pickSession, pickTask, pickWorker, send } from './pickers';
 import type { SessionRegistry } from '../sessionRegistry';
+import type { MergeReport } from '../../engine/crew';
 
 /** Commands on workers and tasks: assign, start, review, merge, cancel, retry. */
 export function registerWorkerCommands(registry: SessionRegistry): vscode.Disposable[] {
@@ -64,7 +65,12 @@ export function registerWorkerCommands(registry: SessionRegistry): vscode.Dispos
         },
       );
       if (result.ok) {
-        void vscode.window.showInformationMessage(`Foreman: merged ${worker.taskId ?? ''} from ${worker.id}.`);
+        const report = (result.value as { merged?: MergeReport }).merged;
+        void vscode.window.showInformationMessage(
+          report
+            ? `Foreman: merged "${report.title}" from ${report.branch} into ${report.base}; ${report.base} is now at ${report.baseAfter.slice(0, 7)}.`
+            : `Foreman: merged ${worker.branch ?? worker.id}.`,
+        );
         return;
       }
       const files = Array.isArray(result.details?.['files']) ? (result.details['files'] as string[]) : [];

@@ -6,6 +6,7 @@ import { TranscriptProvider, existingEventsFile, transcriptScheme, transcriptUri
 import { CommandId } from './commandIds';
 import { type CommandTarget, pickWorker } from './pickers';
 import type { SessionRegistry } from '../sessionRegistry';
+import { taskNameWithId, taskTitles } from '../taskNames';
 
 /**
  * `foreman-ref:<path in the worktree>?root=…&ref=…&file=<path in the repository>`: a file's text at a
@@ -98,7 +99,8 @@ export function registerWorkspaceCommands(registry: SessionRegistry): vscode.Dis
       }
       const file = session.logFile(taskId, worker.attempt);
       if (!fs.existsSync(file)) {
-        void vscode.window.showInformationMessage(`No agent log for ${taskId} attempt ${worker.attempt} yet.`);
+        const name = taskNameWithId(taskTitles(session.snapshot()), taskId);
+        void vscode.window.showInformationMessage(`No agent log yet for ${name}, attempt ${worker.attempt}.`);
         return;
       }
       await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: true });
