@@ -24,5 +24,6 @@ export const CommandId = {
   openDashboard: 'foreman.openDashboard',
   refresh: 'foreman.refresh',
   reopen: 'foreman.reopen',
+  takeOver: 'foreman.takeOver',
 } as const;
 export type CommandId = (typeof CommandId)[keyof typeof CommandId];
