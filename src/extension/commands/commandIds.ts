@@ -3,6 +3,8 @@ export const CommandId = {
   initialise: 'foreman.initialise',
   addWorker: 'foreman.addWorker',
   newTask: 'foreman.newTask',
+  newTaskAfter: 'foreman.newTaskAfter',
+  queueTaskDraft: 'foreman.queueTaskDraft',
   newChain: 'foreman.newChainFromChecklist',
   assign: 'foreman.assign',
   start: 'foreman.start',
