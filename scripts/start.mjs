@@ -44,7 +44,8 @@ if (desktop.status === 0 && !process.env.FOREMAN_USE_CODE_SERVER) {
   // open.mjs owns code-server and stops it on SIGINT/SIGTERM; pass ours on and wait for it, so that
   // ending `npm start` (Ctrl-C, or a kill of this process alone) never leaves code-server running.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => open.kill(signal === 'SIGHUP' ? 'SIGTERM' : signal));
-  // npm killed with SIGKILL sends us nothing: we notice we were orphaned and stop the same way.
-  onParentGone(() => open.kill('SIGTERM'));
+  // npm killed with SIGKILL sends us nothing: we notice it is gone and stop the same way. Under npm
+  // our parent is its `sh -c`, which outlives npm, so watch npm (the grandparent) too.
+  onParentGone(() => open.kill('SIGTERM'), { grandparent: Boolean(process.env.npm_lifecycle_event) });
   open.on('exit', (code) => process.exit(code ?? 1));
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Usage: node groupWatchdog.mjs <ownerPid> <pgid> <graceMs>   (started by parentWatch.mjs watchGroup)
 // Ends process group <pgid> when <ownerPid> is gone; exits when the group is gone.
-import { watchIntervalMs } from './parentWatch.mjs';
+import { exists, watchIntervalMs } from './parentWatch.mjs';
 
 const [ownerPid, pgid, graceMs] = process.argv.slice(2).map(Number);
 if (![ownerPid, pgid, graceMs].every((n) => Number.isSafeInteger(n) && n > 0)) {
@@ -9,15 +9,6 @@ if (![ownerPid, pgid, graceMs].every((n) => Number.isSafeInteger(n) && n > 0)) {
   process.exit(2);
 }
 
-/** kill(pid, 0): whether the process (or, for a negative pid, any member of the group) exists. */
-const exists = (pid) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error.code === 'EPERM';
-  }
-};
 const signalGroup = (signal) => {
   try {
     process.kill(-pgid, signal);

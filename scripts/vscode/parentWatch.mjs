@@ -3,21 +3,47 @@
 // `process.ppid` changes. A process group alone is not enough: a SIGKILL of the launcher reaches
 // nobody else, and code-server runs in a group of its own.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** How often a watcher looks; the leftovers live at most this long after their parent is gone. */
 export const watchIntervalMs = 500;
 
-/** Calls `onGone` once when this process's parent exits. The timer never keeps the process alive. */
-export function onParentGone(onGone) {
+/**
+ * Calls `onGone` once when this process's parent exits, or, with `grandparent`, the parent's parent
+ * (`npm start` runs us through `sh -c`: killing npm orphans the shell, not us). The timer never
+ * keeps the process alive.
+ */
+export function onParentGone(onGone, { grandparent = false } = {}) {
   const parent = process.ppid;
+  const above = grandparent ? parentOf(parent) : undefined;
   const timer = setInterval(() => {
-    if (process.ppid === parent) return;
+    if (process.ppid === parent && (above === undefined || above <= 1 || exists(above))) return;
     clearInterval(timer);
     onGone();
   }, watchIntervalMs);
   timer.unref();
   return () => clearInterval(timer);
+}
+
+/** The parent pid of `pid` where /proc tells (Linux); undefined elsewhere. */
+function parentOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** kill(pid, 0): whether the process exists (EPERM: it does, as another user's). */
+export function exists(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
 }
 
 /**

@@ -1,8 +1,9 @@
 // `npm start` leaves nothing running however its own process ends. The real launcher
 // (scripts/start.mjs) starts the real code-server; a real chromium opens the printed URL so an
 // extension host exists; then the launcher alone is killed (SIGKILL: no handler runs; SIGTERM: the
-// polite way) and /proc must show every process it had started gone: open.mjs, code-server, the
-// extension host, the watchdog. Also: the demo repository is made outside the project.
+// polite way; and npm itself under `npm start`) and /proc must show every process it had started
+// gone: open.mjs, code-server, the extension host, the watchdog. Also: the demo repository is made
+// outside the project.
 // Run: node --import tsx --test test/e2e/launcher.e2e.ts   (after node scripts/vscode/provision.mjs)
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -65,10 +66,11 @@ async function pollUntil<T>(probe: () => T | undefined, what: string, timeoutMs:
   }
 }
 
-/** Starts `node scripts/start.mjs` with a demo, a profile and a port of this test; resolves with the URL it prints. */
-async function startLauncher(name: string): Promise<{ launcher: ChildProcess; url: string; output: () => string }> {
+/** Starts `node scripts/start.mjs` (or `npm start`) with a demo, a profile and a port of this test; resolves with the URL it prints. */
+async function startLauncher(name: string, viaNpm: boolean): Promise<{ launcher: ChildProcess; url: string; output: () => string }> {
   const port = await freePort();
-  const launcher = spawn(process.execPath, [join(repoRoot, 'scripts', 'start.mjs')], {
+  const [file, args] = viaNpm ? ['npm', ['start']] : [process.execPath, [join(repoRoot, 'scripts', 'start.mjs')]];
+  const launcher = spawn(file, args, {
     cwd: repoRoot,
     // Its own group only so that a failed test can still clean up everything with one kill.
     detached: true,
@@ -93,8 +95,8 @@ async function startLauncher(name: string): Promise<{ launcher: ChildProcess; ur
   return { launcher, url, output: () => text };
 }
 
-async function killLeavesNothing(name: string, signal: NodeJS.Signals): Promise<void> {
-  const { launcher, url, output } = await startLauncher(name);
+async function killLeavesNothing(name: string, signal: NodeJS.Signals, viaNpm = false): Promise<void> {
+  const { launcher, url, output } = await startLauncher(name, viaNpm);
   const browser = await launchChromium();
   let started: ProcessInfo[] = [];
   try {
@@ -113,6 +115,11 @@ async function killLeavesNothing(name: string, signal: NodeJS.Signals): Promise<
     assert.ok(
       started.some((info) => info.command.includes('groupWatchdog.mjs')),
       'no watchdog among the launched processes',
+    );
+    // A lost tab's extension host is kept 30 s, not code-server's 3 hours.
+    assert.ok(
+      started.some((info) => info.command.includes('--reconnection-grace-time 30')),
+      'code-server runs with its default reconnection grace',
     );
     process.kill(launcher.pid!, signal);
     const left = await pollUntil(
@@ -137,6 +144,10 @@ async function killLeavesNothing(name: string, signal: NodeJS.Signals): Promise<
 test('a SIGKILL of the launcher alone leaves no process behind', { timeout: 300_000 }, () => killLeavesNothing('sigkill', 'SIGKILL'));
 
 test('a SIGTERM of the launcher alone leaves no process behind', { timeout: 300_000 }, () => killLeavesNothing('sigterm', 'SIGTERM'));
+
+test('a SIGKILL of `npm start` itself (npm, whose shell outlives it) leaves no process behind', { timeout: 300_000 }, () =>
+  killLeavesNothing('npm', 'SIGKILL', true),
+);
 
 test('the demo repository is made outside the project folder', () => {
   const demo = defaultDemoDir();
