@@ -105,7 +105,7 @@ export class HandoverListener {
   ) {
     try {
       this.watcher = fs.watch(foremanDir, (_event, file) => {
-        if (file?.toString() === requestName) void this.check();
+        if (file?.toString() === requestName) this.check().catch((error: unknown) => this.log(`handover request: ${String(error)}`));
       });
     } catch {
       this.watcher = undefined;
