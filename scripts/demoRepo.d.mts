@@ -1,2 +1,4 @@
-/** Returns the demo repository's path (default `<root>/.demo/demo-repo`); builds it on first use. */
+/** Where `npm start` keeps the demo repository: `$XDG_CACHE_HOME` (or `~/.cache`)`/foreman-demo/demo-repo`. */
+export function defaultDemoDir(): string;
+/** Returns the demo repository's path (default `defaultDemoDir()`); builds it on first use. */
 export function ensureDemoRepo(root: string, dir?: string): string;

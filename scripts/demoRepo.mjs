@@ -2,7 +2,8 @@
 // initialised, two demo workers and a short chain whose prompts the demo agent understands.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 
 const cli = (root, dir, ...args) =>
   execFileSync(process.execPath, [join(root, 'dist/cli.js'), ...args, '--dir', dir], { stdio: ['ignore', 'pipe', 'inherit'] }).toString();
@@ -26,13 +27,20 @@ const checklist = `# Greeting feature
   commit Document greeting
 `;
 
+/**
+ * Where `npm start` keeps the demo: in the user's cache, outside this project, so that the editor
+ * does not pick up the project's own tsconfig.json and the workers' worktrees (made next to the
+ * repository) stay out of the project's `git status`.
+ */
+export function defaultDemoDir() {
+  const cache = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  return join(cache, 'foreman-demo', 'demo-repo');
+}
+
 /** Returns the demo repository's path; builds it on first use. */
-export function ensureDemoRepo(root, dir = join(root, '.demo', 'demo-repo')) {
+export function ensureDemoRepo(root, dir = defaultDemoDir()) {
   if (existsSync(join(dir, '.foreman'))) return dir;
   mkdirSync(join(dir, 'src'), { recursive: true });
-  // The default home (.demo/ inside this project) holds a git repository and the workers' worktrees:
-  // keep all of it out of the project's own `git status`.
-  if (basename(dirname(dir)) === '.demo') writeFileSync(join(dirname(dir), '.gitignore'), '*\n');
   git(dir, 'init', '-q', '-b', 'main');
   git(dir, 'config', 'user.name', 'Demo User');
   git(dir, 'config', 'user.email', 'demo@foreman.invalid');

@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
+import { watchGroup } from './parentWatch.mjs';
 import { requireCodeServer } from './paths.mjs';
 
 /** Settings that keep the workbench quiet and deterministic for people and screenshots. */
@@ -127,6 +128,8 @@ export async function startCodeServer(options) {
   };
   const onExit = () => killGroup('SIGKILL');
   process.on('exit', onExit);
+  // A SIGKILL of this process runs no handler at all: a watchdog outside both groups ends code-server's.
+  watchGroup(process.pid, child.pid);
   // A signal that nobody else handles kills us without 'exit' firing: clean up, then die of it as
   // before. When the caller handles the signal itself (open.mjs, the shim), it calls stop().
   const onSignal = (signal) => {

@@ -5,6 +5,9 @@
 //
 // Usage: node scripts/vscode/open.mjs <folder> --extension <dir> [--extension <dir>…]
 //          [--port N] [--theme "Default Light Modern"] [--workspace-trust] [--verbose]
+//          [--reconnection-grace-time SECONDS]
+// Environment: FOREMAN_OPEN_PROFILE (the persistent VS Code profile; default <cache>/open).
+// It stops code-server when its parent process dies, however it died (see parentWatch.mjs).
 //
 // The extension is loaded from its folder (a symlink in --extensions-dir, see extensions.mjs): rebuild
 // it and run "Developer: Reload Window" in the browser to pick up the change. (A .vsix would have to
@@ -14,6 +17,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startCodeServer } from './codeServer.mjs';
 import { linkExtensions } from './extensions.mjs';
+import { onParentGone } from './parentWatch.mjs';
 import { cacheDir } from './paths.mjs';
 
 async function main() {
@@ -25,6 +29,7 @@ async function main() {
       theme: { type: 'string' },
       'workspace-trust': { type: 'boolean', default: false },
       verbose: { type: 'boolean', default: false },
+      'reconnection-grace-time': { type: 'string' },
     },
   });
   const folder = positionals[0] && resolve(positionals[0]);
@@ -34,7 +39,7 @@ async function main() {
   }
 
   // One persistent profile for interactive use: settings and UI state survive restarts.
-  const runDir = join(cacheDir(), 'open');
+  const runDir = process.env.FOREMAN_OPEN_PROFILE ? resolve(process.env.FOREMAN_OPEN_PROFILE) : join(cacheDir(), 'open');
   const extensionsDir = join(runDir, 'extensions');
   const ids = linkExtensions(extensionsDir, values.extension);
   const portFromEnv = values.port ?? process.env.FOREMAN_VSCODE_PORT;
@@ -49,6 +54,7 @@ async function main() {
     keepUserSettings: true,
     workspaceTrust: values['workspace-trust'],
     verbose: values.verbose,
+    extraArgs: values['reconnection-grace-time'] ? ['--reconnection-grace-time', values['reconnection-grace-time']] : [],
   });
   console.log(`open: extensions loaded: ${ids.join(', ') || '(none)'}; log: ${join(runDir, 'code-server.log')}`);
   console.log(`Foreman is running in VS Code at ${server.url}`);
@@ -65,6 +71,7 @@ async function main() {
     process.exit(code);
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => void shutdown(0));
+  onParentGone(() => void shutdown(0));
   const exited = await server.exited;
   if (stopping) return 0; // Ctrl-C: shutdown() finishes the job
   console.error(`open: code-server exited (${exited}); see ${join(runDir, 'code-server.log')}`);

@@ -16,6 +16,7 @@ import { Notifier } from './notifications';
 import { SessionRegistry } from './sessionRegistry';
 import { ClientSession } from './sessions/clientSession';
 import { OwnerSession } from './sessions/ownerSession';
+import { handoverDecider, registerTakeOver, showReadOnlyNotice } from './sessions/ownership';
 import { LivenessStatusItem } from './statusBar/livenessItem';
 import { QueueTreeProvider } from './tree/queueTree';
 import { VsCodeTerminalHost } from './terminalHost';
@@ -64,17 +65,47 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
       'foreman.noTasks',
       sessions.every((s) => s.snapshot().tasks.length === 0),
     );
+    void vscode.commands.executeCommand(
+      'setContext',
+      'foreman.readOnly',
+      sessions.some((s) => s.ownerNote),
+    );
     const restricted = sessions.some((s) => s.restricted);
     // A second window is a read-only client; with one folder the tree has no folder row to say so.
     const readOnly = sessions.filter((s) => s.ownerNote).map((s) => (sessions.length > 1 ? `${s.name}: ${s.ownerNote}` : s.ownerNote!));
     const readOnlyNote = readOnly.length
-      ? `${capitalize(readOnly.join('; '))}. This window shows the state and sends your commands to the owner.`
+      ? `${capitalize(readOnly.join('; '))}. This window shows the state and sends your commands to the owner; Take Over (the lock above) makes it the owner.`
       : undefined;
     workersView.message = restricted
       ? 'Restricted Mode: Foreman launches no agent and runs no merge until you trust this workspace.'
       : readOnlyNote;
   };
   context.subscriptions.push(registry.onDidChange(updateContext));
+
+  /**
+   * Shows a folder read-only, routing commands to its owner; takes over when the owner goes away.
+   * `yieldMs`: after handing over, leave the lock to the window that asked for a while.
+   */
+  const openAsClient = (folder: vscode.WorkspaceFolder, note: string, yieldMs = 0): void => {
+    const root = folder.uri.fsPath;
+    const takeOver = () => {
+      log(`${folder.name}: the owner went away; this window takes over`);
+      void registry.remove(root).then(() => openFolder(folder));
+    };
+    const worktreeRoot = configuration(folder).worktreeRoot || undefined;
+    const client = new ClientSession(root, folder.name, note, worktreeRoot, takeOver, yieldMs ? Date.now() + yieldMs : 0);
+    // The owner may be a window nobody sees: this one tells its person what needs them too.
+    const notifier = new Notifier(client, () => configuration(folder).notifications);
+    context.subscriptions.push(notifier.watchSnapshots(), notifier.watchWaiting());
+    registry.add(client);
+    log(`${folder.name}: ${note}`);
+  };
+
+  /** Lets another window own the folder: this one closes its engine and shows the folder read-only. */
+  const handOver = (folder: vscode.WorkspaceFolder): void => {
+    log(`${folder.name}: handing over to another window`);
+    void registry.remove(folder.uri.fsPath).then(() => openAsClient(folder, 'read-only: handed over to another window', 30_000));
+  };
 
   const openFolder = async (folder: vscode.WorkspaceFolder): Promise<void> => {
     const root = folder.uri.fsPath;
@@ -89,6 +120,7 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
       agentProfiles: () => configuration(folder).agents,
       log: (line) => log(`${folder.name}: ${line}`),
       terminalHost,
+      handover: { decide: handoverDecider(folder.name, () => handOver(folder)), onHandedOver: () => handOver(folder) },
     });
     if (opened.ok) {
       const notifier = new Notifier(opened.value, () => configuration(folder).notifications);
@@ -103,16 +135,8 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
       const note = owner
         ? `read-only: owned by ${owner.role === 'vscode' ? 'another window' : `foreman ${owner.role}`} (pid ${owner.pid})`
         : 'read-only';
-      const takeOver = () => {
-        log(`${folder.name}: the owner went away; this window takes over`);
-        void registry.remove(root).then(() => openFolder(folder));
-      };
-      const client = new ClientSession(root, folder.name, note, config.worktreeRoot || undefined, takeOver);
-      // The owner may be a window nobody sees: this one tells its person what needs them too.
-      const notifier = new Notifier(client, () => configuration(folder).notifications);
-      context.subscriptions.push(notifier.watchSnapshots(), notifier.watchWaiting());
-      registry.add(client);
-      log(`${folder.name}: ${note}`);
+      openAsClient(folder, note);
+      if (owner?.role === 'vscode') showReadOnlyNotice(folder.name, root, note);
     } else {
       log(`${folder.name}: ${opened.message}`);
       void vscode.window.showErrorMessage(`Foreman (${folder.name}): ${opened.message}`);
@@ -154,6 +178,7 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
     ...registerWorkerCommands(registry),
     ...registerAnswerCommands(registry),
     ...registerWorkspaceCommands(registry),
+    registerTakeOver(registry),
     ...registerDashboard(context, registry, { log }),
     vscode.workspace.onDidChangeWorkspaceFolders((change) => {
       change.removed.forEach((folder) => void registry.remove(folder.uri.fsPath));

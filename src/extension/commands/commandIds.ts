@@ -3,6 +3,8 @@ export const CommandId = {
   initialise: 'foreman.initialise',
   addWorker: 'foreman.addWorker',
   newTask: 'foreman.newTask',
+  newTaskAfter: 'foreman.newTaskAfter',
+  queueTaskDraft: 'foreman.queueTaskDraft',
   newChain: 'foreman.newChainFromChecklist',
   assign: 'foreman.assign',
   start: 'foreman.start',
@@ -24,5 +26,6 @@ export const CommandId = {
   openDashboard: 'foreman.openDashboard',
   refresh: 'foreman.refresh',
   reopen: 'foreman.reopen',
+  takeOver: 'foreman.takeOver',
 } as const;
 export type CommandId = (typeof CommandId)[keyof typeof CommandId];

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { parseChainJson, parseChecklist } from '../../core/checklist';
 import type { ProfileAvailability } from '../../infra/agents/availability';
 import { agentChoices } from './agentChoices';
+import { registerNewTaskCommands } from './newTask';
 import { CommandId } from './commandIds';
 import { type CommandTarget, askValidated, pickSession, send } from './pickers';
 import type { SessionRegistry } from '../sessionRegistry';
@@ -64,19 +65,7 @@ export function registerSetupCommands(deps: SetupDeps): vscode.Disposable[] {
       const added = await send(session, { command: 'worker.add', args: { id, agent: picked.profile } }, `Worker ${id} added`);
       if (added.ok && !picked.runnable) void vscode.window.showWarningMessage(`Foreman: ${id} was added, but ${picked.detail ?? ''}`);
     }),
-    vscode.commands.registerCommand(CommandId.newTask, async () => {
-      const session = await pickSession(registry);
-      if (!session) return;
-      const title = await askValidated({ title: 'Foreman: New Task', prompt: 'What should the agent do? (the title)', rule: 'title' });
-      if (!title) return;
-      const prompt = await vscode.window.showInputBox({
-        title: `New task: ${title}`,
-        prompt: 'More detail for the agent (optional; Enter to skip)',
-        ignoreFocusOut: true,
-      });
-      if (prompt === undefined) return;
-      await send(session, { command: 'task.add', args: { title, prompt } }, `Task queued: ${title}`);
-    }),
+    ...registerNewTaskCommands(registry),
     vscode.commands.registerCommand(CommandId.newChain, async (uri?: vscode.Uri) => {
       const session = await pickSession(registry);
       if (!session) return;

@@ -36,6 +36,11 @@ export class ClientSession implements ForemanSession {
     readonly ownerNote: string,
     private readonly worktreeRoot: string | undefined,
     private readonly onOwnerGone: () => void = () => undefined,
+    /**
+     * A window that has just handed over waits this long before it may take the workspace back,
+     * so it never races the window it handed over to for the lock it released.
+     */
+    private readonly yieldUntil = 0,
   ) {
     const dir = path.join(root, '.foreman');
     this.git = new GitPortAdapter(root, () => this.cached.baseBranch ?? 'main', worktreeRoot ? { worktreeRoot } : {});
@@ -80,15 +85,27 @@ export class ClientSession implements ForemanSession {
     }, 150);
   }
 
+  /** Looks whether the owner is still there (after it granted a handover, say), and takes over if not. */
+  ownerMayBeGone(): void {
+    this.checkOwner();
+  }
+
   /** Whether the owner is still there; the lock is rewritten in place, so look again a moment later. */
   private checkOwner(): void {
     if (this.ownerGone || this.ownerCheck) return;
-    this.ownerCheck = setTimeout(() => {
-      this.ownerCheck = undefined;
-      if (this.ownerGone || readOwner(path.join(this.root, '.foreman'))) return;
-      this.ownerGone = true;
-      this.onOwnerGone();
-    }, 300);
+    this.ownerCheck = setTimeout(
+      () => {
+        this.ownerCheck = undefined;
+        if (this.ownerGone || readOwner(path.join(this.root, '.foreman'))) return;
+        if (Date.now() < this.yieldUntil) {
+          this.checkOwner();
+          return;
+        }
+        this.ownerGone = true;
+        this.onOwnerGone();
+      },
+      Math.max(300, this.yieldUntil - Date.now()),
+    );
   }
 
   worktreePath(workerId: string): string {

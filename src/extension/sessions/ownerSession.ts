@@ -9,6 +9,7 @@ import { EndpointServer } from '../../infra/endpoint';
 import { type WorkspaceOwner, oneShotPatienceMs, openOwner } from '../../infra/workspace';
 import type { CrewSettingsFile, EngineSettings } from '../../engine/settings';
 import type { ForemanSession } from '../session';
+import { type HandoverDecision, HandoverListener, type HandoverRequest } from './handover';
 
 /** Workspace Trust (ARCHITECTURE §9): in Restricted Mode no merge runs. */
 const restrictedMerge = refused(
@@ -26,6 +27,11 @@ export interface OwnerSessionOptions {
   readonly agentProfiles?: () => Readonly<Record<string, unknown>>;
   /** Where agent profiles with `mode: "terminal"` run. */
   readonly terminalHost?: TerminalHost;
+  /** Answers another window that asks to take over; after a grant, `onHandedOver` lets go. */
+  readonly handover?: {
+    readonly decide: (request: HandoverRequest) => Promise<HandoverDecision>;
+    readonly onHandedOver: () => void;
+  };
 }
 
 /**
@@ -47,6 +53,7 @@ export class OwnerSession implements ForemanSession {
     readonly restricted: boolean,
     private readonly owner: WorkspaceOwner,
     private readonly endpoint: EndpointServer,
+    private readonly handover: HandoverListener | undefined,
   ) {
     owner.engine.onDidCommit((events) => {
       this.cached = undefined;
@@ -77,7 +84,9 @@ export class OwnerSession implements ForemanSession {
       const endpoint = await EndpointServer.start(owner.foremanDir, guarded, { log: options.log });
       socketPath = endpoint.socketPath;
       owner.lock.update({ endpoint: endpoint.socketPath });
-      const session = new OwnerSession(options.root, options.name, restricted, owner, endpoint);
+      const handover =
+        options.handover && new HandoverListener(owner.foremanDir, options.handover.decide, options.handover.onHandedOver, options.log);
+      const session = new OwnerSession(options.root, options.name, restricted, owner, endpoint, handover);
       // Recovery and the first dispatch run after activation has returned: the window never waits on them.
       setImmediate(() => void owner.start().catch((error: unknown) => options.log(`start failed: ${String(error)}`)));
       return { ok: true, value: session };
@@ -122,6 +131,7 @@ export class OwnerSession implements ForemanSession {
   }
 
   async close(): Promise<void> {
+    this.handover?.dispose();
     this.changeEmitter.dispose();
     this.eventEmitter.dispose();
     try {

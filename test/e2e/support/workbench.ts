@@ -9,6 +9,7 @@ import { launchChromium } from '../../../scripts/vscode/browser.mjs';
 import { startCodeServer, type CodeServer } from '../../../scripts/vscode/codeServer.mjs';
 import { linkExtensions } from '../../../scripts/vscode/extensions.mjs';
 import { newRunDir, repoRoot } from '../../../scripts/vscode/paths.mjs';
+import { type ConnectionProxy, startConnectionProxy } from './connectionProxy';
 
 export interface LaunchOptions {
   /** Folder to open as the workspace. */
@@ -33,6 +34,8 @@ export interface LaunchOptions {
   name?: string;
   /** How long to wait for the workbench to show the folder (default 60 s). */
   timeoutMs?: number;
+  /** Open the first window through a proxy that `cutConnection()` can cut (default off). */
+  cuttable?: boolean;
 }
 
 export interface Workbench {
@@ -68,6 +71,11 @@ export interface Workbench {
    * close() closes only that tab; screenshots are named "<name>-window2-<shot>".
    */
   openWindow(): Promise<Workbench>;
+  /**
+   * Drops the first window's connection without a goodbye (needs `cuttable`): code-server keeps its
+   * extension host running for the reconnection grace, as it does for a tab that was lost.
+   */
+  cutConnection(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -81,8 +89,10 @@ export async function launchWorkbench(options: LaunchOptions): Promise<Workbench
 
   let server: CodeServer | undefined;
   let browser: Browser | undefined;
+  let proxy: ConnectionProxy | undefined;
   const close = async () => {
     await browser?.close().catch(() => {});
+    await proxy?.cut();
     await server?.stop();
     if (!keep) rmSync(runDir, { recursive: true, force: true });
   };
@@ -108,22 +118,37 @@ export async function launchWorkbench(options: LaunchOptions): Promise<Workbench
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
     page.setDefaultTimeout(30_000);
-    await page.goto(server.url);
+    if (options.cuttable) proxy = await startConnectionProxy(server.port);
+    await page.goto(proxy ? server.url.replace(`:${server.port}/`, `:${proxy.port}/`) : server.url);
     // The workbench is up once its side bar shows (extensions may still be activating).
     await page.locator('.monaco-workbench .part.sidebar').waitFor({ timeout: options.timeoutMs ?? 60_000 });
-    return makeWorkbench(page, server.url, extensionIds, options.name ?? 'workbench', close);
+    const cuttable = proxy;
+    const cut = cuttable && (() => cuttable.cut());
+    return makeWorkbench(page, server.url, extensionIds, options.name ?? 'workbench', close, cut);
   } catch (error) {
     await close();
     throw error;
   }
 }
 
-function makeWorkbench(page: Page, url: string, extensionIds: string[], name: string, close: () => Promise<void>): Workbench {
+function makeWorkbench(
+  page: Page,
+  url: string,
+  extensionIds: string[],
+  name: string,
+  close: () => Promise<void>,
+  cut?: () => Promise<void>,
+): Workbench {
   const tree = (viewName: string) => page.locator(`.monaco-list[aria-label="${cssString(viewName)}"] .monaco-list-row`);
   return {
     page,
     url,
     close,
+
+    async cutConnection() {
+      if (!cut) throw new Error('cutConnection() needs a workbench launched with { cuttable: true }');
+      await cut();
+    },
 
     async screenshot(shot) {
       mkdirSync(resultsDir, { recursive: true });
