@@ -121,6 +121,11 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
       log: (line) => log(`${folder.name}: ${line}`),
       terminalHost,
       handover: { decide: handoverDecider(folder.name, () => handOver(folder)), onHandedOver: () => handOver(folder) },
+      // The store goes on after a full disk (issue 10); the person should know changes are not saved meanwhile.
+      onSavingChange: (problem) =>
+        void (problem
+          ? vscode.window.showWarningMessage(`Foreman (${folder.name}): ${problem}`)
+          : vscode.window.showInformationMessage(`Foreman (${folder.name}): changes are saved again.`)),
     });
     if (opened.ok) {
       const notifier = new Notifier(opened.value, () => configuration(folder).notifications);

@@ -5,6 +5,7 @@ import { Emitter } from '../../engine/events';
 import type { StatusSnapshot } from '../../engine/statusView';
 import type { EngineEvent } from '../../engine/unit';
 import type { TerminalHost } from '../../infra/agents/terminalAgents';
+import { storeFailure } from '../../infra/db/storeError';
 import { EndpointServer } from '../../infra/endpoint';
 import { type WorkspaceOwner, oneShotPatienceMs, openOwner } from '../../infra/workspace';
 import type { CrewSettingsFile, EngineSettings } from '../../engine/settings';
@@ -32,6 +33,8 @@ export interface OwnerSessionOptions {
     readonly decide: (request: HandoverRequest) => Promise<HandoverDecision>;
     readonly onHandedOver: () => void;
   };
+  /** Hears when writes stop being saved (a full disk) and when they are saved again. */
+  readonly onSavingChange?: (problem: string | undefined) => void;
 }
 
 /**
@@ -74,6 +77,7 @@ export class OwnerSession implements ForemanSession {
       agentEnvironment: (): Record<string, string> => (socketPath ? { FOREMAN_ENDPOINT: socketPath } : {}),
       ...(options.terminalHost ? { terminalHost: options.terminalHost } : {}),
       ...(options.agentProfiles ? { agentProfiles: options.agentProfiles } : {}),
+      ...(options.onSavingChange ? { onSavingChange: options.onSavingChange } : {}),
     });
     if (!opened.ok) return opened;
     const owner = opened.value;
@@ -105,8 +109,16 @@ export class OwnerSession implements ForemanSession {
     return this.cached;
   }
 
-  execute(request: Request): Promise<Result<unknown>> {
-    return this.restricted && request.command === 'merge' ? Promise.resolve(restrictedMerge) : this.owner.execute(request);
+  async execute(request: Request): Promise<Result<unknown>> {
+    if (this.restricted && request.command === 'merge') return restrictedMerge;
+    try {
+      return await this.owner.execute(request);
+    } catch (error) {
+      // A full disk or a damaged store is an answer with what to do, not an unexpected error.
+      const expected = storeFailure(error);
+      if (expected) return expected;
+      throw error;
+    }
   }
 
   refresh(): void {

@@ -222,11 +222,20 @@ export class SqlJsStore implements Store {
     const start = disk.journal.size;
     try {
       disk.journal.append({ seq: this.lastSeq + 1, ts: Date.now(), schema: this.schema, stmts: statements }, durable);
+      if (disk.savingProblem !== undefined) {
+        disk.savingProblem = undefined;
+        disk.onSavingChange(undefined);
+      }
       return start;
     } catch (error) {
       this.rollback();
       if (error instanceof JournalCutFailed) this.markBroken(error.message);
-      throw appendFailure(disk.journal.path, error);
+      const failure = appendFailure(disk.journal.path, error);
+      if (failure.code === 'notSaved' && disk.savingProblem === undefined) {
+        disk.savingProblem = failure.message;
+        disk.onSavingChange(failure.message);
+      }
+      throw failure;
     }
   }
 

@@ -41,6 +41,11 @@ export interface SqlJsStoreOptions {
    * is replayed now. Discarded, and the files loaded as usual, when they changed in any other way.
    */
   readonly preloaded?: PreloadedStore;
+  /**
+   * Hears when writes stop being saved (a full disk: the message says so) and when they are saved
+   * again (undefined), once per change, so a window can say so while the store goes on.
+   */
+  readonly onSavingChange?: (problem: string | undefined) => void;
 }
 
 /** Where a store keeps its files; absent for a store that lives only in memory. */
@@ -55,6 +60,9 @@ export interface Disk {
   readonly backups: number;
   /** The journal size at which to try the next automatic checkpoint. */
   nextCheckpointAt: number;
+  readonly onSavingChange: (problem: string | undefined) => void;
+  /** Why the last write was not saved, until one is again. */
+  savingProblem: string | undefined;
 }
 
 /** The store's files with the options' defaults: 8 MiB journals, a checkpoint at any close, two backups. */
@@ -69,6 +77,8 @@ export function diskOf(dir: string, journal: JournalWriter, ack: AckFile, option
     closeCheckpointBytes: options.closeCheckpointBytes ?? 1,
     backups: options.backups ?? 2,
     nextCheckpointAt: checkpointBytes,
+    onSavingChange: options.onSavingChange ?? (() => undefined),
+    savingProblem: undefined,
   };
 }
 

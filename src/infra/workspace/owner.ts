@@ -45,6 +45,8 @@ export interface OpenOwnerOptions {
   readonly lockPatienceMs?: number;
   /** Ends that wait early, e.g. on SIGTERM. */
   readonly lockWaitSignal?: AbortSignal;
+  /** Hears when writes stop being saved (a full disk) and when they are saved again (SqlJsStoreOptions). */
+  readonly onSavingChange?: (problem: string | undefined) => void;
 }
 
 /** The single writer of a workspace (ARCHITECTURE §2): its lock, its store and the engine over them. */
@@ -99,6 +101,10 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
       ...(options.log ? { log: options.log } : {}),
       ...(options.closeCheckpointBytes ? { closeCheckpointBytes: options.closeCheckpointBytes } : {}),
       ...(preloaded ? { preloaded } : {}),
+      onSavingChange: (problem) => {
+        log(problem ?? 'Changes are saved again.');
+        options.onSavingChange?.(problem);
+      },
     });
   } catch (error) {
     preloaded?.loaded.connection.close();
