@@ -87,7 +87,7 @@ test(
     // The draft is closed once queued, without asking to save it.
     await workbench.page.locator('.tabs-container .tab').first().waitFor({ state: 'detached' });
     const row = workbench.treeRow(WORKERS, 'ada');
-    await row.locator('.label-description', { hasText: /^IN_REVIEW · write-notes/ }).waitFor({ timeout: 120_000 });
+    await row.locator('.label-description', { hasText: /^IN_REVIEW · Write the notes/ }).waitFor({ timeout: 120_000 });
     assert.equal(repo.git('show', 'ada/write-notes:notes.md'), 'first line of the notes\nsecond line of the notes');
     await workbench.screenshot('queued-and-done');
   },
@@ -95,9 +95,19 @@ test(
 
 test('New Task After This… on a task in the Queue view queues one that waits for it', { timeout: 120_000 }, async () => {
   const { page } = workbench;
-  await workbench.treeRow(QUEUE, 'Plan the work').click({ button: 'right' });
-  await page.getByRole('menuitem', { name: /New Task After This/ }).click();
-  await workbench.quickInput().getByText('New Task after "Plan the work"').waitFor();
+  // A tree refresh (the first task's review landing) closes an open context menu: open it again until the click lands.
+  const titleBox = workbench.quickInput().getByText('New Task after "Plan the work"');
+  for (let round = 1; ; round++) {
+    await workbench.treeRow(QUEUE, 'Plan the work').click({ button: 'right' });
+    await page.getByRole('menuitem', { name: /New Task After This/ }).click();
+    const shown = await titleBox.waitFor({ timeout: 5_000 }).then(
+      () => true,
+      () => false,
+    );
+    if (shown) break;
+    assert.ok(round < 4, 'New Task After This… never opened its title box');
+    await page.keyboard.press('Escape');
+  }
   await writeDraft('Follow the plan', ['Do what the plan says,', 'then stop.']);
   await clickQueueTask();
   // The place was chosen by the click: only the id is asked; Enter leaves it to Foreman.
