@@ -143,6 +143,7 @@ async function startAndRun(
     return failed(error);
   }
   if (stops.pending) return unwind(stops.pending);
+  // Lives as long as the engine, which owner.close() disposes with its emitters.
   owner.engine.onDidCommit((events) => {
     for (const event of events) {
       if (event.kind === 'heartbeat') continue;

@@ -1,6 +1,6 @@
 import { ok } from '../core/result';
 import type { Engine } from './engine';
-import type { Disposable } from './events';
+import { DisposableBase, MutableDisposable } from './events';
 import { DeadlineQueue } from './deadlineQueue';
 import type { Clock } from './ports';
 import type { EngineEvent } from './unit';
@@ -37,62 +37,61 @@ function mayHaveWork(event: EngineEvent): boolean {
  * dispatcher, so no caller has to remember. Between events nothing runs: one timer waits for the
  * earliest `scheduled_for`, one for the monitor's next liveness deadline. No polling loop.
  */
-export class QueueWaker implements Disposable {
+export class QueueWaker extends DisposableBase {
   private wakePending = false;
   private rearmPending = false;
-  private dueTimer: Disposable | undefined;
-  private livenessTimer: Disposable | undefined;
-  private retryTimer: Disposable | undefined;
+  private readonly dueTimer = this._register(new MutableDisposable());
+  private readonly livenessTimer = this._register(new MutableDisposable());
+  private readonly retryTimer = this._register(new MutableDisposable());
   /** Each worker's liveness deadline, updated for the workers a commit touched (issue 13). */
   private readonly deadlines = new DeadlineQueue();
   private readonly touched = new Set<string>();
   /** Read every worker again at the next rearm: at start, and after each sweep as a safety net. */
   private rescan = true;
-  private readonly subscription: Disposable;
-  private disposed = false;
 
   constructor(
     private readonly engine: Engine,
     private readonly clock: Clock,
   ) {
-    this.subscription = engine.onDidCommit((events) => {
-      if (events.some(mayHaveWork)) this.wake();
-      for (const event of events) {
-        const worker = workerOf(event);
-        if (worker !== undefined) this.touched.add(worker);
-      }
-      if (!events.every((event) => event.kind === 'rejected')) this.rearm();
-    });
+    super();
+    this._register(
+      engine.onDidCommit((events) => {
+        if (events.some(mayHaveWork)) this.wake();
+        for (const event of events) {
+          const worker = workerOf(event);
+          if (worker !== undefined) this.touched.add(worker);
+        }
+        if (!events.every((event) => event.kind === 'rejected')) this.rearm();
+      }),
+    );
   }
 
   /** Dispatches once, soon; several wakes in one turn of the event loop coalesce into one. */
   wake(): void {
-    if (this.wakePending || this.disposed) return;
+    if (this.wakePending || this.isDisposed) return;
     this.wakePending = true;
     setImmediate(() => {
       this.wakePending = false;
-      if (this.disposed) return;
+      if (this.isDisposed) return;
       this.guarded(() => this.engine.execute({ command: 'dispatch', args: {}, actor: 'dispatcher' }));
       this.rearm();
     });
   }
 
   private rearm(): void {
-    if (this.rearmPending || this.disposed) return;
+    if (this.rearmPending || this.isDisposed) return;
     this.rearmPending = true;
     setImmediate(() => this.guarded(() => this.armTimers()));
   }
 
   private armTimers(): void {
     this.rearmPending = false;
-    if (this.disposed) return;
+    if (this.isDisposed) return;
     const now = this.clock.now();
     const due = this.engine.read((reader) => this.engine.picker.nextDue(reader, now));
-    this.dueTimer?.dispose();
-    this.dueTimer = due === undefined ? undefined : this.clock.setTimeout(() => this.wake(), Math.max(0, due - now) + 5);
+    this.dueTimer.value = due === undefined ? undefined : this.clock.setTimeout(() => this.wake(), Math.max(0, due - now) + 5);
     const deadline = this.nextDeadline();
-    this.livenessTimer?.dispose();
-    this.livenessTimer =
+    this.livenessTimer.value =
       deadline === undefined ? undefined : this.clock.setTimeout(() => this.checkLiveness(), Math.max(0, deadline - now) + 5);
   }
 
@@ -109,7 +108,7 @@ export class QueueWaker implements Disposable {
   }
 
   private checkLiveness(): void {
-    if (this.disposed) return;
+    if (this.isDisposed) return;
     this.rescan = true;
     this.guarded(() => this.engine.runInternal('monitor', (unit) => ok(this.engine.monitor.sweep(unit))));
     this.rearm();
@@ -125,20 +124,12 @@ export class QueueWaker implements Disposable {
       step();
     } catch (error) {
       this.engine.reportBackgroundFailure(error);
-      if (this.retryTimer || this.disposed) return;
-      this.retryTimer = this.clock.setTimeout(() => {
-        this.retryTimer = undefined;
+      if (this.retryTimer.value || this.isDisposed) return;
+      this.retryTimer.value = this.clock.setTimeout(() => {
+        this.retryTimer.clear();
         this.wake();
         this.checkLiveness();
       }, retryAfterFailureMs);
     }
-  }
-
-  dispose(): void {
-    this.disposed = true;
-    this.subscription.dispose();
-    this.dueTimer?.dispose();
-    this.livenessTimer?.dispose();
-    this.retryTimer?.dispose();
   }
 }

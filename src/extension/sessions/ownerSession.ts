@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import type { Request } from '../../core/requests';
 import { type Result, refused } from '../../core/result';
-import { Emitter } from '../../engine/events';
+import { type Disposable, Emitter } from '../../engine/events';
 import type { StatusSnapshot } from '../../engine/statusView';
 import type { EngineEvent } from '../../engine/unit';
 import type { TerminalHost } from '../../infra/agents/terminalAgents';
@@ -48,6 +48,7 @@ export class OwnerSession implements ForemanSession {
   /** The engine's events, for notifications. */
   readonly onDidCommit = this.eventEmitter.event;
   private cached: StatusSnapshot | undefined;
+  private readonly commits: Disposable;
   readonly ownerNote = undefined;
 
   private constructor(
@@ -58,7 +59,7 @@ export class OwnerSession implements ForemanSession {
     private readonly endpoint: EndpointServer,
     private readonly handover: HandoverListener | undefined,
   ) {
-    owner.engine.onDidCommit((events) => {
+    this.commits = owner.engine.onDidCommit((events) => {
       this.cached = undefined;
       this.eventEmitter.fire(events);
       this.changeEmitter.fire();
@@ -143,6 +144,7 @@ export class OwnerSession implements ForemanSession {
   }
 
   async close(): Promise<void> {
+    this.commits.dispose();
     this.handover?.dispose();
     this.changeEmitter.dispose();
     this.eventEmitter.dispose();
