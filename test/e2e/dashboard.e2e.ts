@@ -169,7 +169,17 @@ test('heartbeat strips shade silence only where a heartbeat was due, never the w
     ofReviewed.due.some(([, end = 300]: number[]) => end < 299),
     `due stretches of ${reviewed}: ${JSON.stringify(ofReviewed.due)}`,
   );
-  await card(reviewed).scrollIntoViewIfNeeded();
+  // The dashboard redraws on every snapshot, which can swap the card out mid-scroll: try again then.
+  for (let round = 1; ; round++) {
+    const scrolled = await card(reviewed)
+      .scrollIntoViewIfNeeded({ timeout: 5_000 })
+      .then(() => true)
+      .catch((error: Error) => {
+        if (round >= 5 || !/not attached|detached/i.test(error.message)) throw error;
+        return false;
+      });
+    if (scrolled) break;
+  }
   await workbench.screenshot('dark-strips');
 });
 
