@@ -17,25 +17,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { percentile, round, tails } from './support/stats';
 
 const root = path.join(__dirname, '..');
 const cli = path.join(root, 'dist', 'cli.js');
 const samplesIndex = process.argv.indexOf('--samples');
 const samples = Number(samplesIndex >= 0 ? process.argv[samplesIndex + 1] : 40) || 40;
-
-const round = (value: number, digits = 1): number => Math.round(value * 10 ** digits) / 10 ** digits;
-function percentile(values: readonly number[], fraction: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? Number.NaN;
-}
-function summary(values: readonly number[]): Record<string, number> {
-  return {
-    medianMs: round(percentile(values, 0.5)),
-    p95Ms: round(percentile(values, 0.95)),
-    p99Ms: round(percentile(values, 0.99)),
-    maxMs: round(Math.max(...values)),
-  };
-}
 
 /** Spawn to exit of one command, in ms; fails loudly on a non-zero exit. */
 function timed(argv: readonly string[], env: NodeJS.ProcessEnv, stdin = ''): Promise<number> {
@@ -107,9 +94,9 @@ async function main(): Promise<void> {
         {
           samples,
           machine: { cpus: os.cpus().length, node: process.version },
-          nodeFloor: summary(results['nodeFloor']!),
-          cliHeartbeat: summary(results['cliHeartbeat']!),
-          hookToCommittedHeartbeat: summary(results['hookToCommittedHeartbeat']!),
+          nodeFloor: tails(results['nodeFloor']!),
+          cliHeartbeat: tails(results['cliHeartbeat']!),
+          hookToCommittedHeartbeat: tails(results['hookToCommittedHeartbeat']!),
           hookMedianOverNodeFloor: round(percentile(results['hookToCommittedHeartbeat']!, 0.5) / floor, 2),
           hookMedianOverCliHeartbeat: round(
             percentile(results['hookToCommittedHeartbeat']!, 0.5) / percentile(results['cliHeartbeat']!, 0.5),

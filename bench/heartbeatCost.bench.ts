@@ -16,20 +16,10 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 import * as os from 'node:os';
 import { openEngine } from '../test/support/engineHarness';
+import { round, tails } from './support/stats';
 
 const index = process.argv.indexOf('--heartbeats');
 const heartbeats = Number(index >= 0 ? process.argv[index + 1] : 3000) || 3000;
-const round = (value: number, digits = 3): number => Math.round(value * 10 ** digits) / 10 ** digits;
-
-function percentile(values: readonly number[], fraction: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? Number.NaN;
-}
-
-function summary(values: readonly number[]): Record<string, number> {
-  return { medianMs: round(percentile(values, 0.5)), p99Ms: round(percentile(values, 0.99)), maxMs: round(Math.max(...values)) };
-}
-
 async function crewOf(size: number): Promise<Record<string, unknown>> {
   const harness = await openEngine({ concurrency: size });
   try {
@@ -59,9 +49,9 @@ async function crewOf(size: number): Promise<Record<string, unknown>> {
     }
     return {
       workers: size,
-      perHeartbeat: summary(perHeartbeat),
-      cpuPerHeartbeatMs: round((cpu.user + cpu.system) / 1000 / heartbeats),
-      fullScan: summary(fullScan),
+      perHeartbeat: tails(perHeartbeat, 3),
+      cpuPerHeartbeatMs: round((cpu.user + cpu.system) / 1000 / heartbeats, 3),
+      fullScan: tails(fullScan, 3),
     };
   } finally {
     harness.close();

@@ -19,25 +19,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { percentile, round, tails } from './support/stats';
 
 const root = path.join(__dirname, '..');
 const cli = path.join(root, 'dist', 'cli.js');
 const callsIndex = process.argv.indexOf('--calls');
 const callsPerClient = Number(callsIndex >= 0 ? process.argv[callsIndex + 1] : 4) || 4;
-
-const round = (value: number, digits = 1): number => Math.round(value * 10 ** digits) / 10 ** digits;
-function percentile(values: readonly number[], fraction: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? Number.NaN;
-}
-function summary(values: readonly number[]): Record<string, number> {
-  return {
-    calls: values.length,
-    medianMs: round(percentile(values, 0.5)),
-    p99Ms: round(percentile(values, 0.99)),
-    maxMs: round(Math.max(...values)),
-  };
-}
 
 /** Spawn to exit of one command, in ms; fails loudly on a non-zero exit. */
 function timed(argv: readonly string[], cwd: string): Promise<number> {
@@ -95,8 +82,8 @@ async function compare(shared: string, clients: number): Promise<Record<string, 
     const lost = own.filter((repo) => taskCount(repo) !== callsPerClient).length;
     if (lost) throw new Error(`${lost} of the ${clients} own workspaces lack tasks`);
     return {
-      sharedWorkspace: summary(together),
-      ownWorkspaces: summary(separate),
+      sharedWorkspace: tails(together),
+      ownWorkspaces: tails(separate),
       sharedOverOwn: {
         median: round(percentile(together, 0.5) / percentile(separate, 0.5), 2),
         p99: round(percentile(together, 0.99) / percentile(separate, 0.99), 2),
@@ -125,8 +112,8 @@ async function main(): Promise<void> {
         {
           callsPerClient,
           machine: { cpus: os.cpus().length, node: process.version },
-          nodeFloor: summary(floor),
-          alone: summary(alone),
+          nodeFloor: tails(floor),
+          alone: tails(alone),
           clients8,
           clients16,
           tasksWrittenToShared: expected,
