@@ -181,29 +181,38 @@ function readTasks(reader: Reader, query: StatusQuery): { rows: TaskRow[]; page:
     where.push('(created_at >= ? OR started_at >= ? OR finished_at >= ?)');
     params.push(query.since, query.since, query.since);
   }
-  const select = (extra: string, order: string, limit?: number): TaskRow[] => {
-    const conditions = extra ? [...where, extra] : where;
-    const filter = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
+  // `finishedOnes`: undefined for every task the filters match, true or false for only the (un)finished ones.
+  const clause = (finishedOnes?: boolean): { sql: string; params: SqlValue[] } => {
+    const conditions = [...where];
+    const values = [...params];
+    if (finishedOnes !== undefined) {
+      conditions.push(`status ${finishedOnes ? 'IN' : 'NOT IN'} (${finished.map(() => '?').join(', ')})`);
+      values.push(...finished);
+    }
+    return { sql: conditions.length ? `WHERE ${conditions.join(' AND ')}` : '', params: values };
+  };
+  const select = (order: string, limit?: number, finishedOnes?: boolean): TaskRow[] => {
+    const { sql, params: values } = clause(finishedOnes);
     return reader.all<TaskRow>(
-      `SELECT ${taskColumns} FROM tasks ${filter} ORDER BY ${order}${limit === undefined ? '' : ` LIMIT ${limit}`}`,
-      extra ? [...params, ...finished] : params,
+      `SELECT ${taskColumns} FROM tasks ${sql} ORDER BY ${order}${limit === undefined ? '' : ` LIMIT ${limit}`}`,
+      values,
     );
   };
   const queueOrder = 'sort_order, created_at';
-  if (query.limit === undefined) return { rows: select('', queueOrder), page: undefined };
+  if (query.limit === undefined) return { rows: select(queueOrder), page: undefined };
 
   const counts = Object.fromEntries(
     reader.all<{ status: string; n: number }>('SELECT status, COUNT(*) AS n FROM tasks GROUP BY status').map((row) => [row.status, row.n]),
   );
   const total = Object.values(counts).reduce((sum, n) => sum + n, 0);
-  const filter = where.length ? `WHERE ${where.join(' AND ')}` : '';
-  const matching = where.length ? (reader.get<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks ${filter}`, params)?.n ?? 0) : total;
-  if (matching <= query.limit)
-    return { rows: select('', queueOrder), page: { limit: query.limit, total, matching, shown: matching, counts } };
-  const marks = finished.map(() => '?').join(', ');
-  const active = select(`status NOT IN (${marks})`, queueOrder, query.limit);
+  const filtered = clause();
+  const matching = where.length
+    ? (reader.get<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks ${filtered.sql}`, filtered.params)?.n ?? 0)
+    : total;
+  if (matching <= query.limit) return { rows: select(queueOrder), page: { limit: query.limit, total, matching, shown: matching, counts } };
+  const active = select(queueOrder, query.limit, false);
   const rest = query.limit - active.length;
-  const done = rest > 0 ? select(`status IN (${marks})`, 'finished_at DESC, sort_order', rest) : [];
+  const done = rest > 0 ? select('finished_at DESC, sort_order', rest, true) : [];
   const rows = [...active, ...done];
   return { rows, page: { limit: query.limit, total, matching, shown: rows.length, counts } };
 }
