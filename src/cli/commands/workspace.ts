@@ -5,6 +5,7 @@ import { type Printer, printFailure, processPrinter } from '../format';
 import { resolveTarget, route } from '../route';
 import { parseRequest } from '../../core/requests';
 import { ExitCode, type Result, invalid, ok } from '../../core/result';
+import { taskStatuses } from '../../core/taskMachine';
 import { validateTransitionLog } from '../../core/transitionLog';
 import type { StatusSnapshot } from '../../engine/statusView';
 import { draft } from './helpers';
@@ -98,6 +99,9 @@ function buildStatus(input: CommandInput): Result<RequestDraft> {
     ?.split(',')
     .map((status) => status.trim().toLowerCase())
     .filter(Boolean);
+  const unknown = statuses?.find((status) => !(taskStatuses as readonly string[]).includes(status));
+  if (unknown !== undefined)
+    return invalid('badFlag', `--status: '${unknown}' is not a task status; a task status is one of ${taskStatuses.join(', ')}`);
   return draft('status', {
     ...(all ? {} : { limit: limit.value ?? defaultStatusLimit }),
     ...(statuses ? { statuses } : {}),
