@@ -4,6 +4,8 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const io = ['fs', 'node:fs', 'child_process', 'node:child_process', 'net', 'node:net', 'sql.js', 'simple-git', 'os', 'node:os'];
+/** The engine's insides: only its front door (`Engine`) and its types are for other layers. */
+const engineInternals = ['**/engine/transactor', '**/engine/crew', '**/engine/agentRunner', '**/engine/handlers', '**/engine/queueWaker', '**/engine/stateService', '**/engine/dispatcher'];
 const restrict = (names, message, patterns = []) => ({
   'no-restricted-imports': ['error', { paths: names.map((name) => ({ name, message })), patterns }],
 });
@@ -26,6 +28,9 @@ export default tseslint.config(
   },
   { files: ['src/core/**/*.ts'], rules: restrict([...io, 'vscode', 'node:crypto', 'crypto'], 'src/core is pure: no I/O, no vscode.', ['**/engine/**', '**/infra/**', '**/extension/**', '**/cli/**']) },
   { files: ['src/engine/**/*.ts'], rules: restrict([...io, 'vscode'], 'src/engine talks to the world through ports (src/engine/ports.ts).', ['**/infra/**', '**/extension/**', '**/cli/**']) },
-  { files: ['src/infra/**/*.ts', 'src/cli/**/*.ts', 'src/shared/**/*.ts', 'webview/**/*.ts'], rules: restrict(['vscode'], 'Only src/extension imports vscode.', ['**/extension/**']) },
+  { files: ['src/infra/**/*.ts', 'src/shared/**/*.ts', 'webview/**/*.ts'], rules: restrict(['vscode'], 'Only src/extension imports vscode; only src/host composes (src/infra implements ports).', ['**/extension/**', '**/host/**', '**/cli/**', ...engineInternals]) },
+  { files: ['src/host/**/*.ts'], rules: restrict(['vscode'], 'src/host composes engine, store, git and agents; it knows no UI and no engine internals.', ['**/extension/**', '**/cli/**', ...engineInternals]) },
+  { files: ['src/extension/**/*.ts'], rules: restrict([], 'Requests go through Engine.execute; engine internals stay in src/engine.', engineInternals) },
+  { files: ['src/cli/**/*.ts'], rules: restrict(['vscode'], 'Only src/extension imports vscode.', ['**/extension/**', ...engineInternals]) },
   { files: ['test/**/*.ts', 'bench/**/*.ts'], rules: { '@typescript-eslint/no-floating-promises': 'off', '@typescript-eslint/no-unsafe-assignment': 'off', '@typescript-eslint/no-unsafe-member-access': 'off', '@typescript-eslint/no-unsafe-argument': 'off', '@typescript-eslint/no-unsafe-call': 'off' } },
 );

@@ -8,7 +8,6 @@
  */
 import { setImmediate as yieldToLoop, setTimeout as delay } from 'node:timers/promises';
 import type { Request } from '../src/core/requests';
-import type { Result } from '../src/core/result';
 import { Emitter } from '../src/engine/events';
 import type { StatusSnapshot } from '../src/engine/statusView';
 import { DashboardHost } from '../src/extension/dashboard/dashboardHost';
@@ -83,9 +82,8 @@ async function engineSession() {
     ownerNote: undefined,
     restricted: false,
     onDidChange: changes.event,
-    snapshot: () =>
-      (cached ??= (harness.engine.execute({ command: 'status', args: {}, actor: 'vscode' }) as { value: StatusSnapshot }).value),
-    execute: (request: Request): Promise<Result<unknown>> => Promise.resolve(harness.engine.execute(request)),
+    snapshot: () => (cached ??= harness.query('status', {})),
+    execute: (request: Request) => harness.engine.execute(request),
   } as unknown as ForemanSession;
   return { harness, session, changes };
 }
@@ -93,8 +91,8 @@ async function engineSession() {
 async function measureBurst(spreadMs: number) {
   const { harness, session } = await engineSession();
   const workers = 10;
-  for (let w = 0; w < workers; w++) harness.value('worker.add', { id: `w-${w}` });
-  for (let t = 0; t < 200; t++) harness.value('task.add', { title: `task ${t}`, id: `t-${t}`, manual: true });
+  for (let w = 0; w < workers; w++) await harness.value('worker.add', { id: `w-${w}` });
+  for (let t = 0; t < 200; t++) await harness.value('task.add', { title: `task ${t}`, id: `t-${t}`, manual: true });
   const posted: Array<{ at: number; type: string }> = [];
   const host = new DashboardHost({
     sessions: () => [session],
@@ -130,7 +128,7 @@ async function measureBurst(spreadMs: number) {
       const t = `t-${task++}`;
       for (const step of steps) {
         const [command, args] = step(`w-${w}`, t);
-        const result = harness.run(command as never, args as never);
+        const result = await harness.run(command as never, args as never);
         if (!result.ok) throw new Error(`${command}: ${result.message}`);
         requests++;
         if (spreadMs > 0 && requests % 5 === 0) await delay(spreadMs / 200);
@@ -164,7 +162,7 @@ async function measureBurst(spreadMs: number) {
 async function measureActivityRead(sizes: readonly number[]) {
   const harness = await openEngine();
   const workers = 10;
-  for (let w = 0; w < workers; w++) harness.value('worker.add', { id: `w-${w}` });
+  for (let w = 0; w < workers; w++) await harness.value('worker.add', { id: `w-${w}` });
   let transitions = 0;
   harness.engine.onDidCommit(
     (events) => (transitions += events.filter((event) => event.kind === 'worker' || event.kind === 'task').length),
@@ -175,7 +173,7 @@ async function measureActivityRead(sizes: readonly number[]) {
     while (transitions < size) {
       for (let w = 0; w < workers; w++) {
         const t = `t-${task++}`;
-        harness.value('task.add', { title: `task ${t}`, id: t, manual: true });
+        await harness.value('task.add', { title: `task ${t}`, id: t, manual: true });
         for (const [command, args] of [
           ['assign', { worker: `w-${w}`, task: t }],
           ['start', { worker: `w-${w}` }],
@@ -183,7 +181,7 @@ async function measureActivityRead(sizes: readonly number[]) {
           ['approve', { worker: `w-${w}` }],
           ['merge', { worker: `w-${w}` }],
         ] as const) {
-          harness.value(command, args);
+          await harness.value(command, args);
         }
       }
     }

@@ -15,8 +15,25 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 import * as os from 'node:os';
+import { ChainCoordinator } from '../src/engine/chainCoordinator';
+import { Monitor } from '../src/engine/monitor';
+import { QueuePicker } from '../src/engine/queuePicker';
+import type { EngineSettings } from '../src/engine/settings';
+import { StateService } from '../src/engine/stateService';
+import { TaskCatalog } from '../src/engine/taskCatalog';
 import { openEngine } from '../test/support/engineHarness';
 import { round, tails } from './support/stats';
+
+/** A monitor of its own over the same settings, for the baseline: every worker's deadline read at once. */
+function monitorOver(settings: EngineSettings): Monitor {
+  const picker = new QueuePicker({ leaseMs: settings.liveness.staleMs, branchTemplate: settings.branchTemplate });
+  const state = new StateService(
+    { defaultMaxAttempts: settings.defaultMaxAttempts, backoff: settings.backoff, leaseMs: settings.liveness.staleMs },
+    picker,
+    new ChainCoordinator(new TaskCatalog(settings.defaultMaxAttempts)),
+  );
+  return new Monitor(settings, state);
+}
 
 const index = process.argv.indexOf('--heartbeats');
 const heartbeats = Number(index >= 0 ? process.argv[index + 1] : 3000) || 3000;
@@ -24,10 +41,10 @@ async function crewOf(size: number): Promise<Record<string, unknown>> {
   const harness = await openEngine({ concurrency: size });
   try {
     for (let n = 0; n < size; n++) {
-      harness.value('worker.add', { id: `w${n}` });
-      harness.value('task.add', { title: `Task ${n}`, id: `t${n}` });
-      harness.value('assign', { worker: `w${n}`, task: `t${n}` });
-      harness.value('start', { worker: `w${n}` });
+      await harness.value('worker.add', { id: `w${n}` });
+      await harness.value('task.add', { title: `Task ${n}`, id: `t${n}` });
+      await harness.value('assign', { worker: `w${n}`, task: `t${n}` });
+      await harness.value('start', { worker: `w${n}` });
     }
     harness.engine.startBackground();
     await nextTurn();
@@ -35,16 +52,16 @@ async function crewOf(size: number): Promise<Record<string, unknown>> {
     const cpuBefore = process.cpuUsage();
     for (let beat = 0; beat < heartbeats; beat++) {
       const started = performance.now();
-      harness.value('heartbeat', { worker: `w${beat % size}`, attempt: 1 });
+      await harness.value('heartbeat', { worker: `w${beat % size}`, attempt: 1 });
       await nextTurn(); // the waker's re-arm runs here
       perHeartbeat.push(performance.now() - started);
     }
     const cpu = process.cpuUsage(cpuBefore);
-    const monitor = harness.engine.monitor;
+    const monitor = monitorOver(harness.engine.settings);
     const fullScan: number[] = [];
     for (let scan = 0; scan < 200; scan++) {
       const started = performance.now();
-      harness.engine.read((reader) => monitor.deadlines(reader));
+      harness.store.read((reader) => monitor.deadlines(reader));
       fullScan.push(performance.now() - started);
     }
     return {

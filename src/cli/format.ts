@@ -6,11 +6,13 @@
 import type { CommandName } from '../core/requests';
 import { ExitCode } from '../core/result';
 import type { TransitionEvent } from '../core/transitionLog';
-import type { MergeReport } from '../engine/crew';
+import type { ChainView } from '../engine/chainCoordinator';
 import type { Metrics } from '../engine/metrics';
+import type { ClaimedTask } from '../engine/queuePicker';
+import type { MergeReport, ResultOf } from '../engine/results';
 import type { TaskRow, WorkerRow } from '../engine/rows';
 import type { StatusSnapshot, TaskStatusView, WorkerStatus } from '../engine/statusView';
-import type { EndpointResult } from '../infra/endpoint';
+import type { EndpointAnswer, EndpointResult } from '../infra/endpoint';
 import { describeUsage, formatUsage, hasUsage } from '../shared/usageText';
 import { cell, duration, table } from './table';
 
@@ -27,10 +29,10 @@ export const processPrinter: Printer = {
 };
 
 /** Prints a result and returns the exit code it stands for. */
-export function printResult(printer: Printer, command: CommandName, result: EndpointResult, json: boolean): number {
+export function printResult<C extends CommandName>(printer: Printer, command: C, result: EndpointAnswer<C>, json: boolean): number {
   if (!result.ok) return printFailure(printer, result, json);
   if (json) printer.out(JSON.stringify(result.value ?? null));
-  else for (const line of humanLines(command, result.value)) printer.out(line);
+  else for (const line of humanLines[command](result.value)) printer.out(line);
   return ExitCode.ok;
 }
 
@@ -44,105 +46,70 @@ export function printFailure(printer: Printer, failure: Failure, json: boolean):
   return failure.kind === 'unexpected' ? ExitCode.unexpected : ExitCode[failure.kind];
 }
 
-function humanLines(command: CommandName, value: unknown): string[] {
-  switch (command) {
-    case 'status':
-      return statusLines(value as StatusSnapshot);
-    case 'worker.list':
-      return workerTable(value as WorkerStatus[]);
-    case 'transitions':
-      return transitionLines(value as TransitionEvent[]);
-    case 'metrics':
-      return metricLines(value as Metrics);
-    case 'assign':
-    case 'claim': {
-      const claimed = value as { id: string; attempt: number; branch: string } | null;
-      return [
-        claimed
-          ? `claimed task ${claimed.id} (attempt ${claimed.attempt}, branch ${claimed.branch})`
-          : 'nothing to claim: no runnable task',
-      ];
-    }
-    case 'dispatch': {
-      const assignments = value as Array<{ worker: string; task: string; attempt: number }>;
-      return assignments.length
-        ? assignments.map((a) => `assigned task ${a.task} to ${a.worker} (attempt ${a.attempt})`)
-        : ['nothing to dispatch'];
-    }
-    case 'chain.add':
-    case 'plan.finalize': {
-      const chain = value as { parent: TaskRow; children: TaskRow[] };
-      return [
-        `chain ${chain.parent.id} "${chain.parent.title}": ${chain.children.length} tasks`,
-        ...chain.children.map((child) => `  ${taskLine(child)}`),
-      ];
-    }
-    case 'merge':
-      return mergeLines(value as WorkerRow & { merged?: MergeReport });
-    case 'cancel': {
-      const { worker, task } = value as { worker?: string; task?: string };
-      return [[task ? `cancelled task ${task}` : undefined, worker ? `worker ${worker} is IDLE` : undefined].filter(Boolean).join('; ')];
-    }
-    case 'heartbeat': {
-      const beat = value as { worker: string; state: string; attempt: number; recovered: boolean };
-      return [`heartbeat from ${beat.worker} (${beat.state}, attempt ${beat.attempt})${beat.recovered ? ': recovered from STALE' : ''}`];
-    }
-    case 'answer': {
-      const answered = value as { worker: string; decision: string; question: string };
-      return [`${answered.decision === 'allow' ? 'allowed' : 'denied'} ${answered.worker}: ${answered.question}`];
-    }
-    case 'usage': {
-      const session = value as { taskId: string; attempt: number; usage: { inputTokens: number; outputTokens: number; costUsd: number } };
-      const { inputTokens, outputTokens, costUsd } = session.usage;
-      return [
-        `task ${session.taskId} attempt ${session.attempt}: ${inputTokens} input and ${outputTokens} output tokens, $${costUsd.toFixed(4)}`,
-      ];
-    }
-    case 'send': {
-      const sent = value as { seq: number; id: string; duplicate: boolean };
-      return [
-        sent.duplicate ? `already published as message ${sent.seq} (id ${sent.id})` : `published message ${sent.seq} (id ${sent.id})`,
-      ];
-    }
-    case 'poll':
-      return pollLines(
-        value as { cursor: number; messages: Array<{ seq: number; from: string; to: string | null; type: string; payload: unknown }> },
-      );
-    case 'ack': {
-      const ack = value as { cursor: number; moved: boolean };
-      return [ack.moved ? `cursor moved to ${ack.cursor}` : `cursor stays at ${ack.cursor}`];
-    }
-    case 'export': {
-      const counts = value as { transitions: number; messages: number };
-      return [
-        `exported ${counts.transitions} transitions to .foreman/transitions.jsonl and ${counts.messages} messages to .foreman/bus.jsonl`,
-      ];
-    }
-    case 'compact': {
-      const compacted = value as { removed: number; below: number };
-      return [`compacted ${compacted.removed} messages below seq ${compacted.below}`];
-    }
-    default:
-      return genericLines(value);
-  }
-}
+const workerLines = (worker: WorkerRow): string[] => [
+  `worker ${worker.id}: ${worker.state}${worker.task_id ? ` on task ${worker.task_id} (attempt ${worker.attempt}, branch ${worker.branch ?? '-'})` : ''}`,
+];
+const taskLines = (task: TaskRow): string[] => [taskLine(task)];
+const claimLines = (claimed: ClaimedTask | null): string[] => [
+  claimed ? `claimed task ${claimed.id} (attempt ${claimed.attempt}, branch ${claimed.branch})` : 'nothing to claim: no runnable task',
+];
+const chainLines = (chain: ChainView): string[] => [
+  `chain ${chain.parent.id} "${chain.parent.title}": ${chain.children.length} tasks`,
+  ...chain.children.map((child) => `  ${taskLine(child)}`),
+];
 
-/** Workers and tasks returned by a transition; anything else as compact JSON. */
-function genericLines(value: unknown): string[] {
-  if (value && typeof value === 'object' && 'state' in value && 'id' in value) {
-    const worker = value as WorkerRow;
+/** How each command's result reads for a person (one entry per command, typed by `CommandResults`). */
+const humanLines: { readonly [C in CommandName]: (value: ResultOf<C>) => string[] } = {
+  'worker.add': workerLines,
+  'worker.list': (workers) => workerTable(workers),
+  'task.add': taskLines,
+  'chain.add': chainLines,
+  'plan.start': taskLines,
+  'plan.add': taskLines,
+  'plan.finalize': chainLines,
+  assign: claimLines,
+  claim: claimLines,
+  dispatch: (assignments) =>
+    assignments.length ? assignments.map((a) => `assigned task ${a.task} to ${a.worker} (attempt ${a.attempt})`) : ['nothing to dispatch'],
+  start: workerLines,
+  submit: workerLines,
+  approve: workerLines,
+  'request-changes': workerLines,
+  merge: (merged) => mergeLines(merged),
+  cancel: ({ worker, task }) => [
+    [task ? `cancelled task ${task}` : undefined, worker ? `worker ${worker} is IDLE` : undefined].filter(Boolean).join('; '),
+  ],
+  fail: workerLines,
+  reset: workerLines,
+  retry: taskLines,
+  heartbeat: (beat) => [
+    `heartbeat from ${beat.worker} (${beat.state}, attempt ${beat.attempt})${beat.recovered ? ': recovered from STALE' : ''}`,
+  ],
+  answer: (answered) => [`${answered.decision === 'allow' ? 'allowed' : 'denied'} ${answered.worker}: ${answered.question}`],
+  usage: (session) => {
+    const { inputTokens, outputTokens, costUsd } = session.usage;
     return [
-      `worker ${worker.id}: ${worker.state}${worker.task_id ? ` on task ${worker.task_id} (attempt ${worker.attempt}, branch ${worker.branch ?? '-'})` : ''}`,
+      `task ${session.taskId} attempt ${session.attempt}: ${inputTokens} input and ${outputTokens} output tokens, $${costUsd.toFixed(4)}`,
     ];
-  }
-  if (value && typeof value === 'object' && 'status' in value && 'title' in value) return [taskLine(value as TaskRow)];
-  return [JSON.stringify(value ?? null)];
-}
+  },
+  send: (sent) => [
+    sent.duplicate ? `already published as message ${sent.seq} (id ${sent.id})` : `published message ${sent.seq} (id ${sent.id})`,
+  ],
+  poll: (polled) => pollLines(polled),
+  ack: (ack) => [ack.moved ? `cursor moved to ${ack.cursor}` : `cursor stays at ${ack.cursor}`],
+  status: (status) => statusLines(status),
+  transitions: (events) => transitionLines(events),
+  metrics: (metrics) => metricLines(metrics),
+  export: (counts) => [
+    `exported ${counts.transitions} transitions to .foreman/transitions.jsonl and ${counts.messages} messages to .foreman/bus.jsonl`,
+  ],
+  compact: (compacted) => [`compacted ${compacted.removed} messages below seq ${compacted.below}`],
+};
 
 /** What landed where; a repeated request (same --request-id) has only the worker to show. */
-function mergeLines(worker: WorkerRow & { merged?: MergeReport }): string[] {
+function mergeLines(worker: WorkerRow & { readonly merged?: MergeReport }): string[] {
   const merged = worker.merged;
-  if (!merged) return genericLines(worker);
+  if (!merged) return workerLines(worker);
   return [
     `merged task "${merged.title}" (${merged.taskId}) from branch ${merged.branch} into ${merged.base}`,
     `${merged.base} is now at ${merged.baseAfter.slice(0, 12)} (was ${merged.baseBefore.slice(0, 12)})`,
@@ -245,10 +212,7 @@ function metricLines(metrics: Metrics): string[] {
   ];
 }
 
-function pollLines(poll: {
-  cursor: number;
-  messages: Array<{ seq: number; from: string; to: string | null; type: string; payload: unknown }>;
-}): string[] {
+function pollLines(poll: ResultOf<'poll'>): string[] {
   const lines = [`cursor ${poll.cursor}, ${poll.messages.length} new`];
   for (const m of poll.messages)
     lines.push(`  ${m.seq}  ${m.from} → ${m.to ?? '*'}  ${m.type}  ${cell(m.payload === undefined ? '' : JSON.stringify(m.payload), 80)}`);

@@ -12,10 +12,10 @@ import { helpText, usageOf } from './help';
 import { type Target, resolveTarget, route } from './route';
 import { foremanVersion } from './version';
 import { workerIdSchema } from '../core/ids';
-import { parseRequest } from '../core/requests';
+import { type CommandName, parseRequest } from '../core/requests';
 import { ExitCode, type Failure, type Result, invalid, ok, refused } from '../core/result';
 import { StoreError, storeFailure } from '../infra/db/storeError';
-import type { EndpointResult } from '../infra/endpoint';
+import type { EndpointAnswer } from '../infra/endpoint';
 import { foremanDirName } from '../infra/workspace/paths';
 
 /** Values of these flags may come before the command words (`foreman --dir x status`). */
@@ -189,7 +189,7 @@ function permissionMessage(file: string): string {
  * A `.foreman/` this user cannot search looks absent to the workspace lookup, which then says
  * "No Foreman here": say whose it is instead.
  */
-function explainHiddenWorkspace(result: EndpointResult, target: Target): EndpointResult {
+function explainHiddenWorkspace<C extends CommandName>(result: EndpointAnswer<C>, target: Target): EndpointAnswer<C> {
   if (result.ok || result.code !== 'notInitialised' || target.kind !== 'workspace') return result;
   const dir = path.join(target.repoRoot, foremanDirName);
   try {

@@ -1,9 +1,9 @@
 import * as path from 'node:path';
-import type { Request } from '../core/requests';
+import type { CommandName, RequestOf } from '../core/requests';
 import { invalid, refused } from '../core/result';
 // Narrow imports on purpose: a call routed to an owner never loads sql.js, git or the engine.
 import { readOwner } from '../infra/db/ownerLock';
-import { type EndpointAddress, type EndpointResult, type SendOutcome, sendRequest, sendToEndpoint } from '../infra/endpoint';
+import { type EndpointAddress, type EndpointAnswer, type SendOutcome, answerTo, sendRequest, sendToEndpoint } from '../infra/endpoint';
 import { findWorkspaceRoot, foremanDir, isInitialised } from '../infra/workspace/paths';
 import type { CliEnvironment } from './commands/spec';
 
@@ -45,8 +45,12 @@ export interface RouteOptions {
  * owner's endpoint when there is one; otherwise here, as a short-lived owner (lock, open, execute,
  * checkpoint, release). Losing the race for the lock means an owner appeared: go through it.
  */
-export async function route(target: Target, request: Request, options: RouteOptions = {}): Promise<EndpointResult> {
-  if (target.kind === 'endpoint') return answerOf(await sendToEndpoint(target.address, request, { timeoutMs: responseTimeoutMs }));
+export async function route<C extends CommandName>(
+  target: Target,
+  request: RequestOf<C>,
+  options: RouteOptions = {},
+): Promise<EndpointAnswer<C>> {
+  if (target.kind === 'endpoint') return answerOf(request, await sendToEndpoint(target.address, request, { timeoutMs: responseTimeoutMs }));
   const dir = foremanDir(target.repoRoot);
   if (!isInitialised(dir)) {
     return invalid(
@@ -61,10 +65,10 @@ export async function route(target: Target, request: Request, options: RouteOpti
     let patience = lockPatienceMs;
     if (owner && owner.endpoint) {
       const sent = await sendRequest(dir, request, { timeoutMs: responseTimeoutMs });
-      if (sent.kind !== 'unreachable') return answerOf(sent);
+      if (sent.kind !== 'unreachable') return answerOf(request, sent);
       patience = endpointPatienceMs;
     } else if (!owner) {
-      const { openOwner } = await import('../infra/workspace/owner.js');
+      const { openOwner } = await import('../host/owner.js');
       const opened = await openOwner(target.repoRoot, {
         role: 'cli',
         // Another one-shot call holds the lock for one transaction: wait in line for it.
@@ -95,10 +99,10 @@ export async function route(target: Target, request: Request, options: RouteOpti
   }
 }
 
-function answerOf(sent: SendOutcome): EndpointResult {
+function answerOf<C extends CommandName>(request: RequestOf<C>, sent: SendOutcome): EndpointAnswer<C> {
   switch (sent.kind) {
     case 'response':
-      return sent.response.result;
+      return answerTo(request, sent.response);
     case 'unreachable':
       return refused('ownerUnreachable', `The owner's endpoint cannot be reached (${sent.reason}).`);
     case 'denied':

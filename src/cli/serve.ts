@@ -3,7 +3,7 @@ import type { EngineEvent } from '../engine/unit';
 import { StoreError } from '../infra/db';
 import { EndpointServer } from '../infra/endpoint';
 import { withdrawAnnouncement } from '../infra/endpoint/announcement';
-import { type WorkspaceOwner, oneShotPatienceMs, openOwner } from '../infra/workspace';
+import { type WorkspaceOwner, oneShotPatienceMs, openOwner } from '../host';
 import { type Printer, printFailure } from './format';
 
 /** Why serve stops, and the exit code that goes with it. */

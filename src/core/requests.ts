@@ -136,7 +136,10 @@ const commands = {
   status: z.object({
     /** At most this many tasks; without it, every task matching the filters (what the views read). */
     limit: z.number().int().min(1, 'limit is at least 1').max(1_000_000).optional(),
-    statuses: z.array(z.enum(taskStatuses as [TaskStatus, ...TaskStatus[]], { message: `a task status is one of ${taskStatuses.join(', ')}` })).min(1).optional(),
+    statuses: z
+      .array(z.enum(taskStatuses as [TaskStatus, ...TaskStatus[]], { message: `a task status is one of ${taskStatuses.join(', ')}` }))
+      .min(1)
+      .optional(),
     /** Tasks this worker holds or last held. */
     worker: workerIdSchema.optional(),
     /** Tasks created, started or finished at or after this epoch ms. */
@@ -153,20 +156,22 @@ export const commandNames = Object.keys(commands) as CommandName[];
 export type CommandArgs<C extends CommandName> = z.output<(typeof commands)[C]>;
 export type CommandInput<C extends CommandName> = z.input<(typeof commands)[C]>;
 
-/** Commands that change state: they take a request id and are refused in read-only mode. */
-export const readOnlyCommands: ReadonlySet<CommandName> = new Set(['worker.list', 'status', 'transitions', 'metrics', 'poll']);
+/** Commands that only read: a read-only window may send them; every other command changes state. */
+export type ReadCommand = 'worker.list' | 'status' | 'transitions' | 'metrics' | 'poll';
+export const readOnlyCommands: ReadonlySet<CommandName> = new Set<ReadCommand>(['worker.list', 'status', 'transitions', 'metrics', 'poll']);
+
+/** One command's request. Code generic in the command takes this: its `command` is exactly `C`. */
+export interface RequestOf<C extends CommandName> {
+  readonly command: C;
+  readonly args: CommandArgs<C>;
+  /** Idempotency key (seed 004 §3): the same id twice applies once and returns the first result. */
+  readonly requestId?: string;
+  /** Who asked: "cli", "vscode", a worker id… recorded in the audit log. */
+  readonly actor: string;
+}
 
 /** A parsed request; without a type argument, the union of every command's request (narrow on `command`). */
-export type Request<C extends CommandName = CommandName> = C extends CommandName
-  ? {
-      readonly command: C;
-      readonly args: CommandArgs<C>;
-      /** Idempotency key (seed 004 §3): the same id twice applies once and returns the first result. */
-      readonly requestId?: string;
-      /** Who asked: "cli", "vscode", a worker id… recorded in the audit log. */
-      readonly actor: string;
-    }
-  : never;
+export type Request<C extends CommandName = CommandName> = C extends CommandName ? RequestOf<C> : never;
 
 /** What a caller writes before parsing: defaults not yet applied, no actor. */
 export type RequestInput<C extends CommandName = CommandName> = C extends CommandName

@@ -1,9 +1,9 @@
 import { type Result, ok } from '../core/result';
 import { WorkerState } from '../core/workerMachine';
 import { findSession } from './agentSessions';
-import type { Engine } from './engine';
 import type { AgentExit, AgentPort, AgentVerdict, GitPort, WorkRef, WorktreeSetupPort } from './ports';
 import { type TaskRow, type WorkerRow, findWorker } from './rows';
+import type { Transactor } from './transactor';
 
 export interface AgentRunnerSettings {
   /** Runs the verify command in a worktree (seed 003's validating step); absent when none is set. */
@@ -35,7 +35,7 @@ const configurationRefusals = new Set(['agentCommandNotFound', 'terminalProfile'
  */
 export class AgentRunner {
   constructor(
-    private readonly engine: Engine,
+    private readonly tx: Transactor,
     private readonly git: GitPort,
     private readonly agents: AgentPort,
     private readonly settings: AgentRunnerSettings,
@@ -52,9 +52,10 @@ export class AgentRunner {
       return;
     }
     const env = portEnvironment(port.value);
-    if (this.settings.setup) {
+    const setup = this.settings.setup;
+    if (setup) {
       const prepared = await this.whileHeartbeating(work, 'setting up the worktree', (progress) =>
-        this.settings.setup!.prepare(work, worktree, env, progress),
+        setup.prepare(work, worktree, env, progress),
       );
       if (!prepared.ok) {
         this.fail(work, `setup failed: ${prepared.message}`);
@@ -79,7 +80,7 @@ export class AgentRunner {
     reason: RunReason,
     env: Readonly<Record<string, string>>,
   ): void {
-    const session = reason.kind === 'followUp' ? this.engine.read((reader) => findSession(reader, work.taskId, work.attempt)) : undefined;
+    const session = reason.kind === 'followUp' ? this.tx.read((reader) => findSession(reader, work.taskId, work.attempt)) : undefined;
     const resumeSession = session?.sessionId ?? undefined;
     const fullPrompt = [task.title, task.prompt, reason.kind === 'followUp' ? reason.note : ''].filter(Boolean).join('\n\n');
     const launched = this.agents.launch({
@@ -109,7 +110,7 @@ export class AgentRunner {
   /** Success → leftovers committed → changes? → verify → submit; otherwise a failed attempt, work kept. */
   private async finished(work: WorkRef, worktree: string, exit: AgentExit, continuity: string): Promise<void> {
     if (this.isDisposed()) return;
-    const current = this.engine.read((reader) => findWorker(reader, work.workerId));
+    const current = this.tx.read((reader) => findWorker(reader, work.workerId));
     if (current?.state !== WorkerState.Working || current.attempt !== work.attempt || current.task_id !== work.taskId) return;
     const verdict: AgentVerdict = exit.verdict ?? (exit.code === 0 ? { outcome: 'success' } : { outcome: 'failed', reason: exit.reason });
     if (verdict.outcome !== 'success') {
@@ -131,7 +132,7 @@ export class AgentRunner {
       return;
     }
     const withContinuity = continuity ? `${summary}\n\n(Foreman: ${continuity}.)` : summary;
-    this.engine.execute({
+    this.tx.apply({
       command: 'submit',
       args: { worker: work.workerId, attempt: work.attempt, summary: withContinuity.slice(0, 10_000) },
       actor: 'crew',
@@ -139,7 +140,7 @@ export class AgentRunner {
   }
 
   private fail(work: WorkRef, reason: string, final = false): void {
-    this.engine.execute({
+    this.tx.apply({
       command: 'fail',
       args: { worker: work.workerId, reason: reason.slice(0, 10_000), attempt: work.attempt, ...(final ? { final } : {}) },
       actor: 'crew',
@@ -160,7 +161,7 @@ export class AgentRunner {
   private async whileHeartbeating<T>(work: WorkRef, step: string, operation: (progress: (line: string) => void) => Promise<T>): Promise<T> {
     let activity = step;
     const heartbeat = () =>
-      this.engine.execute({
+      this.tx.apply({
         command: 'heartbeat',
         args: { worker: work.workerId, status: 'working', attempt: work.attempt, activity: activity.slice(0, 500) },
         actor: 'crew',

@@ -1,30 +1,21 @@
 import type { Request } from '../core/requests';
 import { type Result, notFound, ok, refused } from '../core/result';
 import { WorkerState } from '../core/workerMachine';
-import type { Engine } from './engine';
 import type { Disposable } from './events';
 import { AgentRunner, type AgentRunnerSettings } from './agentRunner';
 import type { AgentPort, GitPort, MergeStrategy, WorkRef } from './ports';
+import type { MergeReport, ResultOf } from './results';
 import { type TaskRow, type WorkerRow, findTask, findWorker, readMeta } from './rows';
+import type { Transactor } from './transactor';
 import type { EngineEvent } from './unit';
 
 export interface CrewSettings extends AgentRunnerSettings {
   readonly mergeStrategy: MergeStrategy;
 }
 
-/** What a merge landed where, beside the worker row it returns (`foreman merge` prints it). */
-export interface MergeReport {
-  readonly taskId: string;
-  readonly title: string;
-  readonly branch: string;
-  readonly base: string;
-  /** The base's commit before and after the merge. */
-  readonly baseBefore: string;
-  readonly baseAfter: string;
-}
 /**
- * Where state meets git and agents (ARCHITECTURE §5, §6). `start` and `merge` do their git work
- * first and move state after; with an AgentPort (a long-running owner) it also launches agents on
+ * Where state meets git and agents (ARCHITECTURE §5, §6), internal to the engine: the flows of
+ * `start`, `merge`, `cancel` and `reset` do their git work around their transactions; with an AgentPort (a long-running owner) it also launches agents on
  * assignment, relaunches them on review notes and merge conflicts, and turns their exits into
  * submits or failed attempts. Work is snapshotted before anything could lose it.
  */
@@ -35,15 +26,15 @@ export class Crew implements Disposable {
   private disposed = false;
 
   constructor(
-    private readonly engine: Engine,
+    private readonly tx: Transactor,
     private readonly git: GitPort,
     private readonly agents: AgentPort | undefined,
     private readonly settings: CrewSettings,
   ) {
-    this.subscription = agents ? engine.onDidCommit((events) => events.forEach((event) => this.react(event))) : undefined;
+    this.subscription = agents ? tx.onDidCommit((events) => events.forEach((event) => this.react(event))) : undefined;
     this.runner = agents
       ? new AgentRunner(
-          engine,
+          tx,
           git,
           agents,
           settings,
@@ -53,47 +44,50 @@ export class Crew implements Disposable {
       : undefined;
   }
 
-  /** The async front door: `start` and `merge` involve git; everything else is the engine's. */
-  async execute(request: Request): Promise<Result<unknown>> {
-    switch (request.command) {
-      case 'start':
-        return this.serialized(request.args.worker, () => this.start(request.args.worker, request));
-      case 'merge':
-        return this.serialized(request.args.worker, () => this.merge(request.args.worker, request));
-      case 'cancel':
-        return this.release(request, this.holderOf(request.args.target), 'cancelled');
-      case 'reset':
-        return this.release(request, request.args.worker, 'reset');
-      default:
-        return this.engine.execute(request);
-    }
+  /** Prepares the worktree, then moves the worker to WORKING (and launches its agent, with agents). */
+  start(request: Request<'start'>): Promise<Result<ResultOf<'start'>>> {
+    return this.serialized(request.args.worker, () => this.startWorker(request.args.worker, request));
+  }
+
+  /** Merges the branch into the base (one merge at a time), then records the merge. */
+  merge(request: Request<'merge'>): Promise<Result<ResultOf<'merge'>>> {
+    return this.serialized(request.args.worker, () => this.mergeWorker(request.args.worker, request));
+  }
+
+  cancel(request: Request<'cancel'>): Promise<Result<ResultOf<'cancel'>>> {
+    const target = request.args.target;
+    return this.release(this.holderOf(target), 'cancelled', () => this.tx.step(request, (unit, s) => s.state.cancel(unit, target)));
+  }
+
+  reset(request: Request<'reset'>): Promise<Result<ResultOf<'reset'>>> {
+    const workerId = request.args.worker;
+    return this.release(workerId, 'reset', () => this.tx.step(request, (unit, s) => s.state.reset(unit, workerId)));
   }
 
   /** After an owner restart: agents of WORKING workers are gone; save their work and retry. */
   async recoverOrphans(): Promise<void> {
-    const workers = this.engine.read((reader) => reader.all<WorkerRow>(`SELECT * FROM workers WHERE state IN ('ASSIGNED', 'WORKING')`));
+    const workers = this.tx.read((reader) => reader.all<WorkerRow>(`SELECT * FROM workers WHERE state IN ('ASSIGNED', 'WORKING')`));
     for (const worker of workers) {
       if (worker.state === WorkerState.Assigned) {
-        void this.serialized(worker.id, () => this.start(worker.id));
+        void this.serialized(worker.id, () => this.startWorker(worker.id));
         continue;
       }
       if (this.agents?.signals(worker.id)?.alive) continue;
       await this.serialized(worker.id, async () => {
         const work = this.workOf(worker);
         if (work) await this.git.snapshot(work, 'owner restarted');
-        this.engine.runInternal('monitor', (unit) => {
+        this.tx.internal('monitor', (unit, s) => {
           const current = findWorker(unit.tx, worker.id);
           if (current?.state !== WorkerState.Working) return ok(undefined);
           const reason = 'owner restarted: its agent is not running';
           unit.tx.run('UPDATE workers SET last_error = ? WHERE id = ?', [reason, worker.id]);
-          const stale = this.engine.state.fail(unit, worker.id, reason);
-          return stale;
+          return s.state.fail(unit, worker.id, reason);
         });
       });
     }
   }
 
-  private async start(workerId: string, request?: Request): Promise<Result<unknown>> {
+  private async startWorker(workerId: string, request?: Request<'start'>): Promise<Result<ResultOf<'start'>>> {
     const found = this.load(workerId);
     if (!found.ok) return found;
     const { worker, task } = found.value;
@@ -103,7 +97,8 @@ export class Crew implements Disposable {
         trigger: 'start',
       });
     }
-    const work = this.workOf(worker)!;
+    const work = this.workOf(worker);
+    if (!work) return refused('noTask', `Worker '${workerId}' holds no task.`);
     const base = this.baseBranch();
     const startPoint =
       task.previous_branch && task.previous_branch !== work.branch && (await this.git.branchExists(task.previous_branch))
@@ -111,20 +106,22 @@ export class Crew implements Disposable {
         : base;
     const prepared = await this.git.prepare(work, startPoint, this.previousWork(workerId));
     if (!prepared.ok) {
-      this.engine.execute({
+      this.tx.apply({
         command: 'fail',
         args: { worker: workerId, reason: `setup failed: ${prepared.message}`, attempt: work.attempt },
         actor: 'crew',
       });
       return prepared;
     }
-    const started = this.engine.execute(request ?? { command: 'start', args: { worker: workerId }, actor: 'crew' });
+    const header = request ?? { command: 'start', actor: 'crew' };
+    const started = this.tx.step(header, (unit, s) => s.state.start(unit, workerId));
     if (!started.ok) return started;
-    if (this.runner) void this.serialized(workerId, () => this.runner!.startTask(work, prepared.value.worktree, worker, task));
-    return ok({ ...(started.value as object), worktree: prepared.value.worktree });
+    const runner = this.runner;
+    if (runner) void this.serialized(workerId, () => runner.startTask(work, prepared.value.worktree, worker, task));
+    return ok({ ...started.value, worktree: prepared.value.worktree });
   }
 
-  private async merge(workerId: string, request: Request): Promise<Result<unknown>> {
+  private async mergeWorker(workerId: string, request: Request<'merge'>): Promise<Result<ResultOf<'merge'>>> {
     const found = this.load(workerId);
     if (!found.ok) return found;
     const { worker, task } = found.value;
@@ -134,7 +131,8 @@ export class Crew implements Disposable {
         trigger: 'merge',
       });
     }
-    const work = this.workOf(worker)!;
+    const work = this.workOf(worker);
+    if (!work) return refused('noTask', `Worker '${workerId}' holds no task.`);
     // An agent that submitted by itself may still run (an interactive one in a terminal): it must
     // not edit the worktree while the merge rebases it. What it left is committed by the merge.
     await this.stopAgent(workerId);
@@ -145,7 +143,7 @@ export class Crew implements Disposable {
       if (prepared.ok) merged = await this.git.merge(work, this.settings.mergeStrategy, this.settings.verify);
     }
     if (merged.ok) {
-      const done = this.engine.execute(request);
+      const done = this.recordMerge(request);
       if (!done.ok) return done;
       const report: MergeReport = {
         taskId: task.id,
@@ -155,13 +153,19 @@ export class Crew implements Disposable {
         baseBefore: merged.value.baseBefore,
         baseAfter: merged.value.baseAfter,
       };
-      return ok({ ...(done.value as WorkerRow), merged: report });
+      return ok({ ...done.value, merged: report });
     }
     if (merged.code === 'mergeConflict') {
-      const files = Array.isArray(merged.details?.['files']) ? (merged.details['files'] as string[]) : [];
-      this.engine.runInternal(request.actor, (unit) => this.engine.state.mergeConflict(unit, workerId, files));
+      const listed = merged.details?.['files'];
+      const files = Array.isArray(listed) ? listed.filter((file): file is string => typeof file === 'string') : [];
+      this.tx.internal(request.actor, (unit, s) => s.state.mergeConflict(unit, workerId, files));
     }
     return merged;
+  }
+
+  /** The merge's own transaction, once git has merged: only ever after the git work above. */
+  private recordMerge(request: Request<'merge'>): Result<WorkerRow> {
+    return this.tx.step(request, (unit, s) => s.state.merged(unit, request.args.worker));
   }
 
   /**
@@ -169,12 +173,12 @@ export class Crew implements Disposable {
    * uncommitted is snapshotted (ARCHITECTURE §5) before the worker can be given anything else: the
    * whole release runs in the worker's queue, ahead of any start a new assignment queues.
    */
-  private release(request: Request, workerId: string | undefined, reason: string): Promise<Result<unknown>> {
-    if (!workerId) return Promise.resolve(this.engine.execute(request));
+  private release<T>(workerId: string | undefined, reason: string, transition: () => Result<T>): Promise<Result<T>> {
+    if (!workerId) return Promise.resolve(transition());
     return this.serialized(workerId, async () => {
-      const worker = this.engine.read((reader) => findWorker(reader, workerId));
+      const worker = this.tx.read((reader) => findWorker(reader, workerId));
       const work = worker ? this.workOf(worker) : undefined;
-      const released = this.engine.execute(request);
+      const released = transition();
       if (released.ok && work) {
         await this.stopAgent(workerId);
         await this.git.snapshot(work, reason);
@@ -185,7 +189,7 @@ export class Crew implements Disposable {
 
   /** The worker a cancel targets: the worker itself, or the one holding that task. */
   private holderOf(target: string): string | undefined {
-    return this.engine.read(
+    return this.tx.read(
       (reader) => findWorker(reader, target)?.id ?? reader.get<{ id: string }>('SELECT id FROM workers WHERE task_id = ?', [target])?.id,
     );
   }
@@ -193,13 +197,13 @@ export class Crew implements Disposable {
   /** Reactions of a long-running owner with agents. */
   private react(event: EngineEvent): void {
     if (event.kind !== 'worker' || this.disposed) return;
-    if (event.to === WorkerState.Assigned) void this.serialized(event.id, () => this.start(event.id));
+    if (event.to === WorkerState.Assigned) void this.serialized(event.id, () => this.startWorker(event.id));
     if (event.to === WorkerState.Working && (event.trigger === 'requestChanges' || event.trigger === 'mergeConflict')) {
       void this.serialized(event.id, () => this.relaunch(event.id));
     }
     if (event.trigger === 'cancel' || event.trigger === 'dead' || event.trigger === 'heartbeatTimeout') {
       // A STALE worker still holds its task: what its agent left is saved before the retry.
-      const worker = this.engine.read((reader) => findWorker(reader, event.id));
+      const worker = this.tx.read((reader) => findWorker(reader, event.id));
       const work = worker?.state === WorkerState.Stale ? this.workOf(worker) : undefined;
       void this.serialized(event.id, async () => {
         await this.stopAgent(event.id);
@@ -211,7 +215,8 @@ export class Crew implements Disposable {
   private async relaunch(workerId: string): Promise<void> {
     const found = this.load(workerId);
     if (!found.ok || found.value.worker.state !== WorkerState.Working) return;
-    const work = this.workOf(found.value.worker)!;
+    const work = this.workOf(found.value.worker);
+    if (!work) return;
     const prepared = await this.git.prepare(work, this.baseBranch());
     const note = found.value.worker.note ?? 'Continue the task.';
     if (prepared.ok) this.runner?.followUp(work, prepared.value.worktree, found.value.worker, found.value.task, note);
@@ -223,7 +228,7 @@ export class Crew implements Disposable {
   }
 
   private load(workerId: string): Result<{ worker: WorkerRow; task: TaskRow }> {
-    return this.engine.read((reader) => {
+    return this.tx.read((reader) => {
       const worker = findWorker(reader, workerId);
       if (!worker) return notFound('worker', workerId);
       const task = worker.task_id ? findTask(reader, worker.task_id) : undefined;
@@ -240,7 +245,7 @@ export class Crew implements Disposable {
 
   /** The task this worker held before the current one: its worktree may still hold that work. */
   private previousWork(workerId: string): { taskId: string; attempt: number } | undefined {
-    const row = this.engine.read((reader) =>
+    const row = this.tx.read((reader) =>
       reader.get<{ metadata: string | null }>(
         `SELECT metadata FROM transitions WHERE entity_type = 'worker' AND entity_id = ? AND trigger = 'assign' ORDER BY seq DESC LIMIT 1 OFFSET 1`,
         [workerId],
@@ -251,7 +256,7 @@ export class Crew implements Disposable {
   }
 
   private baseBranch(): string {
-    return this.engine.read((reader) => readMeta(reader, 'base_branch')) ?? 'main';
+    return this.tx.read((reader) => readMeta(reader, 'base_branch')) ?? 'main';
   }
 
   /** One operation at a time per worker, in order. */

@@ -1,40 +1,51 @@
-import { randomUUID } from 'node:crypto';
-import type { Request } from '../core/requests';
-import { type Result, invalid, ok } from '../core/result';
+import { type CommandName, type ReadCommand, type RequestOf, readOnlyCommands } from '../core/requests';
+import { type Result, ok } from '../core/result';
 import { ChainCoordinator } from './chainCoordinator';
+import { Crew, type CrewSettings } from './crew';
 import { Dispatcher } from './dispatcher';
 import { type Disposable, DisposableStore, Emitter, type Event } from './events';
 import { Exporter } from './exporter';
-import { type AnyHandler, type HandlerMap, createHandlers, subjectOf } from './handlers';
+import { type Services, createHandlers } from './handlers';
 import { HeartbeatService } from './heartbeats';
 import { MessageBus } from './messageBus';
 import { Monitor } from './monitor';
-import { type BlobStore, type Clock, type ExportSink, type Reader, type Store, systemClock } from './ports';
+import { type AgentPort, type BlobStore, type Clock, type ExportSink, type GitPort, type Store, systemClock } from './ports';
 import { QueuePicker } from './queuePicker';
 import { QueueWaker } from './queueWaker';
+import type { ResultOf, TxCommand } from './results';
 import type { EngineSettings } from './settings';
 import { StateService } from './stateService';
 import { TaskCatalog } from './taskCatalog';
-import type { EngineEvent, Unit } from './unit';
+import { Transactor } from './transactor';
+import type { EngineEvent } from './unit';
 
 export interface EngineDeps {
   readonly store: Store;
   readonly settings: EngineSettings;
   readonly blobs: BlobStore;
   readonly exports: ExportSink;
+  /** Worktrees, branches and merges: `start` and `merge` do their git work through it. */
+  readonly git: GitPort;
+  /** Launched agents (a long-running, trusted owner); without it nothing is launched. */
+  readonly agents?: AgentPort;
+  readonly crew: CrewSettings;
   readonly clock?: Clock;
   readonly random?: () => number;
 }
 
+/** How each command is carried out: its transaction, or a flow of git and agent steps around it. */
+type Routes = { readonly [C in CommandName]: (request: RequestOf<C>) => Promise<Result<ResultOf<C>>> };
+
 /**
- * The engine: every request goes through `execute`, one transaction per request, events fired
- * only after the commit. The same engine runs in the VS Code host, `foreman serve` and a
- * one-shot CLI call.
+ * The engine's one front door: every request, from the CLI, the endpoint or the VS Code host,
+ * goes through `execute` and gets its command's typed result. A request is one guarded
+ * transaction; `start`, `merge`, `cancel` and `reset` are flows whose git and agent steps run
+ * around their transactions. Events fire only after a commit. The same engine runs in the
+ * VS Code host, `foreman serve` and a one-shot CLI call.
  */
 export class Engine implements Disposable {
-  private readonly _onDidCommit = new Emitter<readonly EngineEvent[]>();
   /** Fires after every commit with the events it produced. */
-  readonly onDidCommit: Event<readonly EngineEvent[]> = this._onDidCommit.event;
+  readonly onDidCommit: Event<readonly EngineEvent[]>;
 
   private readonly _onDidFailInBackground = new Emitter<unknown>();
   /**
@@ -44,37 +55,74 @@ export class Engine implements Disposable {
   readonly onDidFailInBackground: Event<unknown> = this._onDidFailInBackground.event;
 
   private readonly clock: Clock;
-  private readonly handlers: HandlerMap;
+  private readonly tx: Transactor;
+  private readonly crew: Crew;
+  private readonly routes: Routes;
+  private readonly services: Services;
   private readonly disposables = new DisposableStore();
-  readonly monitor: Monitor;
-  readonly picker: QueuePicker;
-  /** For orchestration that must move state after async work (merges, agent exits). */
-  readonly state: StateService;
   private waker: QueueWaker | undefined;
 
   constructor(private readonly deps: EngineDeps) {
     const { settings } = deps;
     this.clock = deps.clock ?? systemClock;
-    this.picker = new QueuePicker({ leaseMs: settings.liveness.staleMs, branchTemplate: settings.branchTemplate });
+    const picker = new QueuePicker({ leaseMs: settings.liveness.staleMs, branchTemplate: settings.branchTemplate });
     const catalog = new TaskCatalog(settings.defaultMaxAttempts, deps.random);
     const chains = new ChainCoordinator(catalog);
-    const state = (this.state = new StateService(
+    const state = new StateService(
       { defaultMaxAttempts: settings.defaultMaxAttempts, backoff: settings.backoff, leaseMs: settings.liveness.staleMs },
-      this.picker,
+      picker,
       chains,
-    ));
-    this.monitor = new Monitor(settings, state);
-    this.handlers = createHandlers({
+    );
+    const monitor = new Monitor(settings, state);
+    const agents = deps.agents;
+    if (agents) monitor.useSignals((workerId) => agents.signals(workerId));
+    this.services = {
       state,
       catalog,
       chains,
-      monitor: this.monitor,
-      dispatcher: new Dispatcher(settings.concurrency, this.picker, state),
+      monitor,
+      picker,
+      dispatcher: new Dispatcher(settings.concurrency, picker, state),
       heartbeats: new HeartbeatService(settings.liveness.staleMs),
       bus: new MessageBus(settings, deps.blobs),
       exporter: new Exporter(deps.exports),
-    });
-    this.disposables.add(this._onDidCommit);
+    };
+    this.tx = this.disposables.add(new Transactor(deps.store, settings, this.clock, this.services, createHandlers(this.services)));
+    this.onDidCommit = this.tx.onDidCommit;
+    this.crew = this.disposables.add(new Crew(this.tx, deps.git, agents, deps.crew));
+    const tx = <C extends TxCommand>(request: RequestOf<C>) => Promise.resolve(this.tx.apply(request));
+    this.routes = {
+      'worker.add': tx,
+      'worker.list': tx,
+      'task.add': tx,
+      'chain.add': tx,
+      'plan.start': tx,
+      'plan.add': tx,
+      'plan.finalize': tx,
+      assign: tx,
+      claim: tx,
+      dispatch: tx,
+      start: (request) => this.crew.start(request),
+      submit: tx,
+      approve: tx,
+      'request-changes': tx,
+      merge: (request) => this.crew.merge(request),
+      cancel: (request) => this.crew.cancel(request),
+      fail: tx,
+      reset: (request) => this.crew.reset(request),
+      retry: tx,
+      heartbeat: tx,
+      answer: tx,
+      usage: tx,
+      send: tx,
+      poll: tx,
+      ack: tx,
+      status: tx,
+      transitions: tx,
+      metrics: tx,
+      export: tx,
+      compact: tx,
+    };
     this.disposables.add(this._onDidFailInBackground);
   }
 
@@ -82,125 +130,14 @@ export class Engine implements Disposable {
     return this.deps.settings;
   }
 
-  execute(request: Request): Result<unknown> {
-    const handler: AnyHandler = this.handlers[request.command];
-    const now = this.clock.now();
-    if (handler.mode === 'read') return this.deps.store.read((reader) => handler.run(reader, request.args, now));
-    return this.write(request, now, (unit) => handler.run(unit, request.args), this.isDurable(request));
+  /** Every request: its transaction, with the git and agent steps of the flows around it. */
+  execute<C extends CommandName>(request: RequestOf<C>): Promise<Result<ResultOf<C>>> {
+    return this.routes[request.command](request);
   }
 
-  /** Heartbeats skip their own fsync (ARCHITECTURE §2) unless they revive a STALE worker. */
-  private isDurable(request: Request): boolean {
-    if (request.command !== 'heartbeat') return true;
-    const { worker } = request.args as { worker: string };
-    return this.deps.store.read(
-      (reader) => reader.get<{ state: string }>('SELECT state FROM workers WHERE id = ?', [worker])?.state === 'STALE',
-    );
-  }
-
-  /** Runs engine-internal work (the monitor, the dispatcher) as its own transaction. */
-  runInternal<T>(actor: string, work: (unit: Unit) => Result<T>): Result<T> {
-    const request: Request<'dispatch'> = { command: 'dispatch', args: {}, actor };
-    return this.write(request, this.clock.now(), work, true) as Result<T>;
-  }
-
-  private write(request: Request, now: number, work: (unit: Unit) => Result<unknown>, durable: boolean): Result<unknown> {
-    const events: EngineEvent[] = [];
-    const result = this.deps.store.write(
-      (tx) => {
-        const unit: Unit = { tx, now, actor: request.actor, requestId: request.requestId, events };
-        const replay = request.requestId ? this.replayed(unit, request) : undefined;
-        if (replay) return replay;
-        const outcome = work(unit);
-        if (!outcome.ok) return outcome;
-        this.publishStateChanges(unit);
-        if (request.requestId) {
-          tx.run('INSERT INTO idempotency_keys (request_id, command, response, created_at, expires_at) VALUES (?, ?, ?, ?, ?)', [
-            request.requestId,
-            request.command,
-            JSON.stringify(outcome.value ?? null),
-            now,
-            now + this.deps.settings.idempotencyTtlMs,
-          ]);
-          tx.run('DELETE FROM idempotency_keys WHERE expires_at < ?', [now]);
-        }
-        return outcome;
-      },
-      { durable },
-    );
-    if (result.ok) {
-      if (events.length) this._onDidCommit.fire(events);
-    } else if (result.kind === 'refused') {
-      this.recordRejection(request, now, result.code, result.message, result.details);
-    }
-    return result;
-  }
-
-  /** Seed 004 §3: the same request id returns the first result without applying twice. */
-  private replayed(unit: Unit, request: Request): Result<unknown> | undefined {
-    const key = unit.tx.get<{ command: string; response: string }>(
-      'SELECT command, response FROM idempotency_keys WHERE request_id = ? AND expires_at >= ?',
-      [request.requestId!, unit.now],
-    );
-    if (!key) return undefined;
-    if (key.command !== request.command) {
-      return invalid(
-        'requestIdReused',
-        `request-id: '${request.requestId}' was already used for ${key.command}; use a new id for a different request.`,
-      );
-    }
-    unit.tx.run(
-      `INSERT INTO meta (key, value) VALUES ('idempotency_hits', '1') ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`,
-    );
-    return ok(JSON.parse(key.response) as unknown);
-  }
-
-  /** ARCHITECTURE §7: every transition is also a broadcast `state_change` message on the bus. */
-  private publishStateChanges(unit: Unit): void {
-    for (const event of unit.events) {
-      if (event.kind !== 'worker' && event.kind !== 'task') continue;
-      unit.tx.run(
-        `INSERT INTO messages (id, ts_ms, from_agent, to_agent, type, payload) VALUES (?, ?, 'foreman', NULL, 'state_change', ?)`,
-        [
-          randomUUID(),
-          unit.now,
-          JSON.stringify({ entity: event.kind, id: event.id, from: event.from, to: event.to, trigger: event.trigger }),
-        ],
-      );
-    }
-  }
-
-  private recordRejection(
-    request: Request,
-    now: number,
-    code: string,
-    reason: string,
-    details: Readonly<Record<string, unknown>> | undefined,
-  ): void {
-    const subject = subjectOf(request.args);
-    const entity = details?.['entity'] === 'task' || details?.['entity'] === 'worker' ? details['entity'] : subject.entity;
-    this.deps.store.write(
-      (tx) => {
-        tx.run(
-          `INSERT INTO rejections (ts_ms, entity_type, entity_id, from_state, trigger, code, reason, actor, attempt, request_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          [
-            now,
-            entity,
-            typeof details?.['id'] === 'string' ? details['id'] : subject.id,
-            typeof details?.['from'] === 'string' ? details['from'] : null,
-            typeof details?.['trigger'] === 'string' ? details['trigger'] : request.command,
-            code,
-            reason,
-            request.actor,
-            typeof details?.['claimed'] === 'number' ? details['claimed'] : null,
-            request.requestId ?? null,
-          ],
-        );
-        return ok(undefined);
-      },
-      { durable: false },
-    );
-    this._onDidCommit.fire([{ kind: 'rejected', entity, id: subject.id, code }]);
+  /** A read-only request, answered now (views draw from it synchronously). */
+  query<C extends ReadCommand>(request: RequestOf<C>): Result<ResultOf<C>> {
+    return this.tx.apply(request);
   }
 
   /**
@@ -209,26 +146,35 @@ export class Engine implements Disposable {
    */
   startBackground(): void {
     if (this.waker) return;
-    this.runInternal('monitor', (unit) => ok(this.monitor.sweep(unit, 'checked at owner start')));
-    this.waker = this.disposables.add(new QueueWaker(this, this.clock));
+    const { monitor, dispatcher, picker } = this.services;
+    this.tx.internal('monitor', (unit) => ok(monitor.sweep(unit, 'checked at owner start')));
+    this.waker = this.disposables.add(
+      new QueueWaker(
+        {
+          onDidCommit: this.tx.onDidCommit,
+          dispatch: () => void this.tx.internal('dispatcher', (unit) => ok(dispatcher.dispatch(unit))),
+          nextDue: (now) => this.tx.read((reader) => picker.nextDue(reader, now)),
+          deadlines: (ids) => this.tx.read((reader) => monitor.deadlines(reader, ids)),
+          sweep: () => void this.tx.internal('monitor', (unit) => ok(monitor.sweep(unit))),
+          reportFailure: (error) => this._onDidFailInBackground.fire(error),
+        },
+        this.clock,
+      ),
+    );
     this.waker.wake();
   }
 
-  /** Said by the waker when internal work failed; it retries by itself. */
-  reportBackgroundFailure(error: unknown): void {
-    this._onDidFailInBackground.fire(error);
-  }
-
-  /** A consistent read of the state, for views. */
-  read<T>(fn: (reader: Reader) => T): T {
-    return this.deps.store.read(fn);
-  }
-
-  now(): number {
-    return this.clock.now();
+  /** After an owner restart: agents of WORKING workers are gone; their work is saved and retried. */
+  recoverOrphans(): Promise<void> {
+    return this.crew.recoverOrphans();
   }
 
   dispose(): void {
     this.disposables.dispose();
   }
+}
+
+/** Whether a command only reads (and may go to `query`). */
+export function isReadCommand(command: CommandName): command is ReadCommand {
+  return readOnlyCommands.has(command);
 }

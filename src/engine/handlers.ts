@@ -1,4 +1,4 @@
-import type { CommandArgs, CommandName } from '../core/requests';
+import type { CommandArgs } from '../core/requests';
 import { type Result, notFound, ok } from '../core/result';
 import type { ChainCoordinator } from './chainCoordinator';
 import type { Dispatcher } from './dispatcher';
@@ -9,6 +9,8 @@ import type { MessageBus } from './messageBus';
 import { readMetrics } from './metrics';
 import type { Monitor } from './monitor';
 import type { Reader } from './ports';
+import type { QueuePicker } from './queuePicker';
+import type { ResultOf, TxCommand } from './results';
 import { findTask, type WorkerRow } from './rows';
 import type { StateService } from './stateService';
 import { readStatus } from './statusView';
@@ -23,28 +25,29 @@ export interface Services {
   readonly heartbeats: HeartbeatService;
   readonly bus: MessageBus;
   readonly monitor: Monitor;
+  readonly picker: QueuePicker;
   readonly exporter: Exporter;
 }
 
-type ReadHandler<C extends CommandName> = {
+type ReadHandler<C extends TxCommand> = {
   readonly mode: 'read';
-  run(reader: Reader, args: CommandArgs<C>, now: number): Result<unknown>;
+  run(reader: Reader, args: CommandArgs<C>, now: number): Result<ResultOf<C>>;
 };
-type WriteHandler<C extends CommandName> = { readonly mode: 'write'; run(unit: Unit, args: CommandArgs<C>): Result<unknown> };
-export type Handler<C extends CommandName> = ReadHandler<C> | WriteHandler<C>;
-export type HandlerMap = { readonly [C in CommandName]: Handler<C> };
-/** A handler with its command's types erased: safe because `parseRequest` matched args to command. */
-export type AnyHandler =
-  | { readonly mode: 'read'; run(reader: Reader, args: unknown, now: number): Result<unknown> }
-  | { readonly mode: 'write'; run(unit: Unit, args: unknown): Result<unknown> };
+type WriteHandler<C extends TxCommand> = { readonly mode: 'write'; run(unit: Unit, args: CommandArgs<C>): Result<ResultOf<C>> };
+export type Handler<C extends TxCommand> = ReadHandler<C> | WriteHandler<C>;
+/** One entry per single-transaction command, returning exactly its `CommandResults` type. */
+export type HandlerMap = { readonly [C in TxCommand]: Handler<C> };
 
 /** Heartbeats Foreman sends for an agent whose process lives: they prove less than the agent's own. */
 const beatSources: ReadonlySet<string> = new Set(['supervisor', 'crew', 'agent-events']);
 
-const read = <C extends CommandName>(run: ReadHandler<C>['run']): ReadHandler<C> => ({ mode: 'read', run });
-const write = <C extends CommandName>(run: WriteHandler<C>['run']): WriteHandler<C> => ({ mode: 'write', run });
+const read = <C extends TxCommand>(run: ReadHandler<C>['run']): ReadHandler<C> => ({ mode: 'read', run });
+const write = <C extends TxCommand>(run: WriteHandler<C>['run']): WriteHandler<C> => ({ mode: 'write', run });
 
-/** Every command, exhaustively (a missing one is a type error). */
+/**
+ * Every single-transaction command, exhaustively (a missing one is a type error). The flows
+ * (start, merge, cancel, reset) do git and agent work around their transactions: see flows.ts.
+ */
 export function createHandlers(s: Services): HandlerMap {
   return {
     'worker.add': write((unit, args) => s.state.addWorker(unit, args)),
@@ -57,14 +60,10 @@ export function createHandlers(s: Services): HandlerMap {
     assign: write((unit, args) => s.state.assign(unit, args.worker, args.task)),
     claim: write((unit, args) => s.state.claim(unit, args.worker)),
     dispatch: write((unit) => ok(s.dispatcher.dispatch(unit))),
-    start: write((unit, args) => s.state.start(unit, args.worker)),
     submit: write((unit, args) => s.state.submit(unit, args)),
     approve: write((unit, args) => s.state.approve(unit, args.worker)),
     'request-changes': write((unit, args) => s.state.requestChanges(unit, args.worker, args.note)),
-    merge: write((unit, args) => s.state.merged(unit, args.worker)),
-    cancel: write((unit, args) => s.state.cancel(unit, args.target)),
     fail: write((unit, args) => s.state.fail(unit, args.worker, args.reason, args.attempt, args.final ?? false)),
-    reset: write((unit, args) => s.state.reset(unit, args.worker)),
     retry: write((unit, args) => s.state.retry(unit, args.task)),
     heartbeat: write((unit, args) => s.heartbeats.beat(unit, args, beatSources.has(unit.actor) ? 'supervisor' : 'agent')),
     answer: write((unit, args) => s.heartbeats.answer(unit, args.worker, args.decision)),

@@ -1,6 +1,4 @@
-import { ok } from '../core/result';
-import type { Engine } from './engine';
-import { DisposableBase, MutableDisposable } from './events';
+import { DisposableBase, type Event, MutableDisposable } from './events';
 import { DeadlineQueue } from './deadlineQueue';
 import type { Clock } from './ports';
 import type { EngineEvent } from './unit';
@@ -32,6 +30,21 @@ function mayHaveWork(event: EngineEvent): boolean {
   }
 }
 
+/** What the waker may do, given by the engine at construction (and nothing more of it). */
+export interface WakerDuties {
+  readonly onDidCommit: Event<readonly EngineEvent[]>;
+  /** Hands out runnable tasks, as one internal transaction. */
+  dispatch(): void;
+  /** The earliest `scheduled_for` after `now`, if any. */
+  nextDue(now: number): number | undefined;
+  /** Liveness deadlines of these workers (all workers without ids). */
+  deadlines(ids?: Iterable<string>): ReadonlyMap<string, number | undefined>;
+  /** Moves workers whose deadline passed (WARN, STALE, DEAD), as one internal transaction. */
+  sweep(): void;
+  /** Internal work threw; it is retried by the waker. */
+  reportFailure(error: unknown): void;
+}
+
 /**
  * Seed 001's QueueWaker, made automatic: any commit that may have made work runnable wakes the
  * dispatcher, so no caller has to remember. Between events nothing runs: one timer waits for the
@@ -50,12 +63,12 @@ export class QueueWaker extends DisposableBase {
   private rescan = true;
 
   constructor(
-    private readonly engine: Engine,
+    private readonly duties: WakerDuties,
     private readonly clock: Clock,
   ) {
     super();
     this._register(
-      engine.onDidCommit((events) => {
+      duties.onDidCommit((events) => {
         if (events.some(mayHaveWork)) this.wake();
         for (const event of events) {
           const worker = workerOf(event);
@@ -73,7 +86,7 @@ export class QueueWaker extends DisposableBase {
     setImmediate(() => {
       this.wakePending = false;
       if (this.isDisposed) return;
-      this.guarded(() => this.engine.execute({ command: 'dispatch', args: {}, actor: 'dispatcher' }));
+      this.guarded(() => this.duties.dispatch());
       this.rearm();
     });
   }
@@ -88,7 +101,7 @@ export class QueueWaker extends DisposableBase {
     this.rearmPending = false;
     if (this.isDisposed) return;
     const now = this.clock.now();
-    const due = this.engine.read((reader) => this.engine.picker.nextDue(reader, now));
+    const due = this.duties.nextDue(now);
     this.dueTimer.value = due === undefined ? undefined : this.clock.setTimeout(() => this.wake(), Math.max(0, due - now) + 5);
     const deadline = this.nextDeadline();
     this.livenessTimer.value =
@@ -101,7 +114,7 @@ export class QueueWaker extends DisposableBase {
     this.rescan = false;
     this.touched.clear();
     if (ids?.length !== 0) {
-      const found = this.engine.read((reader) => this.engine.monitor.deadlines(reader, ids));
+      const found = this.duties.deadlines(ids);
       for (const [id, at] of found) this.deadlines.set(id, at);
     }
     return this.deadlines.next();
@@ -110,7 +123,7 @@ export class QueueWaker extends DisposableBase {
   private checkLiveness(): void {
     if (this.isDisposed) return;
     this.rescan = true;
-    this.guarded(() => this.engine.runInternal('monitor', (unit) => ok(this.engine.monitor.sweep(unit))));
+    this.guarded(() => this.duties.sweep());
     this.rearm();
   }
 
@@ -123,7 +136,7 @@ export class QueueWaker extends DisposableBase {
     try {
       step();
     } catch (error) {
-      this.engine.reportBackgroundFailure(error);
+      this.duties.reportFailure(error);
       if (this.retryTimer.value || this.isDisposed) return;
       this.retryTimer.value = this.clock.setTimeout(() => {
         this.retryTimer.clear();

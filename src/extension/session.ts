@@ -1,6 +1,7 @@
-import type { Request } from '../core/requests';
+import type { CommandName, RequestOf } from '../core/requests';
 import type { Result } from '../core/result';
 import type { Event } from '../engine/events';
+import type { ResultOf } from '../engine/results';
 import type { StatusSnapshot } from '../engine/statusView';
 
 /**
@@ -17,7 +18,8 @@ export interface ForemanSession {
   readonly restricted: boolean;
   snapshot(): StatusSnapshot;
   readonly onDidChange: Event<void>;
-  execute(request: Request): Promise<Result<unknown>>;
+  /** Every request, with its command's typed result. */
+  execute<C extends CommandName>(request: RequestOf<C>): Promise<Result<ResultOf<C>>>;
   /** Reads the state again (after something outside the engine's events changed it). */
   refresh(): void;
   worktreePath(workerId: string): string;

@@ -1,12 +1,15 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseRequest, type CommandInput, type CommandName } from '../../src/core/requests';
+import { type CommandInput, type CommandName, type ReadCommand, parseRequest } from '../../src/core/requests';
 import type { Result } from '../../src/core/result';
 import { Engine } from '../../src/engine/engine';
+import type { ResultOf } from '../../src/engine/results';
 import { defaultEngineSettings, type EngineSettings } from '../../src/engine/settings';
 import { SqlJsStore } from '../../src/infra/db';
 import { FileBlobStore, JsonlExportSink } from '../../src/infra/fs';
+import { GitPortAdapter } from '../../src/infra/git/gitPort';
 import { ManualClock } from './manualClock';
 
 export interface EngineHarness {
@@ -14,44 +17,73 @@ export interface EngineHarness {
   readonly engine: Engine;
   readonly store: SqlJsStore;
   readonly clock: ManualClock;
-  /** Parses like every boundary does, then executes. */
-  run<C extends CommandName>(command: C, args: CommandInput<C>, requestId?: string): Result<unknown>;
+  /** Parses like every boundary does, then executes through the engine's front door. */
+  run<C extends CommandName>(command: C, args: CommandInput<C>, requestId?: string): Promise<Result<ResultOf<C>>>;
   /** Like run, but the request must succeed; returns its value. */
-  value<T = unknown, C extends CommandName = CommandName>(command: C, args: CommandInput<C>): T;
+  value<T = unknown, C extends CommandName = CommandName>(command: C, args: CommandInput<C>): Promise<T>;
+  /** A read-only request answered now (`Engine.query`); it must succeed. */
+  query<C extends ReadCommand>(command: C, args: CommandInput<C>): ResultOf<C>;
   blobCount(): number;
   close(): void;
 }
 
-/** A real engine on a real sql.js store in a temp folder; only the clock is driven by the test. */
+/** A repository with one commit on `main`, for the engine's git steps (worktrees, merges). */
+function initRepository(dir: string): void {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'pipe' });
+  git('init', '-q', '-b', 'main');
+  git('config', 'user.email', 'engine@test');
+  git('config', 'user.name', 'Engine Test');
+  writeFileSync(join(dir, 'README.md'), '# engine test\n');
+  writeFileSync(join(dir, '.gitignore'), '.foreman/\n');
+  git('add', 'README.md', '.gitignore');
+  git('commit', '-q', '-m', 'initial');
+}
+
+/**
+ * A real engine on a real sql.js store and a real git repository in a temp folder; only the
+ * clock is driven by the test. No agents are launched.
+ */
 export async function openEngine(overrides: Partial<EngineSettings> = {}): Promise<EngineHarness> {
   const dir = mkdtempSync(join(tmpdir(), 'foreman-engine-'));
+  initRepository(dir);
   const foremanDir = join(dir, '.foreman');
   const store = await SqlJsStore.open(foremanDir);
   const clock = new ManualClock();
+  const settings = { ...defaultEngineSettings, ...overrides };
   let seed = 1;
   const engine = new Engine({
     store,
-    settings: { ...defaultEngineSettings, ...overrides },
+    settings,
     blobs: new FileBlobStore(join(foremanDir, 'blobs')),
     exports: new JsonlExportSink(foremanDir),
+    git: new GitPortAdapter(dir, () => 'main', { branchTemplate: settings.branchTemplate }),
+    crew: { mergeStrategy: 'rebase' },
     clock,
     random: () => (seed = (seed * 16807) % 2147483647) / 2147483647,
   });
-  const run = <C extends CommandName>(command: C, args: CommandInput<C>, requestId?: string): Result<unknown> => {
-    const parsed = parseRequest({ command, args, ...(requestId ? { requestId } : {}) });
-    if (!parsed.ok) throw new Error(parsed.message);
-    return engine.execute(parsed.request);
+  const parsed = <C extends CommandName>(command: C, args: CommandInput<C>, requestId?: string) => {
+    const result = parseRequest({ command, args, ...(requestId ? { requestId } : {}) });
+    if (!result.ok) throw new Error(result.message);
+    return result.request;
   };
+  const run = <C extends CommandName>(command: C, args: CommandInput<C>, requestId?: string): Promise<Result<ResultOf<C>>> =>
+    // parseRequest checked args against command: the request is this command's.
+    engine.execute(parsed(command, args, requestId) as never);
   return {
     dir,
     engine,
     store,
     clock,
     run,
-    value<T>(command: CommandName, args: CommandInput<CommandName>): T {
-      const result = run(command, args);
+    async value<T>(command: CommandName, args: CommandInput<CommandName>): Promise<T> {
+      const result = await run(command, args);
       if (!result.ok) throw new Error(`${command} failed: ${result.code}: ${result.message}`);
       return result.value as T;
+    },
+    query<C extends ReadCommand>(command: C, args: CommandInput<C>): ResultOf<C> {
+      const result = engine.query(parsed(command, args) as never);
+      if (!result.ok) throw new Error(`${command} failed: ${result.code}: ${result.message}`);
+      return result.value as ResultOf<C>;
     },
     blobCount: () => readdirSync(join(foremanDir, 'blobs')).length,
     close() {

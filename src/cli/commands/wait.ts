@@ -10,7 +10,7 @@ import { type Printer, printFailure, processPrinter } from '../format';
 import { resolveTarget, route } from '../route';
 import { duration } from '../table';
 import { workerIdSchema } from '../../core/ids';
-import { parseRequest } from '../../core/requests';
+import type { Request } from '../../core/requests';
 import { ExitCode, type Failure, type Result, invalid, notFound, ok, refused } from '../../core/result';
 import { WorkerState, workerStates } from '../../core/workerMachine';
 import type { WorkerStatus } from '../../engine/statusView';
@@ -67,17 +67,16 @@ async function wait(input: CommandInput, printer: Printer = processPrinter): Pro
   const args = parseArgs(input);
   if (!args.ok) return printFailure(printer, args, json);
   const { worker: workerId, states, timeoutSeconds } = args.value;
-  const request = parseRequest({ command: 'worker.list', args: {}, actor: 'cli' });
-  if (!request.ok) throw new Error(request.message);
+  const request: Request<'worker.list'> = { command: 'worker.list', args: {}, actor: 'cli' };
   const target = resolveTarget(stringFlag(input.argv, 'dir'), input.env, input.cwd);
   const wanted = states.join(' or ');
   const started = Date.now();
   let lastSeen = '';
   let lastReminder = started;
   for (;;) {
-    const listed = await route(target, request.request, { log: (line) => printer.err(`foreman: ${line}`) });
+    const listed = await route(target, request, { log: (line) => printer.err(`foreman: ${line}`) });
     if (!listed.ok) return printFailure(printer, listed, json);
-    const worker = (listed.value as WorkerStatus[]).find((candidate) => candidate.id === workerId);
+    const worker = listed.value.find((candidate) => candidate.id === workerId);
     if (!worker) return printFailure(printer, notFound('worker', workerId), json);
     if ((states as readonly string[]).includes(worker.state)) {
       printer.out(json ? JSON.stringify(worker) : describe(worker));

@@ -3,11 +3,9 @@ import * as path from 'node:path';
 import { booleanFlag, integerFlag, stringFlag } from '../argv';
 import { type Printer, printFailure, processPrinter } from '../format';
 import { resolveTarget, route } from '../route';
-import { parseRequest } from '../../core/requests';
 import { ExitCode, type Result, invalid, ok } from '../../core/result';
 import { taskStatuses } from '../../core/taskMachine';
 import { validateTransitionLog } from '../../core/transitionLog';
-import type { StatusSnapshot } from '../../engine/statusView';
 import { draft } from './helpers';
 import type { CommandInput, CommandSpec, RequestDraft } from './spec';
 
@@ -34,11 +32,9 @@ async function init(input: CommandInput): Promise<number> {
   }
   // A running owner holds the store: report what exists through it, change nothing.
   if (report.code === 'ownedByOther' && base === undefined) {
-    const request = parseRequest({ command: 'status', args: {}, actor: 'cli' });
-    if (!request.ok) throw new Error(request.message);
-    const status = await route({ kind: 'workspace', repoRoot }, request.request);
+    const status = await route({ kind: 'workspace', repoRoot }, { command: 'status', args: { limit: 1 }, actor: 'cli' });
     if (status.ok) {
-      const baseBranch = (status.value as StatusSnapshot).baseBranch ?? '-';
+      const baseBranch = status.value.baseBranch ?? '-';
       if (json(input))
         printer.out(JSON.stringify({ repoRoot, foremanDir: path.join(repoRoot, '.foreman'), baseBranch, created: false, changed: [] }));
       else printer.out(`Foreman is already initialised in ${repoRoot} (base branch ${baseBranch}); nothing changed`);

@@ -2,7 +2,6 @@ import * as vscode from 'vscode';
 import { CommandId } from './commandIds';
 import { type CommandTarget, askValidated, pickSession, pickTask, pickWorker, send } from './pickers';
 import type { SessionRegistry } from '../sessionRegistry';
-import type { MergeReport } from '../../engine/crew';
 
 /** Commands on workers and tasks: assign, start, review, merge, cancel, retry. */
 export function registerWorkerCommands(registry: SessionRegistry): vscode.Disposable[] {
@@ -65,7 +64,7 @@ export function registerWorkerCommands(registry: SessionRegistry): vscode.Dispos
         },
       );
       if (result.ok) {
-        const report = (result.value as { merged?: MergeReport }).merged;
+        const report = result.value.merged;
         void vscode.window.showInformationMessage(
           report
             ? `Foreman: merged "${report.title}" from ${report.branch} into ${report.base}; ${report.base} is now at ${report.baseAfter.slice(0, 7)}.`

@@ -1,5 +1,4 @@
-import type { Request } from '../../core/requests';
-import type { Result } from '../../core/result';
+import type { ForemanSession } from '../session';
 import type { TransitionEvent } from '../../core/transitionLog';
 import type { Metrics } from '../../engine/metrics';
 import type { TransitionItem } from '../../shared/protocol';
@@ -42,7 +41,7 @@ export class ActivityFeed {
   private readonly keep: number;
 
   constructor(
-    private readonly session: { execute(request: Request): Promise<Result<unknown>> },
+    private readonly session: Pick<ForemanSession, 'execute'>,
     private readonly options: ActivityFeedOptions,
   ) {
     this.now = options.now ?? Date.now;
@@ -79,10 +78,10 @@ export class ActivityFeed {
       if (this.disposed) return;
       if (!transitions.ok) this.options.log(`dashboard: could not read transitions: ${transitions.message}`);
       if (!metrics.ok) this.options.log(`dashboard: could not read metrics: ${metrics.message}`);
-      const events = transitions.ok ? (transitions.value as TransitionEvent[]) : [];
+      const events = transitions.ok ? transitions.value : [];
       this.current = {
         transitions: events.slice(-this.keep).map(toTransitionItem),
-        metrics: metrics.ok ? (metrics.value as Metrics) : this.current?.metrics,
+        metrics: metrics.ok ? metrics.value : this.current?.metrics,
         loadedAt: this.now(),
       };
     } catch (error) {

@@ -1,12 +1,13 @@
 import { zeroUsage } from '../../core/agentEvents';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Request } from '../../core/requests';
+import type { CommandName, RequestOf } from '../../core/requests';
 import { type Result, refused } from '../../core/result';
 import { Emitter } from '../../engine/events';
+import type { ResultOf } from '../../engine/results';
 import type { StatusSnapshot } from '../../engine/statusView';
 import { readOwner } from '../../infra/db';
-import { sendRequest } from '../../infra/endpoint';
+import { answerTo, sendRequest } from '../../infra/endpoint';
 import { GitPortAdapter } from '../../infra/git/gitPort';
 import type { ForemanSession } from '../session';
 
@@ -60,13 +61,13 @@ export class ClientSession implements ForemanSession {
     return this.cached;
   }
 
-  async execute(request: Request): Promise<Result<unknown>> {
+  async execute<C extends CommandName>(request: RequestOf<C>): Promise<Result<ResultOf<C>>> {
     const sent = await sendRequest(path.join(this.root, '.foreman'), request, { timeoutMs: 60_000 });
     if (sent.kind !== 'response') {
       this.checkOwner();
       return refused('ownerUnreachable', `The owner of this workspace did not answer (${sent.reason}).`);
     }
-    const result = sent.response.result;
+    const result = answerTo(request, sent.response);
     return result.ok ? result : { ...result, kind: result.kind === 'unexpected' ? 'refused' : result.kind };
   }
 
@@ -78,7 +79,7 @@ export class ClientSession implements ForemanSession {
       void this.execute({ command: 'status', args: {}, actor: 'vscode' }).then((result) => {
         this.pending = false;
         if (result.ok) {
-          this.cached = result.value as StatusSnapshot;
+          this.cached = result.value;
           this.changeEmitter.fire();
         }
       });

@@ -1,13 +1,14 @@
 import * as path from 'node:path';
-import type { Request } from '../../core/requests';
+import type { CommandName, Request, RequestOf } from '../../core/requests';
 import { type Result, refused } from '../../core/result';
 import { type Disposable, Emitter } from '../../engine/events';
+import type { ResultOf } from '../../engine/results';
 import type { StatusSnapshot } from '../../engine/statusView';
 import type { EngineEvent } from '../../engine/unit';
 import type { TerminalHost } from '../../infra/agents/terminalAgents';
 import { storeFailure } from '../../infra/db/storeError';
 import { EndpointServer } from '../../infra/endpoint';
-import { type WorkspaceOwner, oneShotPatienceMs, openOwner } from '../../infra/workspace';
+import { type WorkspaceOwner, oneShotPatienceMs, openOwner } from '../../host';
 import type { CrewSettingsFile, EngineSettings } from '../../engine/settings';
 import type { ForemanSession } from '../session';
 import { type HandoverDecision, HandoverListener, type HandoverRequest } from './handover';
@@ -103,14 +104,14 @@ export class OwnerSession implements ForemanSession {
 
   snapshot(): StatusSnapshot {
     if (!this.cached) {
-      const result = this.owner.engine.execute({ command: 'status', args: {}, actor: 'vscode' });
+      const result = this.owner.engine.query({ command: 'status', args: {}, actor: 'vscode' });
       if (!result.ok) throw new Error(result.message);
-      this.cached = result.value as StatusSnapshot;
+      this.cached = result.value;
     }
     return this.cached;
   }
 
-  async execute(request: Request): Promise<Result<unknown>> {
+  async execute<C extends CommandName>(request: RequestOf<C>): Promise<Result<ResultOf<C>>> {
     if (this.restricted && request.command === 'merge') return restrictedMerge;
     try {
       return await this.owner.execute(request);

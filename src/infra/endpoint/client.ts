@@ -3,7 +3,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type Announcement, isPermissionError, readAnnouncement } from './announcement';
 import { LineBuffer } from './lineBuffer';
-import { type EndpointResponse, endpointResponseSchema, tokenFileName } from './protocol';
+import type { CommandName, RequestOf } from '../../core/requests';
+import { type EndpointAnswer, type EndpointResponse, endpointResponseSchema, tokenFileName } from './protocol';
 
 /** Where to send and the secret to send with it. */
 export interface EndpointAddress {
@@ -116,4 +117,13 @@ function permissionReason(what: string, file: string): string {
       ? `the owner of this workspace runs as uid ${owner} and you are uid ${me}`
       : 'the owner of this workspace runs as another user';
   return `permission denied on ${what} (${file}): ${whose}; run foreman as that user`;
+}
+
+/**
+ * The owner's answer to `request`, typed by its command. The wire's one point of trust: the
+ * envelope was parsed with the endpoint's schema, and the owner's engine answered this very
+ * request with its result for this command (`CommandResults`).
+ */
+export function answerTo<C extends CommandName>(_request: RequestOf<C>, response: EndpointResponse): EndpointAnswer<C> {
+  return response.result as EndpointAnswer<C>;
 }

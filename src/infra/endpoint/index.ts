@@ -1,6 +1,6 @@
 /** The owner's local endpoint: a token-guarded Unix socket speaking newline-delimited JSON. */
 export { EndpointServer, type EndpointServerOptions, type Executor } from './server';
-export { sendRequest, sendToEndpoint, type EndpointAddress, type SendOptions, type SendOutcome } from './client';
+export { answerTo, sendRequest, sendToEndpoint, type EndpointAddress, type SendOptions, type SendOutcome } from './client';
 export { readAnnouncement, type Announcement } from './announcement';
 export { socketPathInside } from './socketLocation';
 export type { ConnectionLimits } from './connection';
@@ -10,6 +10,7 @@ export {
   tokenFileName,
   type EndpointInfo,
   type EndpointResponse,
+  type EndpointAnswer,
   type EndpointResult,
   type UnexpectedFailure,
 } from './protocol';

@@ -4,7 +4,9 @@
  * everything they receive with these schemas.
  */
 import { z } from 'zod';
+import type { CommandName } from '../../core/requests';
 import type { Result } from '../../core/result';
+import type { ResultOf } from '../../engine/results';
 
 /** The largest request line the owner reads; a longer one is refused and the connection closed. */
 export const maxLineBytes = 1024 * 1024;
@@ -25,6 +27,8 @@ export interface UnexpectedFailure {
 }
 
 export type EndpointResult = Result<unknown> | UnexpectedFailure;
+/** A command's answer as a caller reads it: its typed result, or a failure. */
+export type EndpointAnswer<C extends CommandName> = Result<ResultOf<C>> | UnexpectedFailure;
 
 const failureSchema = z.object({
   ok: z.literal(false),

@@ -1,5 +1,4 @@
-/** A workspace's `.foreman/`: finding it, creating it, its settings, and becoming its owner. */
+/** A workspace's `.foreman/`: finding it, creating it and its settings (becoming its owner: src/host). */
 export { findWorkspaceRoot, foremanDir, foremanDirName, isInitialised } from './paths';
 export { loadSettings, settingsFileName } from './settings';
 export { initWorkspace, type InitOptions, type InitReport } from './init';
-export { oneShotPatienceMs, openOwner, type OpenOwnerOptions, type OwnerRole, type WorkspaceOwner } from './owner';

@@ -12,30 +12,28 @@ beforeEach(async () => {
 });
 after(() => harnesses.forEach((h) => h.close()));
 
-const status = () => harness.value<StatusSnapshot>('status', {});
+const status = (): StatusSnapshot => harness.query('status', {});
 const worker = (id: string) => status().workers.find((w) => w.id === id)!;
 const task = (id: string) => status().tasks.find((t) => t.id === id)!;
 
 describe('engine: the worker path', () => {
-  it('claims, works, reviews and merges with audit rows for every step', () => {
-    harness.value('worker.add', { id: 'w1' });
-    harness.value('task.add', { title: 'Fix login', id: 'login' });
-    const claimed = harness.value<{ id: string; attempt: number; branch: string }>('claim', { worker: 'w1' });
+  it('claims, works, reviews and merges with audit rows for every step', async () => {
+    await harness.value('worker.add', { id: 'w1' });
+    await harness.value('task.add', { title: 'Fix login', id: 'login' });
+    const claimed = await harness.value<{ id: string; attempt: number; branch: string }>('claim', { worker: 'w1' });
     assert.deepEqual(claimed, { id: 'login', attempt: 1, branch: 'w1/login' });
-    harness.value('start', { worker: 'w1' });
-    harness.value('heartbeat', { worker: 'w1', progress: 0.5, attempt: 1 });
-    harness.value('submit', { worker: 'w1', summary: 'done', attempt: 1 });
-    harness.value('request-changes', { worker: 'w1', note: 'add a test' });
+    await harness.value('start', { worker: 'w1' });
+    await harness.value('heartbeat', { worker: 'w1', progress: 0.5, attempt: 1 });
+    await harness.value('submit', { worker: 'w1', summary: 'done', attempt: 1 });
+    await harness.value('request-changes', { worker: 'w1', note: 'add a test' });
     assert.equal(worker('w1').note, 'add a test');
-    harness.value('submit', { worker: 'w1' });
-    harness.value('approve', { worker: 'w1' });
-    harness.value('merge', { worker: 'w1' });
+    await harness.value('submit', { worker: 'w1' });
+    await harness.value('approve', { worker: 'w1' });
+    await harness.value('merge', { worker: 'w1' });
     assert.equal(task('login').status, 'done');
     assert.equal(worker('w1').state, 'IDLE');
     assert.equal(worker('w1').taskId, null);
-    const trail = harness
-      .value<Array<{ entity_id: string; from_state: string; to_state: string; trigger: string }>>('transitions', { limit: 100 })
-      .map((t) => `${t.entity_id} ${t.from_state}>${t.to_state} ${t.trigger}`);
+    const trail = harness.query('transitions', { limit: 100 }).map((t) => `${t.entity_id} ${t.from_state}>${t.to_state} ${t.trigger}`);
     assert.deepEqual(trail, [
       'login idle>queued enqueue',
       'login queued>running claim',
@@ -51,79 +49,79 @@ describe('engine: the worker path', () => {
     ]);
   });
 
-  it('refuses illegal moves with from, to and why, and changes nothing', () => {
-    harness.value('worker.add', { id: 'w1' });
-    const before = harness.value<unknown[]>('transitions', { limit: 100 }).length;
-    const refused = harness.run('approve', { worker: 'w1' });
+  it('refuses illegal moves with from, to and why, and changes nothing', async () => {
+    await harness.value('worker.add', { id: 'w1' });
+    const before = (await harness.value<unknown[]>('transitions', { limit: 100 })).length;
+    const refused = await harness.run('approve', { worker: 'w1' });
     assert.ok(!refused.ok);
     assert.equal(refused.kind, 'refused');
     assert.match(refused.message, /'w1': A worker in IDLE cannot approve/);
-    assert.equal(harness.value<unknown[]>('transitions', { limit: 100 }).length, before);
-    const metrics = harness.value<{ rejected: { total: number; byCode: Record<string, number> } }>('metrics', {});
+    assert.equal((await harness.value<unknown[]>('transitions', { limit: 100 })).length, before);
+    const metrics = await harness.value<{ rejected: { total: number; byCode: Record<string, number> } }>('metrics', {});
     assert.deepEqual(metrics.rejected, { total: 1, byCode: { illegalTransition: 1 } });
   });
 
-  it('fences a late heartbeat or submit from an older attempt', () => {
-    harness.value('worker.add', { id: 'w1' });
-    harness.value('worker.add', { id: 'w2' });
-    harness.value('task.add', { title: 'T', id: 't1' });
-    harness.value('claim', { worker: 'w1' });
-    harness.value('start', { worker: 'w1' });
-    harness.value('fail', { worker: 'w1', reason: 'boom', attempt: 1 });
+  it('fences a late heartbeat or submit from an older attempt', async () => {
+    await harness.value('worker.add', { id: 'w1' });
+    await harness.value('worker.add', { id: 'w2' });
+    await harness.value('task.add', { title: 'T', id: 't1' });
+    await harness.value('claim', { worker: 'w1' });
+    await harness.value('start', { worker: 'w1' });
+    await harness.value('fail', { worker: 'w1', reason: 'boom', attempt: 1 });
     assert.equal(task('t1').status, 'queued');
     harness.clock.advance(60_000);
-    harness.value('assign', { worker: 'w1', task: 't1' });
-    const late = harness.run('heartbeat', { worker: 'w1', attempt: 1 });
+    await harness.value('assign', { worker: 'w1', task: 't1' });
+    const late = await harness.run('heartbeat', { worker: 'w1', attempt: 1 });
     assert.ok(!late.ok && late.code === 'staleAttempt', JSON.stringify(late));
     assert.match(late.message, /attempt 1 but the current attempt is 2/);
-    const lateSubmit = harness.run('submit', { worker: 'w1', attempt: 1 });
+    const lateSubmit = await harness.run('submit', { worker: 'w1', attempt: 1 });
     assert.ok(!lateSubmit.ok && lateSubmit.code === 'staleAttempt');
     assert.equal(worker('w1').state, 'ASSIGNED');
-    assert.equal(harness.value<{ rejected: { byCode: Record<string, number> } }>('metrics', {}).rejected.byCode['staleAttempt'], 2);
+    assert.equal((await harness.value<{ rejected: { byCode: Record<string, number> } }>('metrics', {})).rejected.byCode['staleAttempt'], 2);
   });
 
-  it('applies a request id once and answers the repeat with the first result', () => {
-    const first = harness.run('task.add', { title: 'Once' }, 'req-1');
-    const second = harness.run('task.add', { title: 'Once' }, 'req-1');
+  it('applies a request id once and answers the repeat with the first result', async () => {
+    const first = await harness.run('task.add', { title: 'Once' }, 'req-1');
+    const second = await harness.run('task.add', { title: 'Once' }, 'req-1');
     assert.deepEqual(second, first);
     assert.equal(status().tasks.length, 1);
-    const reused = harness.run('worker.add', { id: 'w9' }, 'req-1');
+    const reused = await harness.run('worker.add', { id: 'w9' }, 'req-1');
     assert.ok(!reused.ok && reused.code === 'requestIdReused');
-    assert.equal(harness.value<{ idempotency: { hits: number } }>('metrics', {}).idempotency.hits, 1);
+    assert.equal((await harness.value<{ idempotency: { hits: number } }>('metrics', {})).idempotency.hits, 1);
   });
 });
 
 describe('engine: retries and backoff', () => {
-  it('requeues a failed attempt after a backoff, then fails for good when attempts run out', () => {
-    harness.value('worker.add', { id: 'w1' });
-    harness.value('task.add', { title: 'Flaky', id: 'flaky', maxAttempts: 2 });
-    harness.value('claim', { worker: 'w1' });
-    harness.value('fail', { worker: 'w1', reason: 'tests red' });
+  it('requeues a failed attempt after a backoff, then fails for good when attempts run out', async () => {
+    await harness.value('worker.add', { id: 'w1' });
+    await harness.value('task.add', { title: 'Flaky', id: 'flaky', maxAttempts: 2 });
+    await harness.value('claim', { worker: 'w1' });
+    await harness.value('fail', { worker: 'w1', reason: 'tests red' });
     assert.equal(task('flaky').status, 'queued');
     assert.equal(worker('w1').state, 'IDLE');
-    assert.equal(harness.value('claim', { worker: 'w1' }), null, 'not due before the backoff');
+    assert.equal(await harness.value('claim', { worker: 'w1' }), null, 'not due before the backoff');
     harness.clock.advance(5_000);
-    assert.equal(harness.value<{ attempt: number }>('claim', { worker: 'w1' }).attempt, 2);
-    harness.value('fail', { worker: 'w1', reason: 'still red' });
+    assert.equal((await harness.value<{ attempt: number }>('claim', { worker: 'w1' })).attempt, 2);
+    await harness.value('fail', { worker: 'w1', reason: 'still red' });
     assert.equal(task('flaky').status, 'failed');
     assert.equal(worker('w1').state, 'FAILED');
     assert.equal(worker('w1').lastError, 'still red');
-    harness.value('retry', { task: 'flaky' });
+    await harness.value('retry', { task: 'flaky' });
     assert.equal(task('flaky').status, 'queued');
     assert.equal(worker('w1').state, 'IDLE');
   });
 
-  it('a final failure fails the task for good with attempts left; retry then runs it again', () => {
-    harness.value('worker.add', { id: 'w1' });
-    harness.value('task.add', { title: 'Misconfigured', id: 'misconf', maxAttempts: 3 });
-    harness.value('claim', { worker: 'w1' });
-    harness.value('fail', { worker: 'w1', reason: 'no such agent profile', final: true });
+  it('a final failure fails the task for good with attempts left; retry then runs it again', async () => {
+    await harness.value('worker.add', { id: 'w1' });
+    await harness.value('task.add', { title: 'Misconfigured', id: 'misconf', maxAttempts: 3 });
+    await harness.value('claim', { worker: 'w1' });
+    await harness.value('fail', { worker: 'w1', reason: 'no such agent profile', final: true });
     assert.equal(task('misconf').status, 'failed');
     assert.equal(task('misconf').attempt, 1);
     assert.equal(worker('w1').state, 'FAILED');
-    harness.value('retry', { task: 'misconf' });
+    await harness.value('retry', { task: 'misconf' });
     assert.equal(task('misconf').status, 'queued');
-    assert.equal(harness.value<{ attempt: number }>('claim', { worker: 'w1' }).attempt, 2);
+    assert.equal((await harness.value<{ attempt: number }>('claim', { worker: 'w1' })).attempt, 2);
   });
 });
 
@@ -133,16 +131,16 @@ describe('engine: chains', () => {
       name: 'Release v2',
       steps: [{ title: 'one' }, { title: 'two' }, { title: 'three' }],
     });
-  const finish = (workerId: string) => {
-    harness.value('start', { worker: workerId });
-    harness.value('submit', { worker: workerId });
-    harness.value('approve', { worker: workerId });
-    harness.value('merge', { worker: workerId });
+  const finish = async (workerId: string) => {
+    await harness.value('start', { worker: workerId });
+    await harness.value('submit', { worker: workerId });
+    await harness.value('approve', { worker: workerId });
+    await harness.value('merge', { worker: workerId });
   };
 
-  it('runs children in order, unblocking each successor, then completes the parent', () => {
-    harness.value('worker.add', { id: 'w1' });
-    const { parent, children } = chain();
+  it('runs children in order, unblocking each successor, then completes the parent', async () => {
+    await harness.value('worker.add', { id: 'w1' });
+    const { parent, children } = await chain();
     assert.equal(parent.id, 'release-v2');
     assert.deepEqual(
       children.map((c) => [c.id, c.blocked_by_task_id]),
@@ -154,36 +152,36 @@ describe('engine: chains', () => {
     );
     assert.equal(task('release-v2').status, 'running');
     for (const child of children) {
-      assert.equal(harness.value<{ id: string }>('claim', { worker: 'w1' }).id, child.id);
-      finish('w1');
+      assert.equal((await harness.value<{ id: string }>('claim', { worker: 'w1' })).id, child.id);
+      await finish('w1');
     }
     assert.equal(task('release-v2').status, 'done');
   });
 
-  it('fails closed: a failed child never unblocks its successor and fails the parent', () => {
-    harness.value('worker.add', { id: 'w1', maxAttempts: 1 });
-    chain();
-    harness.value('claim', { worker: 'w1' });
-    harness.value('fail', { worker: 'w1', reason: 'broken' });
+  it('fails closed: a failed child never unblocks its successor and fails the parent', async () => {
+    await harness.value('worker.add', { id: 'w1', maxAttempts: 1 });
+    await chain();
+    await harness.value('claim', { worker: 'w1' });
+    await harness.value('fail', { worker: 'w1', reason: 'broken' });
     assert.equal(task('release-v2-1').status, 'failed');
     assert.equal(task('release-v2-2').blockedBy, 'release-v2-1');
     assert.equal(task('release-v2').status, 'failed');
-    harness.value('reset', { worker: 'w1' });
-    assert.equal(harness.value('claim', { worker: 'w1' }), null);
-    const assign = harness.run('assign', { worker: 'w1', task: 'release-v2-2' });
+    await harness.value('reset', { worker: 'w1' });
+    assert.equal(await harness.value('claim', { worker: 'w1' }), null);
+    const assign = await harness.run('assign', { worker: 'w1', task: 'release-v2-2' });
     assert.ok(!assign.ok && assign.code === 'blocked' && /blocked by 'release-v2-1'/.test(assign.message));
-    harness.value('retry', { task: 'release-v2-1' });
+    await harness.value('retry', { task: 'release-v2-1' });
     assert.equal(task('release-v2').status, 'running', 'retrying the child resumes the chain');
   });
 
-  it('plans a chain step by step and refuses to finalize an empty plan', () => {
-    harness.value('task.add', { title: 'Epic', id: 'epic', manual: true });
-    harness.value('plan.start', { parent: 'epic' });
-    const empty = harness.run('plan.finalize', { parent: 'epic' });
+  it('plans a chain step by step and refuses to finalize an empty plan', async () => {
+    await harness.value('task.add', { title: 'Epic', id: 'epic', manual: true });
+    await harness.value('plan.start', { parent: 'epic' });
+    const empty = await harness.run('plan.finalize', { parent: 'epic' });
     assert.ok(!empty.ok && empty.kind === 'invalid');
-    harness.value('plan.add', { parent: 'epic', title: 'a' });
-    harness.value('plan.add', { parent: 'epic', title: 'b' });
-    harness.value('plan.finalize', { parent: 'epic' });
+    await harness.value('plan.add', { parent: 'epic', title: 'a' });
+    await harness.value('plan.add', { parent: 'epic', title: 'b' });
+    await harness.value('plan.finalize', { parent: 'epic' });
     assert.deepEqual(
       status()
         .tasks.filter((t) => t.parentId === 'epic')
@@ -206,11 +204,11 @@ describe('engine: liveness', () => {
   };
 
   it('moves a silent worker to STALE with a reason, revives it on a heartbeat, and fails it when dead', async () => {
-    harness.value('worker.add', { id: 'w1' });
-    harness.value('task.add', { title: 'T', id: 't1', maxAttempts: 1 });
-    harness.value('claim', { worker: 'w1' });
-    harness.value('start', { worker: 'w1' });
-    harness.value('heartbeat', { worker: 'w1' });
+    await harness.value('worker.add', { id: 'w1' });
+    await harness.value('task.add', { title: 'T', id: 't1', maxAttempts: 1 });
+    await harness.value('claim', { worker: 'w1' });
+    await harness.value('start', { worker: 'w1' });
+    await harness.value('heartbeat', { worker: 'w1' });
     harness.engine.startBackground();
     await advance(40_000);
     assert.equal(worker('w1').liveness, 'WARN');
@@ -218,7 +216,7 @@ describe('engine: liveness', () => {
     await advance(60_010);
     assert.equal(worker('w1').state, 'STALE');
     assert.match(worker('w1').lastError ?? '', /^no heartbeat for 1m40s/);
-    harness.value('heartbeat', { worker: 'w1' });
+    await harness.value('heartbeat', { worker: 'w1' });
     assert.equal(worker('w1').state, 'WORKING');
     assert.equal(worker('w1').lastError, null, 'a revived worker carries no stale verdict');
     await advance(100_010);
@@ -230,11 +228,11 @@ describe('engine: liveness', () => {
     assert.equal(harness.clock.pendingTimers(), 0, 'nothing left to wait for: no timer, no polling');
   });
 
-  it('finds silent workers when an owner starts', () => {
-    harness.value('worker.add', { id: 'w1' });
-    harness.value('task.add', { title: 'T', id: 't1' });
-    harness.value('claim', { worker: 'w1' });
-    harness.value('start', { worker: 'w1' });
+  it('finds silent workers when an owner starts', async () => {
+    await harness.value('worker.add', { id: 'w1' });
+    await harness.value('task.add', { title: 'T', id: 't1' });
+    await harness.value('claim', { worker: 'w1' });
+    await harness.value('start', { worker: 'w1' });
     harness.clock.advance(150_000);
     harness.engine.startBackground();
     assert.equal(worker('w1').state, 'STALE');
@@ -247,9 +245,9 @@ describe('engine: dispatcher and waker', () => {
     harness.close();
     harness = await openEngine({ concurrency: 2 });
     harnesses.push(harness);
-    for (const id of ['w1', 'w2', 'w3']) harness.value('worker.add', { id });
+    for (const id of ['w1', 'w2', 'w3']) await harness.value('worker.add', { id });
     harness.engine.startBackground();
-    for (let i = 1; i <= 4; i++) harness.value('task.add', { title: `task ${i}`, id: `t${i}` });
+    for (let i = 1; i <= 4; i++) await harness.value('task.add', { title: `task ${i}`, id: `t${i}` });
     await new Promise((resolve) => setImmediate(resolve));
     await new Promise((resolve) => setImmediate(resolve));
     assert.deepEqual(
@@ -262,13 +260,13 @@ describe('engine: dispatcher and waker', () => {
     );
   });
 
-  it('prefers the worker that had the task before', () => {
-    for (const id of ['w1', 'w2']) harness.value('worker.add', { id });
-    harness.value('task.add', { title: 'T', id: 't1' });
-    harness.value('assign', { worker: 'w2', task: 't1' });
-    harness.value('fail', { worker: 'w2', reason: 'flake' });
+  it('prefers the worker that had the task before', async () => {
+    for (const id of ['w1', 'w2']) await harness.value('worker.add', { id });
+    await harness.value('task.add', { title: 'T', id: 't1' });
+    await harness.value('assign', { worker: 'w2', task: 't1' });
+    await harness.value('fail', { worker: 'w2', reason: 'flake' });
     harness.clock.advance(5_000);
-    const assigned = harness.value<Array<{ worker: string }>>('dispatch', {});
+    const assigned = await harness.value<Array<{ worker: string }>>('dispatch', {});
     assert.deepEqual(
       assigned.map((a) => a.worker),
       ['w2'],
@@ -277,15 +275,15 @@ describe('engine: dispatcher and waker', () => {
 });
 
 describe('engine: message bus', () => {
-  it('delivers at least once: poll keeps the cursor, ack moves it forward only', () => {
-    const sent = harness.value<{ seq: number; id: string }>('send', {
+  it('delivers at least once: poll keeps the cursor, ack moves it forward only', async () => {
+    const sent = await harness.value<{ seq: number; id: string }>('send', {
       from: 'lead',
       to: 'w1',
       type: 'note',
       payload: { a: 1 },
       id: '0b7c8a2e-1f1a-4c5e-9a7b-3d2e1f0a9b8c',
     });
-    const again = harness.value<{ seq: number; duplicate: boolean }>('send', {
+    const again = await harness.value<{ seq: number; duplicate: boolean }>('send', {
       from: 'lead',
       to: 'w1',
       type: 'note',
@@ -294,8 +292,8 @@ describe('engine: message bus', () => {
     });
     assert.equal(again.seq, sent.seq);
     assert.equal(again.duplicate, true);
-    harness.value('send', { from: 'lead', type: 'broadcast', payload: 'all' });
-    const polled = harness.value<{ messages: Array<{ seq: number; type: string; payload: unknown }> }>('poll', { agent: 'w1' });
+    await harness.value('send', { from: 'lead', type: 'broadcast', payload: 'all' });
+    const polled = await harness.value<{ messages: Array<{ seq: number; type: string; payload: unknown }> }>('poll', { agent: 'w1' });
     assert.deepEqual(
       polled.messages.map((m) => [m.type, m.payload]),
       [
@@ -303,28 +301,34 @@ describe('engine: message bus', () => {
         ['broadcast', 'all'],
       ],
     );
-    assert.equal(harness.value<{ messages: unknown[] }>('poll', { agent: 'w1' }).messages.length, 2, 'poll does not move the cursor');
-    harness.value('ack', { agent: 'w1', seq: polled.messages[1]!.seq });
-    assert.deepEqual(harness.value('ack', { agent: 'w1', seq: polled.messages[0]!.seq }), {
+    assert.equal(
+      (await harness.value<{ messages: unknown[] }>('poll', { agent: 'w1' })).messages.length,
+      2,
+      'poll does not move the cursor',
+    );
+    await harness.value('ack', { agent: 'w1', seq: polled.messages[1]!.seq });
+    assert.deepEqual(await harness.value('ack', { agent: 'w1', seq: polled.messages[0]!.seq }), {
       cursor: polled.messages[1]!.seq,
       moved: false,
     });
-    assert.equal(harness.value<{ messages: unknown[] }>('poll', { agent: 'w1' }).messages.length, 0);
+    assert.equal((await harness.value<{ messages: unknown[] }>('poll', { agent: 'w1' })).messages.length, 0);
   });
 
-  it('keeps payloads over 4 KiB in blobs and refuses oversized ones', () => {
+  it('keeps payloads over 4 KiB in blobs and refuses oversized ones', async () => {
     const big = 'x'.repeat(10_000);
-    harness.value('send', { from: 'lead', to: 'w1', type: 'big', payload: big });
-    assert.equal(harness.value<{ messages: Array<{ payload: unknown }> }>('poll', { agent: 'w1' }).messages[0]!.payload, big);
+    await harness.value('send', { from: 'lead', to: 'w1', type: 'big', payload: big });
+    assert.equal((await harness.value<{ messages: Array<{ payload: unknown }> }>('poll', { agent: 'w1' })).messages[0]!.payload, big);
     assert.equal(harness.blobCount(), 1);
-    const huge = harness.run('send', { from: 'lead', type: 'huge', payload: 'y'.repeat(2 * 1024 * 1024) });
+    const huge = await harness.run('send', { from: 'lead', type: 'huge', payload: 'y'.repeat(2 * 1024 * 1024) });
     assert.ok(!huge.ok && huge.kind === 'invalid' && /payload/.test(huge.message));
   });
 
-  it('publishes every transition as a state_change broadcast', () => {
-    harness.value('worker.add', { id: 'w1' });
-    harness.value('task.add', { title: 'T', id: 't1' });
-    const polled = harness.value<{ messages: Array<{ type: string; payload: { id: string; to: string } }> }>('poll', { agent: 'observer' });
+  it('publishes every transition as a state_change broadcast', async () => {
+    await harness.value('worker.add', { id: 'w1' });
+    await harness.value('task.add', { title: 'T', id: 't1' });
+    const polled = await harness.value<{ messages: Array<{ type: string; payload: { id: string; to: string } }> }>('poll', {
+      agent: 'observer',
+    });
     assert.deepEqual(
       polled.messages.map((m) => [m.type, m.payload.id, m.payload.to]),
       [['state_change', 't1', 'queued']],

@@ -5,28 +5,28 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { parseRequest } from '../../../src/core/requests';
+import { type CommandInput, parseRequest } from '../../../src/core/requests';
 import type { StatusSnapshot } from '../../../src/engine/statusView';
 import { type EngineHarness, openEngine } from '../../support/engineHarness';
 
 let harness: EngineHarness;
 before(async () => {
   harness = await openEngine();
-  harness.value('worker.add', { id: 'ada' });
+  await harness.value('worker.add', { id: 'ada' });
   for (let n = 0; n < 8; n++) {
     harness.clock.advance(1000);
-    harness.value('task.add', { title: `Task ${n}`, id: `t${n}` });
+    await harness.value('task.add', { title: `Task ${n}`, id: `t${n}` });
   }
   // t0, t1, t2 are cancelled one after another (t2 last); t3 runs on ada; the rest wait.
   for (const id of ['t0', 't1', 't2']) {
     harness.clock.advance(1000);
-    harness.value('cancel', { target: id });
+    await harness.value('cancel', { target: id });
   }
-  harness.value('assign', { worker: 'ada', task: 't3' });
+  await harness.value('assign', { worker: 'ada', task: 't3' });
 });
 after(() => harness.close());
 
-const status = (args: Record<string, unknown>): StatusSnapshot => harness.value<StatusSnapshot>('status', args);
+const status = (args: CommandInput<'status'>): StatusSnapshot => harness.query('status', args);
 const ids = (snapshot: StatusSnapshot): string[] => snapshot.tasks.map((task) => task.id);
 
 describe('status pages', () => {
@@ -76,23 +76,22 @@ describe('progress in status', () => {
   it('belongs to the task it was reported for: a new task starts with none', async () => {
     const crew = await openEngine();
     try {
-      crew.value('worker.add', { id: 'bo' });
-      crew.value('task.add', { title: 'First', id: 'first' });
-      crew.value('task.add', { title: 'Second', id: 'second' });
-      crew.value('assign', { worker: 'bo', task: 'first' });
-      crew.value('start', { worker: 'bo' });
-      crew.value('heartbeat', { worker: 'bo', progress: 0.5, attempt: 1 });
-      crew.value('heartbeat', { worker: 'bo', attempt: 1 });
-      const progress = (): number | null | undefined =>
-        crew.value<StatusSnapshot>('status', {}).workers.find((worker) => worker.id === 'bo')?.progress;
+      await crew.value('worker.add', { id: 'bo' });
+      await crew.value('task.add', { title: 'First', id: 'first' });
+      await crew.value('task.add', { title: 'Second', id: 'second' });
+      await crew.value('assign', { worker: 'bo', task: 'first' });
+      await crew.value('start', { worker: 'bo' });
+      await crew.value('heartbeat', { worker: 'bo', progress: 0.5, attempt: 1 });
+      await crew.value('heartbeat', { worker: 'bo', attempt: 1 });
+      const progress = (): number | null | undefined => crew.query('status', {}).workers.find((worker) => worker.id === 'bo')?.progress;
       assert.equal(progress(), 0.5, 'a heartbeat without progress keeps the last one said for this task');
-      crew.value('submit', { worker: 'bo', attempt: 1 });
-      crew.value('approve', { worker: 'bo' });
-      crew.value('merge', { worker: 'bo' });
-      crew.value('assign', { worker: 'bo', task: 'second' });
+      await crew.value('submit', { worker: 'bo', attempt: 1 });
+      await crew.value('approve', { worker: 'bo' });
+      await crew.value('merge', { worker: 'bo' });
+      await crew.value('assign', { worker: 'bo', task: 'second' });
       assert.equal(progress(), null, 'nothing said yet about the second task');
-      crew.value('start', { worker: 'bo' });
-      crew.value('heartbeat', { worker: 'bo', attempt: 1 });
+      await crew.value('start', { worker: 'bo' });
+      await crew.value('heartbeat', { worker: 'bo', attempt: 1 });
       assert.equal(progress(), null);
     } finally {
       crew.close();

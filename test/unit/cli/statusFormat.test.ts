@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { zeroUsage } from '../../../src/core/agentEvents';
 import { printResult } from '../../../src/cli/format';
+import type { ResultOf } from '../../../src/engine/results';
 import type { StatusSnapshot } from '../../../src/engine/statusView';
 import { makeStatus } from '../dashboard/fixtures';
 
-function print(command: 'status' | 'worker.list' | 'metrics', value: unknown): string[] {
+function print<C extends 'status' | 'worker.list' | 'metrics'>(command: C, value: ResultOf<C>): string[] {
   const lines: string[] = [];
   printResult({ out: (line) => lines.push(line), err: (line) => lines.push(`ERR ${line}`) }, command, { ok: true, value }, false);
   return lines;

@@ -1,6 +1,8 @@
-import type { Request } from '../../../src/core/requests';
+import type { CommandName, RequestOf } from '../../../src/core/requests';
+import type { TransitionEvent } from '../../../src/core/transitionLog';
 import { type Result, ok } from '../../../src/core/result';
 import { Emitter } from '../../../src/engine/events';
+import type { ResultOf } from '../../../src/engine/results';
 import type { StatusSnapshot } from '../../../src/engine/statusView';
 import type { ForemanSession } from '../../../src/extension/session';
 
@@ -19,7 +21,7 @@ export class FakeSession implements ForemanSession {
   constructor(
     public status: StatusSnapshot,
     readonly root = '/repo',
-    public transitions: unknown[] = [],
+    public transitions: TransitionEvent[] = [],
   ) {}
 
   snapshot(): StatusSnapshot {
@@ -31,23 +33,25 @@ export class FakeSession implements ForemanSession {
     this.changeEmitter.fire();
   }
 
-  execute(request: Request): Promise<Result<unknown>> {
-    this.requests.push(request.command);
-    if (request.command === 'transitions') return Promise.resolve(ok(this.transitions));
-    if (request.command === 'metrics') {
-      return Promise.resolve(
-        ok({
-          transitions: [],
-          timeInState: [],
-          rejected: { total: 0, byCode: {} },
-          idempotency: { hits: 0, keys: 0 },
-          queue: {},
-          throughputPerHour: 3,
-          usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
-        }),
-      );
-    }
-    return Promise.reject(new Error(`unexpected request ${request.command}`));
+  /** The only requests the dashboard sends; anything else fails the test. */
+  private readonly answers: { readonly [C in CommandName]?: () => ResultOf<C> } = {
+    transitions: () => this.transitions,
+    metrics: () => ({
+      transitions: [],
+      timeInState: [],
+      rejected: { total: 0, byCode: {} },
+      idempotency: { hits: 0, keys: 0 },
+      queue: {},
+      throughputPerHour: 3,
+      usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+    }),
+  };
+
+  execute<C extends CommandName>(request: RequestOf<C>): Promise<Result<ResultOf<C>>> {
+    const command: C = request.command;
+    this.requests.push(command);
+    const answer = this.answers[command];
+    return answer ? Promise.resolve(ok(answer())) : Promise.reject(new Error(`unexpected request ${request.command}`));
   }
 
   refresh(): void {

@@ -1,20 +1,20 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Crew } from '../../engine/crew';
-import type { Engine } from '../../engine/engine';
-import type { WorktreeSetupPort } from '../../engine/ports';
-import type { CrewSettingsFile } from '../../engine/settings';
-import { readMeta } from '../../engine/rows';
-import type { AgentEvent } from '../../core/agentEvents';
-import { type AgentRun, AgentSupervisor, SupervisedAgents, WorktreeSetup, verifyRunner } from '../agents';
-import { agentEnvironment } from '../agents/agentEnvironment';
-import { attemptPaths } from '../agents/attemptLog';
-import { reportsOf } from '../agents/eventReports';
-import { type TerminalHost, TerminalAgents } from '../agents/terminalAgents';
-import { GitPortAdapter } from '../git/gitPort';
+import type { Request } from '../core/requests';
+import { Engine } from '../engine/engine';
+import type { BlobStore, Clock, ExportSink, Store, WorktreeSetupPort } from '../engine/ports';
+import type { CrewSettingsFile, EngineSettings } from '../engine/settings';
+import { readMeta } from '../engine/rows';
+import type { AgentEvent } from '../core/agentEvents';
+import { type AgentRun, AgentSupervisor, SupervisedAgents, WorktreeSetup, verifyRunner } from '../infra/agents';
+import { agentEnvironment } from '../infra/agents/agentEnvironment';
+import { attemptPaths } from '../infra/agents/attemptLog';
+import { reportsOf } from '../infra/agents/eventReports';
+import { type TerminalHost, TerminalAgents } from '../infra/agents/terminalAgents';
+import { GitPortAdapter } from '../infra/git/gitPort';
 
 export interface CrewParts {
-  readonly crew: Crew;
+  readonly engine: Engine;
   readonly git: GitPortAdapter;
   readonly agents: SupervisedAgents | undefined;
   readonly supervisor: AgentSupervisor | undefined;
@@ -77,21 +77,30 @@ function worktreeSetupPort(
   };
 }
 
-/** Git, agents and the crew over an engine: one composition for `serve`, the CLI and VS Code. */
-export function assembleCrew(
-  repoRoot: string,
-  foremanDir: string,
-  engine: Engine,
-  settings: CrewSettingsFile,
-  options: CrewOptions,
-): CrewParts {
-  const baseBranch = () => engine.read((reader) => readMeta(reader, 'base_branch')) ?? 'main';
+/** What the engine is built on, beside it: its git, its agents and their supervisors. */
+export interface EngineParts {
+  readonly store: Store;
+  readonly blobs: BlobStore;
+  readonly exports: ExportSink;
+  readonly settings: { readonly engine: EngineSettings; readonly crew: CrewSettingsFile };
+  readonly clock?: Clock;
+}
+
+/** The engine over git and agents: one composition for `serve`, the CLI and VS Code. */
+export function assembleCrew(repoRoot: string, foremanDir: string, parts: EngineParts, options: CrewOptions): CrewParts {
+  const { engine: engineSettings, crew: settings } = parts.settings;
+  const baseBranch = () => parts.store.read((reader) => readMeta(reader, 'base_branch')) ?? 'main';
   const git = new GitPortAdapter(
     repoRoot,
     baseBranch,
-    { branchTemplate: engine.settings.branchTemplate, ...(settings.worktreeRoot ? { worktreeRoot: settings.worktreeRoot } : {}) },
+    { branchTemplate: engineSettings.branchTemplate, ...(settings.worktreeRoot ? { worktreeRoot: settings.worktreeRoot } : {}) },
     options.log,
   );
+  // The supervisors report to the engine they are part of: bound once it exists, below.
+  const bound: { engine?: Engine } = {};
+  const report = (request: Request): void => {
+    bound.engine?.execute(request).catch((error: unknown) => options.log(`could not record ${request.command}: ${String(error)}`));
+  };
   let supervisor: AgentSupervisor | undefined;
   let agents: SupervisedAgents | undefined;
   let terminals: TerminalAgents | undefined;
@@ -100,18 +109,12 @@ export function assembleCrew(
     // While a launched agent's process lives, Foreman heartbeats for it: a long, silent model
     // call is not death (ARCHITECTURE §4). The agent's own heartbeats add progress. The period
     // follows the liveness settings, so a live agent never reaches even WARN by silence.
-    const heartbeatEveryMs = ownerHeartbeatMs(engine.settings.liveness.warnMs);
+    const heartbeatEveryMs = ownerHeartbeatMs(engineSettings.liveness.warnMs);
     const onHeartbeat = (run: { workerId: string; attempt: number }) =>
-      engine.execute({
-        command: 'heartbeat',
-        args: { worker: run.workerId, status: 'working', attempt: run.attempt },
-        actor: 'supervisor',
-      });
+      report({ command: 'heartbeat', args: { worker: run.workerId, status: 'working', attempt: run.attempt }, actor: 'supervisor' });
     const logDir = path.join(foremanDir, 'logs');
     // What the agent's own events say (its session, usage, tool calls) goes to the engine as it is read.
-    const onEvents = (run: AgentRun, events: readonly AgentEvent[]) => {
-      for (const request of reportsOf(run, events)) engine.execute(request);
-    };
+    const onEvents = (run: AgentRun, events: readonly AgentEvent[]) => reportsOf(run, events).forEach(report);
     supervisor = new AgentSupervisor({ logDir, cliBinDir: cliBinDir(), log: options.log, heartbeatEveryMs, onHeartbeat, onEvents });
     if (options.terminalHost) {
       terminals = new TerminalAgents(options.terminalHost, {
@@ -132,17 +135,25 @@ export function assembleCrew(
       options.log,
       terminals,
     );
-    const signals = agents;
-    engine.monitor.useSignals((workerId) => signals.signals(workerId));
   }
   const verify = verifyRunner(settings.verifyCommand);
-  const crew = new Crew(engine, git, agents, {
-    mergeStrategy: settings.mergeStrategy,
-    log: options.log,
-    heartbeatEveryMs: ownerHeartbeatMs(engine.settings.liveness.warnMs),
-    allowEmptyResults: settings.allowEmptyResults,
-    ...(verify ? { verify } : {}),
-    ...(setup ? { setup } : {}),
+  const engine = new Engine({
+    store: parts.store,
+    settings: engineSettings,
+    blobs: parts.blobs,
+    exports: parts.exports,
+    git,
+    ...(agents ? { agents } : {}),
+    ...(parts.clock ? { clock: parts.clock } : {}),
+    crew: {
+      mergeStrategy: settings.mergeStrategy,
+      log: options.log,
+      heartbeatEveryMs: ownerHeartbeatMs(engineSettings.liveness.warnMs),
+      allowEmptyResults: settings.allowEmptyResults,
+      ...(verify ? { verify } : {}),
+      ...(setup ? { setup } : {}),
+    },
   });
-  return { crew, git, agents, supervisor, terminals };
+  bound.engine = engine;
+  return { engine, git, agents, supervisor, terminals };
 }

@@ -1,17 +1,18 @@
-import type { TerminalHost } from '../agents/terminalAgents';
+import type { TerminalHost } from '../infra/agents/terminalAgents';
 import * as path from 'node:path';
-import { type Result, invalid, ok } from '../../core/result';
-import { Engine } from '../../engine/engine';
-import type { Disposable } from '../../engine/events';
-import type { Clock } from '../../engine/ports';
-import type { Request } from '../../core/requests';
-import type { CrewSettingsFile, EngineSettings } from '../../engine/settings';
+import { type Result, invalid, ok } from '../core/result';
+import type { Engine } from '../engine/engine';
+import type { Disposable } from '../engine/events';
+import type { Clock } from '../engine/ports';
+import type { CommandName, RequestOf } from '../core/requests';
+import type { ResultOf } from '../engine/results';
+import type { CrewSettingsFile, EngineSettings } from '../engine/settings';
 import { type CrewParts, assembleCrew } from './crewParts';
-import { type WorktreeReport, branchFor } from '../git';
-import { type OwnerLock, SqlJsStore, acquireOwnerLock, readOwner, waitForOwnerLock } from '../db';
-import { FileBlobStore, JsonlExportSink } from '../fs';
-import { foremanDir as foremanDirOf, isInitialised } from './paths';
-import { loadWorkspaceSettings } from './settings';
+import { type WorktreeReport, branchFor } from '../infra/git';
+import { type OwnerLock, SqlJsStore, acquireOwnerLock, readOwner, waitForOwnerLock } from '../infra/db';
+import { FileBlobStore, JsonlExportSink } from '../infra/fs';
+import { foremanDir as foremanDirOf, isInitialised } from '../infra/workspace/paths';
+import { loadWorkspaceSettings } from '../infra/workspace/settings';
 
 /**
  * How long a long-running owner (`serve`, a window) waits for a one-shot CLI call to let go of
@@ -57,8 +58,8 @@ export interface WorkspaceOwner extends Disposable {
   readonly store: SqlJsStore;
   readonly lock: OwnerLock;
   readonly parts: CrewParts;
-  /** Every request: `start` and `merge` do their git work, the rest goes to the engine. */
-  execute(request: Request): Promise<Result<unknown>>;
+  /** Every request, through the engine's front door (`Engine.execute`). */
+  execute<C extends CommandName>(request: RequestOf<C>): Promise<Result<ResultOf<C>>>;
   /**
    * For long-running owners: restart recovery (orphaned agents stopped, their work saved and
    * retried; worktrees reconciled), then the dispatcher, waker and monitor.
@@ -111,35 +112,39 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
     lock.value.release();
     throw error;
   }
-  const engine = new Engine({
-    store,
-    settings: loaded.value.engine,
-    blobs: new FileBlobStore(path.join(dir, 'blobs')),
-    exports: new JsonlExportSink(dir),
-    ...(options.clock ? { clock: options.clock } : {}),
-  });
+  const parts = assembleCrew(
+    repoRoot,
+    dir,
+    {
+      store,
+      settings: loaded.value,
+      blobs: new FileBlobStore(path.join(dir, 'blobs')),
+      exports: new JsonlExportSink(dir),
+      ...(options.clock ? { clock: options.clock } : {}),
+    },
+    {
+      launchAgents: options.launchAgents ?? false,
+      log,
+      ...(options.agentEnvironment ? { agentEnvironment: options.agentEnvironment } : {}),
+      ...(options.terminalHost ? { terminalHost: options.terminalHost } : {}),
+      ...(options.agentProfiles ? { agentProfiles: options.agentProfiles } : {}),
+    },
+  );
+  const engine = parts.engine;
   // Dispatch and liveness checks retry by themselves; the log says why they are not happening now.
   engine.onDidFailInBackground((error) =>
     log(`background work failed and is retried in a few seconds: ${error instanceof Error ? error.message : String(error)}`),
   );
-  const parts = assembleCrew(repoRoot, dir, engine, loaded.value.crew, {
-    launchAgents: options.launchAgents ?? false,
-    log,
-    ...(options.agentEnvironment ? { agentEnvironment: options.agentEnvironment } : {}),
-    ...(options.terminalHost ? { terminalHost: options.terminalHost } : {}),
-    ...(options.agentProfiles ? { agentProfiles: options.agentProfiles } : {}),
-  });
   const start = async (): Promise<void> => {
     engine.startBackground();
     // Only workers holding a task are expected to have a worktree; idle ones get theirs on start.
-    const holders = engine
-      .read((reader) => reader.all<{ id: string }>('SELECT id FROM workers WHERE task_id IS NOT NULL'))
-      .map((w) => w.id);
-    const report = await parts.git.workspace.reconcile(holders);
+    const holders = engine.query({ command: 'worker.list', args: {}, actor: 'owner' });
+    const holderIds = holders.ok ? holders.value.filter((worker) => worker.taskId !== null).map((worker) => worker.id) : [];
+    const report = await parts.git.workspace.reconcile(holderIds);
     if (report.ok) logWorktreeReport(report.value, log);
     if (parts.agents) {
       await parts.agents.reapOrphans();
-      await parts.crew.recoverOrphans();
+      await engine.recoverOrphans();
     }
   };
   let closed = false;
@@ -147,7 +152,6 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
     if (closed) return;
     closed = true;
     try {
-      parts.crew.dispose();
       void parts.supervisor?.dispose();
       void parts.terminals?.dispose();
       engine.dispose();
@@ -163,7 +167,7 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
     store,
     lock: lock.value,
     parts,
-    execute: (request) => parts.crew.execute(request),
+    execute: (request) => engine.execute(request),
     start,
     close,
     dispose: close,

@@ -1,0 +1,73 @@
+import type { CommandName } from '../core/requests';
+import type { TransitionEvent } from '../core/transitionLog';
+import type { AgentSession } from './agentSessions';
+import type { ChainView } from './chainCoordinator';
+import type { Assignment } from './dispatcher';
+import type { HeartbeatReceipt } from './heartbeats';
+import type { BusMessage } from './messageBus';
+import type { Metrics } from './metrics';
+import type { ExportStream } from './ports';
+import type { ClaimedTask } from './queuePicker';
+import type { TaskRow, WorkerRow } from './rows';
+import type { StatusSnapshot, WorkerStatus } from './statusView';
+
+/** What a merge landed where, beside the worker row it returns (`foreman merge` prints it). */
+export interface MergeReport {
+  readonly taskId: string;
+  readonly title: string;
+  readonly branch: string;
+  readonly base: string;
+  /** The base's commit before and after the merge. */
+  readonly baseBefore: string;
+  readonly baseAfter: string;
+}
+
+/**
+ * What each command answers, one line per command of `src/core/requests.ts`: the handler table is
+ * checked against it by the compiler, and every caller (CLI, endpoint, extension) reads typed
+ * results from `Engine.execute` instead of casting. A command added there without a line here is
+ * a type error.
+ */
+export interface CommandResults {
+  'worker.add': WorkerRow;
+  'worker.list': WorkerStatus[];
+  'task.add': TaskRow;
+  'chain.add': ChainView;
+  'plan.start': TaskRow;
+  'plan.add': TaskRow;
+  'plan.finalize': ChainView;
+  assign: ClaimedTask;
+  /** null: nothing was runnable. */
+  claim: ClaimedTask | null;
+  dispatch: Assignment[];
+  /** The worker, and the worktree its agent works in. */
+  start: WorkerRow & { readonly worktree: string };
+  submit: WorkerRow;
+  approve: WorkerRow;
+  'request-changes': WorkerRow;
+  /** `merged` is absent when a repeated request id is answered from the first result. */
+  merge: WorkerRow & { readonly merged?: MergeReport };
+  cancel: { worker?: string; task?: string };
+  fail: WorkerRow;
+  reset: WorkerRow;
+  retry: TaskRow;
+  heartbeat: HeartbeatReceipt;
+  answer: { worker: string; decision: 'allow' | 'deny'; question: string };
+  usage: AgentSession;
+  send: { seq: number; id: string; duplicate: boolean };
+  poll: { cursor: number; messages: BusMessage[] };
+  ack: { cursor: number; moved: boolean };
+  status: StatusSnapshot;
+  transitions: TransitionEvent[];
+  metrics: Metrics;
+  export: Record<ExportStream, number>;
+  compact: { removed: number; below: number };
+}
+
+/** The value a successful `command` returns. */
+export type ResultOf<C extends CommandName> = CommandResults[C];
+
+/** Commands whose success waits for git or an agent (async steps around the guarded transaction). */
+export type FlowCommand = 'start' | 'merge' | 'cancel' | 'reset';
+/** Commands that are one transaction and nothing else. */
+export type TxCommand = Exclude<CommandName, FlowCommand>;

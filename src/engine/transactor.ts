@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto';
+import type { Request, RequestOf } from '../core/requests';
+import { type Result, invalid, ok } from '../core/result';
+import { type Disposable, Emitter, type Event } from './events';
+import { type Handler, type HandlerMap, type Services, subjectOf } from './handlers';
+import type { Clock, Reader, Store } from './ports';
+import type { ResultOf, TxCommand } from './results';
+import type { EngineSettings } from './settings';
+import type { EngineEvent, Unit } from './unit';
+
+/** The part of a request a transaction is recorded under (idempotency key, audit log). */
+export type RequestHeader = Pick<Request, 'command' | 'requestId' | 'actor'> & { readonly args?: object };
+
+/**
+ * The guarded transactions under the engine's front door (internal to src/engine): one
+ * transaction per step, the idempotency key checked and stored in it, events fired only after
+ * the commit, refusals written to the rejections log.
+ */
+export class Transactor implements Disposable {
+  private readonly _onDidCommit = new Emitter<readonly EngineEvent[]>();
+  readonly onDidCommit: Event<readonly EngineEvent[]> = this._onDidCommit.event;
+
+  constructor(
+    private readonly store: Store,
+    private readonly settings: EngineSettings,
+    private readonly clock: Clock,
+    private readonly services: Services,
+    private readonly handlers: HandlerMap,
+  ) {}
+
+  /** A request that is one transaction and nothing else. */
+  apply<C extends TxCommand>(request: RequestOf<C>): Result<ResultOf<C>> {
+    const handler: Handler<C> = this.handlers[request.command];
+    const now = this.clock.now();
+    if (handler.mode === 'read') return this.store.read((reader) => handler.run(reader, request.args, now));
+    return this.write(request, now, (unit) => handler.run(unit, request.args), this.isDurable(request));
+  }
+
+  /** One step of a flow (start, merge, cancel, reset), recorded under the flow's request. */
+  step<T>(request: RequestHeader, work: (unit: Unit, services: Services) => Result<T>): Result<T> {
+    return this.write(request, this.clock.now(), (unit) => work(unit, this.services), true);
+  }
+
+  /** Engine-internal work (the monitor, the dispatcher, the crew's reactions) as its own transaction. */
+  internal<T>(actor: string, work: (unit: Unit, services: Services) => Result<T>): Result<T> {
+    return this.write({ command: 'dispatch', actor }, this.clock.now(), (unit) => work(unit, this.services), true);
+  }
+
+  read<T>(fn: (reader: Reader, services: Services) => T): T {
+    return this.store.read((reader) => fn(reader, this.services));
+  }
+
+  now(): number {
+    return this.clock.now();
+  }
+
+  /** Heartbeats skip their own fsync (ARCHITECTURE §2) unless they revive a STALE worker. */
+  private isDurable(request: RequestOf<TxCommand>): boolean {
+    if (!isHeartbeat(request)) return true;
+    const worker = request.args.worker;
+    return this.store.read(
+      (reader) => reader.get<{ state: string }>('SELECT state FROM workers WHERE id = ?', [worker])?.state === 'STALE',
+    );
+  }
+
+  private write<T>(request: RequestHeader, now: number, work: (unit: Unit) => Result<T>, durable: boolean): Result<T> {
+    const events: EngineEvent[] = [];
+    const { requestId } = request;
+    const result = this.store.write(
+      (tx) => {
+        const unit: Unit = { tx, now, actor: request.actor, requestId, events };
+        const replay = requestId ? this.replayed<T>(unit, request.command, requestId) : undefined;
+        if (replay) return replay;
+        const outcome = work(unit);
+        if (!outcome.ok) return outcome;
+        this.publishStateChanges(unit);
+        if (requestId) {
+          tx.run('INSERT INTO idempotency_keys (request_id, command, response, created_at, expires_at) VALUES (?, ?, ?, ?, ?)', [
+            requestId,
+            request.command,
+            JSON.stringify(outcome.value ?? null),
+            now,
+            now + this.settings.idempotencyTtlMs,
+          ]);
+          tx.run('DELETE FROM idempotency_keys WHERE expires_at < ?', [now]);
+        }
+        return outcome;
+      },
+      { durable },
+    );
+    if (result.ok) {
+      if (events.length) this._onDidCommit.fire(events);
+    } else if (result.kind === 'refused') {
+      this.recordRejection(request, subjectOf(request.args ?? {}), now, result.code, result.message, result.details);
+    }
+    return result;
+  }
+
+  /** Seed 004 §3: the same request id returns the first result without applying twice. */
+  private replayed<T>(unit: Unit, command: string, requestId: string): Result<T> | undefined {
+    const key = unit.tx.get<{ command: string; response: string }>(
+      'SELECT command, response FROM idempotency_keys WHERE request_id = ? AND expires_at >= ?',
+      [requestId, unit.now],
+    );
+    if (!key) return undefined;
+    if (key.command !== command) {
+      return invalid(
+        'requestIdReused',
+        `request-id: '${requestId}' was already used for ${key.command}; use a new id for a different request.`,
+      );
+    }
+    unit.tx.run(
+      `INSERT INTO meta (key, value) VALUES ('idempotency_hits', '1') ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`,
+    );
+    // Stored by this same command's success above, in this same store: its result, as JSON.
+    return ok(JSON.parse(key.response) as T);
+  }
+
+  /** ARCHITECTURE §7: every transition is also a broadcast `state_change` message on the bus. */
+  private publishStateChanges(unit: Unit): void {
+    for (const event of unit.events) {
+      if (event.kind !== 'worker' && event.kind !== 'task') continue;
+      unit.tx.run(
+        `INSERT INTO messages (id, ts_ms, from_agent, to_agent, type, payload) VALUES (?, ?, 'foreman', NULL, 'state_change', ?)`,
+        [
+          randomUUID(),
+          unit.now,
+          JSON.stringify({ entity: event.kind, id: event.id, from: event.from, to: event.to, trigger: event.trigger }),
+        ],
+      );
+    }
+  }
+
+  private recordRejection(
+    request: RequestHeader,
+    subject: { entity: 'worker' | 'task'; id: string },
+    now: number,
+    code: string,
+    reason: string,
+    details: Readonly<Record<string, unknown>> | undefined,
+  ): void {
+    const entity = details?.['entity'] === 'task' || details?.['entity'] === 'worker' ? details['entity'] : subject.entity;
+    this.store.write(
+      (tx) => {
+        tx.run(
+          `INSERT INTO rejections (ts_ms, entity_type, entity_id, from_state, trigger, code, reason, actor, attempt, request_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          [
+            now,
+            entity,
+            typeof details?.['id'] === 'string' ? details['id'] : subject.id,
+            typeof details?.['from'] === 'string' ? details['from'] : null,
+            typeof details?.['trigger'] === 'string' ? details['trigger'] : request.command,
+            code,
+            reason,
+            request.actor,
+            typeof details?.['claimed'] === 'number' ? details['claimed'] : null,
+            request.requestId ?? null,
+          ],
+        );
+        return ok(undefined);
+      },
+      { durable: false },
+    );
+    this._onDidCommit.fire([{ kind: 'rejected', entity, id: subject.id, code }]);
+  }
+
+  dispose(): void {
+    this._onDidCommit.dispose();
+  }
+}
+
+function isHeartbeat(request: RequestOf<TxCommand>): request is RequestOf<'heartbeat'> {
+  return request.command === 'heartbeat';
+}
