@@ -71,20 +71,20 @@ function titleOf(paragraph: string): string {
 function contentIndent(markerLine: string): number {
   const match = /^( *)([-*+]|\d{1,9}[.)])( *)/.exec(markerLine);
   if (!match) return 0;
-  const spaces = match[3]!.length;
-  return match[1]!.length + match[2]!.length + (spaces >= 1 && spaces <= 4 ? spaces : 1);
+  const [, indent = '', marker = '', gap = ''] = match;
+  return indent.length + marker.length + (gap.length >= 1 && gap.length <= 4 ? gap.length : 1);
 }
 
 function dedent(line: string, columns: number): string {
-  const leading = /^ */.exec(line)![0].length;
+  const leading = /^ */.exec(line)?.[0].length ?? 0;
   return line.slice(Math.min(leading, columns));
 }
 
 function withoutBlankEnds(lines: readonly string[]): string[] {
   let start = 0;
   let end = lines.length;
-  while (start < end && lines[start]!.trim() === '') start++;
-  while (end > start && lines[end - 1]!.trim() === '') end--;
+  while (start < end && lines[start]?.trim() === '') start++;
+  while (end > start && lines[end - 1]?.trim() === '') end--;
   return lines.slice(start, end).map((line) => line.trimEnd());
 }
 

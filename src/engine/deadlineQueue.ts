@@ -53,8 +53,9 @@ export class DeadlineQueue {
     let index = heap.length - 1;
     while (index > 0) {
       const parent = (index - 1) >> 1;
-      if (heap[parent]!.at <= entry.at) break;
-      heap[index] = heap[parent]!;
+      const above = heap[parent];
+      if (!above || above.at <= entry.at) break;
+      heap[index] = above;
       index = parent;
     }
     heap[index] = entry;
@@ -68,10 +69,11 @@ export class DeadlineQueue {
     for (;;) {
       const left = 2 * index + 1;
       if (left >= heap.length) break;
-      const right = left + 1;
-      const child = right < heap.length && heap[right]!.at < heap[left]!.at ? right : left;
-      if (heap[child]!.at >= last.at) break;
-      heap[index] = heap[child]!;
+      const leftEntry = heap[left];
+      const rightEntry = heap[left + 1];
+      const [child, below] = rightEntry && leftEntry && rightEntry.at < leftEntry.at ? [left + 1, rightEntry] : [left, leftEntry];
+      if (!below || below.at >= last.at) break;
+      heap[index] = below;
       index = child;
     }
     heap[index] = last;
