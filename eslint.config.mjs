@@ -4,6 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const io = ['fs', 'node:fs', 'child_process', 'node:child_process', 'net', 'node:net', 'sql.js', 'simple-git', 'os', 'node:os'];
+const sqlMessage = 'SQL belongs in src/engine/queries: call (or add) a typed query function there.';
 const restrict = (names, message, patterns = []) => ({
   'no-restricted-imports': ['error', { paths: names.map((name) => ({ name, message })), patterns }],
 });
@@ -27,5 +28,24 @@ export default tseslint.config(
   { files: ['src/core/**/*.ts'], rules: restrict([...io, 'vscode', 'node:crypto', 'crypto'], 'src/core is pure: no I/O, no vscode.', ['**/engine/**', '**/infra/**', '**/extension/**', '**/cli/**']) },
   { files: ['src/engine/**/*.ts'], rules: restrict([...io, 'vscode'], 'src/engine talks to the world through ports (src/engine/ports.ts).', ['**/infra/**', '**/extension/**', '**/cli/**']) },
   { files: ['src/infra/**/*.ts', 'src/cli/**/*.ts', 'src/shared/**/*.ts', 'webview/**/*.ts'], rules: restrict(['vscode'], 'Only src/extension imports vscode.', ['**/extension/**']) },
+  // SQL lives in src/engine/queries, one typed function per statement (STYLE: SQL in one place per table);
+  // everything above the store calls those functions, so a second store only has to supply them.
+  {
+    files: ['src/engine/**/*.ts', 'src/extension/**/*.ts', 'src/cli/**/*.ts'],
+    ignores: [
+      'src/engine/queries/**',
+      'src/engine/engine.ts', // until the typed front door lands
+      'src/engine/crew.ts', // until the typed front door lands
+      'src/engine/handlers.ts', // until the typed front door lands
+      'src/engine/agentRunner.ts', // until the typed front door lands
+      'src/engine/queueWaker.ts', // until the typed front door lands
+    ],
+    rules: {
+      'no-restricted-syntax': ['error',
+        { selector: 'Literal[value=/^\\s*(select|insert|update|delete|with)\\s/i]', message: sqlMessage },
+        { selector: 'TemplateElement[value.raw=/^\\s*(select|insert|update|delete|with)\\s/i]', message: sqlMessage },
+      ],
+    },
+  },
   { files: ['test/**/*.ts', 'bench/**/*.ts'], rules: { '@typescript-eslint/no-floating-promises': 'off', '@typescript-eslint/no-unsafe-assignment': 'off', '@typescript-eslint/no-unsafe-member-access': 'off', '@typescript-eslint/no-unsafe-argument': 'off', '@typescript-eslint/no-unsafe-call': 'off' } },
 );
