@@ -2,7 +2,8 @@ import { slugify } from '../core/ids';
 import type { ChainStep } from '../core/requests';
 import { type Result, invalid, notFound, ok, refused } from '../core/result';
 import { PlanningPhase, TaskStatus } from '../core/taskMachine';
-import { type TaskRow, findTask } from './rows';
+import { countChildren, findTask, listChildren, listSuccessorIds, markPlanningActive, markPlanningFinalized, unblockTask } from './queries';
+import type { TaskRow } from './rows';
 import type { TaskCatalog } from './taskCatalog';
 import { moveTask } from './transitions';
 import type { Unit } from './unit';
@@ -56,7 +57,7 @@ export class ChainCoordinator {
       const idle = moveTask(unit, parent, 'reset', { reason: 'planning started' });
       if (!idle.ok) return idle;
     }
-    unit.tx.run(`UPDATE tasks SET planning_phase = 'active', version = version + 1 WHERE id = ?`, [parentId]);
+    markPlanningActive(unit.tx, parentId);
     return ok(findTask(unit.tx, parentId)!);
   }
 
@@ -69,7 +70,7 @@ export class ChainCoordinator {
         `Task '${parentId}' is not being planned (phase ${parent.planning_phase}); run \`foreman plan start ${parentId}\` first.`,
       );
     }
-    const count = unit.tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM tasks WHERE parent_task_id = ?', [parentId])!.n;
+    const count = countChildren(unit.tx, parentId);
     let id = `${parentId}-${count + 1}`;
     if (id.length > 63 || findTask(unit.tx, id)) id = this.catalog.freshId(unit);
     return this.catalog.insert(unit, {
@@ -91,7 +92,7 @@ export class ChainCoordinator {
     const children = this.children(unit, parentId);
     if (children.length === 0)
       return invalid('emptyChain', `Task '${parentId}' has no planned tasks; add some with \`foreman plan add ${parentId} <title>\`.`);
-    unit.tx.run(`UPDATE tasks SET planning_phase = 'finalized', version = version + 1 WHERE id = ?`, [parentId]);
+    markPlanningFinalized(unit.tx, parentId);
     const running = moveTask(unit, { ...parent, planning_phase: PlanningPhase.Finalized }, 'run', {
       set: { started_at: unit.now },
       reason: 'chain finalized',
@@ -112,10 +113,9 @@ export class ChainCoordinator {
     const task = findTask(unit.tx, taskId);
     if (!task) return ok(undefined);
     if (task.status === TaskStatus.Done) {
-      const successors = unit.tx.all<{ id: string }>('SELECT id FROM tasks WHERE blocked_by_task_id = ?', [taskId]);
-      for (const successor of successors) {
-        unit.tx.run('UPDATE tasks SET blocked_by_task_id = NULL, version = version + 1 WHERE id = ?', [successor.id]);
-        unit.events.push({ kind: 'unblocked', id: successor.id, after: taskId });
+      for (const successor of listSuccessorIds(unit.tx, taskId)) {
+        unblockTask(unit.tx, successor);
+        unit.events.push({ kind: 'unblocked', id: successor, after: taskId });
       }
     }
     return task.parent_task_id ? this.settleParent(unit, task.parent_task_id, task) : ok(undefined);
@@ -133,7 +133,7 @@ export class ChainCoordinator {
   }
 
   children(unit: Pick<Unit, 'tx'>, parentId: string): TaskRow[] {
-    return unit.tx.all<TaskRow>('SELECT * FROM tasks WHERE parent_task_id = ? ORDER BY sort_order, created_at', [parentId]);
+    return listChildren(unit.tx, parentId);
   }
 
   private settleParent(unit: Unit, parentId: string, child: TaskRow): Result<void> {

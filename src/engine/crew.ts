@@ -6,6 +6,7 @@ import { AgentRunner, type AgentRunnerSettings } from './agentRunner';
 import type { AgentPort, GitPort, MergeStrategy, WorkRef } from './ports';
 import type { MergeReport, ResultOf } from './results';
 import { type TaskRow, type WorkerRow, findTask, findWorker, readMeta } from './rows';
+import { findPreviousAssignMetadata, findWorkerIdHolding, listWorkersWithAgents, setWorkerLastError } from './queries';
 import type { Transactor } from './transactor';
 import type { EngineEvent } from './unit';
 
@@ -66,7 +67,7 @@ export class Crew implements Disposable {
 
   /** After an owner restart: agents of WORKING workers are gone; save their work and retry. */
   async recoverOrphans(): Promise<void> {
-    const workers = this.tx.read((reader) => reader.all<WorkerRow>(`SELECT * FROM workers WHERE state IN ('ASSIGNED', 'WORKING')`));
+    const workers = this.tx.read((reader) => listWorkersWithAgents(reader));
     for (const worker of workers) {
       if (worker.state === WorkerState.Assigned) {
         void this.serialized(worker.id, () => this.startWorker(worker.id));
@@ -80,7 +81,7 @@ export class Crew implements Disposable {
           const current = findWorker(unit.tx, worker.id);
           if (current?.state !== WorkerState.Working) return ok(undefined);
           const reason = 'owner restarted: its agent is not running';
-          unit.tx.run('UPDATE workers SET last_error = ? WHERE id = ?', [reason, worker.id]);
+          setWorkerLastError(unit.tx, worker.id, reason);
           return s.state.fail(unit, worker.id, reason);
         });
       });
@@ -189,9 +190,7 @@ export class Crew implements Disposable {
 
   /** The worker a cancel targets: the worker itself, or the one holding that task. */
   private holderOf(target: string): string | undefined {
-    return this.tx.read(
-      (reader) => findWorker(reader, target)?.id ?? reader.get<{ id: string }>('SELECT id FROM workers WHERE task_id = ?', [target])?.id,
-    );
+    return this.tx.read((reader) => findWorker(reader, target)?.id ?? findWorkerIdHolding(reader, target));
   }
 
   /** Reactions of a long-running owner with agents. */
@@ -245,13 +244,8 @@ export class Crew implements Disposable {
 
   /** The task this worker held before the current one: its worktree may still hold that work. */
   private previousWork(workerId: string): { taskId: string; attempt: number } | undefined {
-    const row = this.tx.read((reader) =>
-      reader.get<{ metadata: string | null }>(
-        `SELECT metadata FROM transitions WHERE entity_type = 'worker' AND entity_id = ? AND trigger = 'assign' ORDER BY seq DESC LIMIT 1 OFFSET 1`,
-        [workerId],
-      ),
-    );
-    const previous = row?.metadata ? (JSON.parse(row.metadata) as { taskId?: string; attempt?: number }) : undefined;
+    const metadata = this.tx.read((reader) => findPreviousAssignMetadata(reader, workerId));
+    const previous = metadata ? (JSON.parse(metadata) as { taskId?: string; attempt?: number }) : undefined;
     return previous?.taskId && previous.attempt ? { taskId: previous.taskId, attempt: previous.attempt } : undefined;
   }
 

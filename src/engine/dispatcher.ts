@@ -1,6 +1,6 @@
 import { WorkerState } from '../core/workerMachine';
 import type { QueuePicker } from './queuePicker';
-import type { WorkerRow } from './rows';
+import { countBusyWorkers, listWorkersIn } from './queries';
 import type { StateService } from './stateService';
 import type { Unit } from './unit';
 
@@ -23,9 +23,8 @@ export class Dispatcher {
 
   dispatch(unit: Unit): Assignment[] {
     const assignments: Assignment[] = [];
-    const busy = unit.tx.get<{ n: number }>(`SELECT COUNT(*) AS n FROM workers WHERE state IN ('ASSIGNED', 'WORKING', 'STALE')`)!.n;
-    let room = this.concurrency - busy;
-    const idle = unit.tx.all<WorkerRow>(`SELECT * FROM workers WHERE state = ? ORDER BY id`, [WorkerState.Idle]);
+    let room = this.concurrency - countBusyWorkers(unit.tx);
+    const idle = listWorkersIn(unit.tx, WorkerState.Idle);
     while (room > 0 && idle.length > 0) {
       const task = this.picker.peek(unit.tx, unit.now);
       if (!task) break;

@@ -1,21 +1,7 @@
 import { severityOf, type TransitionEvent } from '../core/transitionLog';
 import type { ExportSink, ExportStream, Reader } from './ports';
+import { type TransitionRow, listMessagesAfter, listTransitions, readExportedSeq, writeExportedSeq } from './queries';
 import type { Unit } from './unit';
-
-interface TransitionRow {
-  seq: number;
-  ts_ms: number;
-  entity_type: 'worker' | 'task';
-  entity_id: string;
-  from_state: string;
-  to_state: string;
-  trigger: string;
-  reason: string | null;
-  actor: string;
-  attempt: number | null;
-  request_id: string | null;
-  metadata: string | null;
-}
 
 export function toTransitionEvent(row: TransitionRow): TransitionEvent {
   return {
@@ -36,14 +22,7 @@ export function toTransitionEvent(row: TransitionRow): TransitionEvent {
 }
 
 export function readTransitions(reader: Reader, options: { entity?: string; afterSeq?: number; limit: number }): TransitionEvent[] {
-  const rows = options.entity
-    ? reader.all<TransitionRow>('SELECT * FROM transitions WHERE entity_id = ? AND seq > ? ORDER BY seq LIMIT ?', [
-        options.entity,
-        options.afterSeq ?? 0,
-        options.limit,
-      ])
-    : reader.all<TransitionRow>('SELECT * FROM transitions WHERE seq > ? ORDER BY seq LIMIT ?', [options.afterSeq ?? 0, options.limit]);
-  return rows.map(toTransitionEvent);
+  return listTransitions(reader, options.afterSeq ?? 0, options.limit, options.entity).map(toTransitionEvent);
 }
 
 /**
@@ -58,7 +37,7 @@ export class Exporter {
   }
 
   private exportStream(unit: Unit, stream: ExportStream): number {
-    const recorded = unit.tx.get<{ last_seq: number }>('SELECT last_seq FROM export_state WHERE stream = ?', [stream])?.last_seq ?? 0;
+    const recorded = readExportedSeq(unit.tx, stream);
     const after = Math.max(recorded, this.sink.lastExportedSeq(stream) ?? 0);
     let written = 0;
     let last = after;
@@ -73,7 +52,7 @@ export class Exporter {
       );
       written += lines.length;
     }
-    if (last !== recorded) unit.tx.run('UPDATE export_state SET last_seq = ? WHERE stream = ?', [last, stream]);
+    if (last !== recorded) writeExportedSeq(unit.tx, stream, last);
     return written;
   }
 
@@ -82,9 +61,6 @@ export class Exporter {
   }
 
   private messageLines(reader: Reader, after: number): Array<{ seq: number; text: string }> {
-    const rows = reader.all<Record<string, unknown> & { seq: number }>('SELECT * FROM messages WHERE seq > ? ORDER BY seq LIMIT 5000', [
-      after,
-    ]);
-    return rows.map((row) => ({ seq: row.seq, text: JSON.stringify(row) }));
+    return listMessagesAfter(reader, after, 5000).map((row) => ({ seq: row.seq, text: JSON.stringify(row) }));
   }
 }

@@ -9,9 +9,10 @@ import type { MessageBus } from './messageBus';
 import { readMetrics } from './metrics';
 import type { Monitor } from './monitor';
 import type { Reader } from './ports';
+import { workerExists } from './queries';
 import type { QueuePicker } from './queuePicker';
 import type { ResultOf, TxCommand } from './results';
-import { findTask, type WorkerRow } from './rows';
+import { findTask } from './rows';
 import type { StateService } from './stateService';
 import { readStatus } from './statusView';
 import type { TaskCatalog } from './taskCatalog';
@@ -73,7 +74,7 @@ export function createHandlers(s: Services): HandlerMap {
     ack: write((unit, args) => s.bus.ack(unit, args.agent, args.seq)),
     status: read((reader, args, now) => ok(readStatus(reader, s.monitor, now, args))),
     transitions: read((reader, args) => {
-      if (args.entity && !findTask(reader, args.entity) && !reader.get<WorkerRow>('SELECT id FROM workers WHERE id = ?', [args.entity])) {
+      if (args.entity && !findTask(reader, args.entity) && !workerExists(reader, args.entity)) {
         return notFound('worker or task', args.entity);
       }
       return ok(readTransitions(reader, { ...(args.entity ? { entity: args.entity } : {}), limit: args.limit }));

@@ -1,7 +1,7 @@
 import type { CommandArgs } from '../core/requests';
 import { type Result, notFound, ok, refused } from '../core/result';
 import { WorkerState } from '../core/workerMachine';
-import { findWorker } from './rows';
+import { answerInputWait, clearInputAnswer, findInputAnswer, findInputWait, findWorker, renewTaskLease, upsertHeartbeat } from './queries';
 import { checkAttempt, moveWorker } from './transitions';
 import type { Unit } from './unit';
 
@@ -35,41 +35,21 @@ export class HeartbeatService {
     const activity = args.activity ?? null;
     const needsInput = args.needsInput ?? null;
     // The agent acting again (its next tool call) ends a wait for input; Foreman's own beats say nothing about it.
-    const endsWait = source === 'agent' && activity !== null && needsInput === null ? 1 : 0;
-    unit.tx.run(
-      `INSERT INTO heartbeats (agent_id, ts_ms, status, current_task, attempt, progress, source, activity, activity_at, needs_input, needs_input_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT(agent_id) DO UPDATE SET ts_ms = excluded.ts_ms, status = excluded.status, current_task = excluded.current_task,
-         attempt = excluded.attempt,
-         progress = CASE WHEN heartbeats.current_task IS excluded.current_task AND heartbeats.attempt IS excluded.attempt
-                         THEN COALESCE(excluded.progress, heartbeats.progress) ELSE excluded.progress END, source = excluded.source,
-         activity = COALESCE(excluded.activity, heartbeats.activity), activity_at = COALESCE(excluded.activity_at, heartbeats.activity_at),
-         needs_input = CASE WHEN excluded.needs_input IS NOT NULL THEN excluded.needs_input WHEN ? THEN NULL ELSE heartbeats.needs_input END,
-         needs_input_at = CASE WHEN excluded.needs_input IS NOT NULL THEN excluded.needs_input_at WHEN ? THEN NULL ELSE heartbeats.needs_input_at END,
-         input_answer = CASE WHEN excluded.needs_input IS NOT NULL THEN NULL ELSE heartbeats.input_answer END`,
-      [
-        worker.id,
-        unit.now,
-        args.status,
-        worker.task_id,
-        worker.attempt || null,
-        args.progress ?? null,
-        source,
-        activity,
-        activity === null ? null : unit.now,
-        needsInput,
-        needsInput === null ? null : unit.now,
-        endsWait,
-        endsWait,
-      ],
+    const endsWait = source === 'agent' && activity !== null && needsInput === null;
+    upsertHeartbeat(
+      unit.tx,
+      worker.id,
+      unit.now,
+      args.status,
+      worker.task_id,
+      worker.attempt || null,
+      args.progress ?? null,
+      source,
+      activity,
+      needsInput,
+      endsWait,
     );
-    if (worker.task_id) {
-      unit.tx.run('UPDATE task_claims SET lease_until_ms = ? WHERE task_id = ? AND claimed_by = ?', [
-        unit.now + this.leaseMs,
-        worker.task_id,
-        worker.id,
-      ]);
-    }
+    if (worker.task_id) renewTaskLease(unit.tx, worker.task_id, worker.id, unit.now + this.leaseMs);
     unit.events.push({ kind: 'heartbeat', workerId: worker.id });
     const answer = source === 'agent' ? this.takeAnswer(unit, worker.id) : null;
     if (worker.state !== WorkerState.Stale)
@@ -80,10 +60,10 @@ export class HeartbeatService {
 
   /** The answer waiting for this agent, if any; handed over once (the agent acts on it). */
   private takeAnswer(unit: Unit, workerId: string): 'allow' | 'deny' | null {
-    const row = unit.tx.get<{ input_answer: string | null }>('SELECT input_answer FROM heartbeats WHERE agent_id = ?', [workerId]);
-    if (row?.input_answer !== 'allow' && row?.input_answer !== 'deny') return null;
-    unit.tx.run('UPDATE heartbeats SET input_answer = NULL WHERE agent_id = ?', [workerId]);
-    return row.input_answer;
+    const answer = findInputAnswer(unit.tx, workerId);
+    if (answer !== 'allow' && answer !== 'deny') return null;
+    clearInputAnswer(unit.tx, workerId);
+    return answer;
   }
 
   /**
@@ -97,20 +77,14 @@ export class HeartbeatService {
   ): Result<{ worker: string; decision: 'allow' | 'deny'; question: string }> {
     const worker = findWorker(unit.tx, workerId);
     if (!worker) return notFound('worker', workerId);
-    const waiting = unit.tx.get<{ needs_input: string | null; attempt: number | null }>(
-      'SELECT needs_input, attempt FROM heartbeats WHERE agent_id = ?',
-      [workerId],
-    );
+    const waiting = findInputWait(unit.tx, workerId);
     if (worker.state !== WorkerState.Working || !waiting?.needs_input || waiting.attempt !== worker.attempt) {
       return refused('notWaiting', `Worker '${workerId}' is not waiting for an answer (it is ${worker.state}); nothing to ${decision}.`, {
         from: worker.state,
         trigger: 'answer',
       });
     }
-    unit.tx.run('UPDATE heartbeats SET input_answer = ?, needs_input = NULL, needs_input_at = NULL WHERE agent_id = ?', [
-      decision,
-      workerId,
-    ]);
+    answerInputWait(unit.tx, workerId, decision);
     unit.events.push({ kind: 'heartbeat', workerId });
     return ok({ worker: workerId, decision, question: waiting.needs_input });
   }

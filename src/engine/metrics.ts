@@ -1,6 +1,15 @@
 import type { Usage } from '../core/agentEvents';
 import { usageTotals } from './agentSessions';
 import type { Reader } from './ports';
+import {
+  countDoneSince,
+  countIdempotencyKeys,
+  countRejectionsByCode,
+  countTasksByStatus,
+  countTransitionPairs,
+  readIdempotencyHits,
+  summarizeTimeInState,
+} from './queries';
 
 export interface Metrics {
   /** Applied transitions per entity and state pair (seed 004 §7). */
@@ -18,32 +27,18 @@ export interface Metrics {
 }
 
 export function readMetrics(reader: Reader, now: number): Metrics {
-  const transitions = reader.all<{ entity: string; from: string; to: string; count: number }>(
-    `SELECT entity_type AS entity, from_state AS "from", to_state AS "to", COUNT(*) AS count
-     FROM transitions GROUP BY entity_type, from_state, to_state ORDER BY count DESC`,
-  );
-  const timeInState = reader.all<{ entity: string; state: string; count: number; meanMs: number; maxMs: number }>(
-    `SELECT entity AS entity, state AS state, COUNT(*) AS count, CAST(AVG(duration) AS INTEGER) AS meanMs, MAX(duration) AS maxMs
-     FROM (SELECT entity_type AS entity, to_state AS state,
-                  LEAD(ts_ms) OVER (PARTITION BY entity_type, entity_id ORDER BY seq) - ts_ms AS duration
-           FROM transitions)
-     WHERE duration IS NOT NULL GROUP BY entity, state ORDER BY entity, state`,
-  );
+  const transitions = countTransitionPairs(reader);
+  const timeInState = summarizeTimeInState(reader);
   const byCode: Record<string, number> = {};
   let total = 0;
-  for (const row of reader.all<{ code: string; count: number }>('SELECT code, COUNT(*) AS count FROM rejections GROUP BY code')) {
+  for (const row of countRejectionsByCode(reader)) {
     byCode[row.code] = row.count;
     total += row.count;
   }
-  const hits = Number(reader.get<{ value: string }>(`SELECT value FROM meta WHERE key = 'idempotency_hits'`)?.value ?? 0);
-  const keys = reader.get<{ n: number }>('SELECT COUNT(*) AS n FROM idempotency_keys')!.n;
-  const queue: Record<string, number> = {};
-  for (const row of reader.all<{ status: string; count: number }>('SELECT status, COUNT(*) AS count FROM tasks GROUP BY status')) {
-    queue[row.status] = row.count;
-  }
-  const throughputPerHour = reader.get<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks WHERE status = 'done' AND finished_at >= ?`, [
-    now - 3600_000,
-  ])!.n;
+  const hits = readIdempotencyHits(reader);
+  const keys = countIdempotencyKeys(reader);
+  const queue = countTasksByStatus(reader);
+  const throughputPerHour = countDoneSince(reader, now - 3600_000);
   const usage = usageTotals(reader).total;
   return { transitions, timeInState, rejected: { total, byCode }, idempotency: { hits, keys }, queue, throughputPerHour, usage };
 }

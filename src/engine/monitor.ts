@@ -1,22 +1,11 @@
 import { type LivenessVerdict, Liveness, formatDuration, judgeLiveness } from '../core/policies';
 import { WorkerState } from '../core/workerMachine';
 import type { Reader } from './ports';
-import type { WorkerRow } from './rows';
+import { type WorkerSigns, findWorkerSigns, listWorkerSigns } from './queries';
 import type { EngineSettings } from './settings';
 import type { StateService } from './stateService';
 import { moveWorker } from './transitions';
 import type { Unit } from './unit';
-
-interface WorkerSigns extends WorkerRow {
-  heartbeat_ms: number | null;
-  heartbeat_attempt: number | null;
-  needs_input: string | null;
-  needs_input_at: number | null;
-}
-
-/** A worker with its latest heartbeat: everything its liveness verdict depends on. */
-const workerSignsSql = `SELECT workers.*, heartbeats.ts_ms AS heartbeat_ms, heartbeats.attempt AS heartbeat_attempt, heartbeats.needs_input,
-       heartbeats.needs_input_at FROM workers LEFT JOIN heartbeats ON heartbeats.agent_id = workers.id`;
 
 /**
  * Liveness (ARCHITECTURE §4): WARN, STALE and DEAD from the last sign of life, with a reason. The
@@ -121,7 +110,7 @@ export class Monitor {
       return found;
     }
     for (const id of ids) {
-      const worker = reader.get<WorkerSigns>(`${workerSignsSql} WHERE workers.id = ?`, [id]);
+      const worker = findWorkerSigns(reader, id);
       found.set(id, worker ? this.deadlineOf(worker) : undefined);
     }
     return found;
@@ -148,6 +137,6 @@ export class Monitor {
   }
 
   private workers(reader: Reader): WorkerSigns[] {
-    return reader.all<WorkerSigns>(`${workerSignsSql} ORDER BY workers.id`);
+    return listWorkerSigns(reader);
   }
 }

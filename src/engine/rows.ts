@@ -1,6 +1,5 @@
 import type { PlanningPhase, TaskStatus } from '../core/taskMachine';
 import type { WorkerState } from '../core/workerMachine';
-import type { Reader } from './ports';
 
 /** A worker as stored. */
 export interface WorkerRow {
@@ -43,14 +42,7 @@ export interface TaskRow {
   previous_branch: string | null;
 }
 
-export function findWorker(reader: Reader, id: string): WorkerRow | undefined {
-  return reader.get<WorkerRow>('SELECT * FROM workers WHERE id = ?', [id]);
-}
-
-export function findTask(reader: Reader, id: string): TaskRow | undefined {
-  return reader.get<TaskRow>('SELECT * FROM tasks WHERE id = ?', [id]);
-}
-
-export function readMeta(reader: Reader, key: string): string | undefined {
-  return reader.get<{ value: string }>('SELECT value FROM meta WHERE key = ?', [key])?.value;
-}
+// The lookups live with their tables in ./queries; re-exported here for the callers that import them from rows.
+export { findTask } from './queries/tasks';
+export { findWorker } from './queries/workers';
+export { readMeta } from './queries/meta';

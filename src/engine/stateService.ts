@@ -5,7 +5,8 @@ import { TaskStatus } from '../core/taskMachine';
 import { WorkerState, busyWorkerStates } from '../core/workerMachine';
 import type { ChainCoordinator } from './chainCoordinator';
 import type { ClaimedTask, QueuePicker } from './queuePicker';
-import { type TaskRow, type WorkerRow, findTask, findWorker } from './rows';
+import { deleteTaskClaim, findTask, findWorker, findWorkerHolding, findWorkerHoldingIn, insertWorker } from './queries';
+import type { TaskRow, WorkerRow } from './rows';
 import { checkAttempt, moveTask, moveWorker } from './transitions';
 import type { Unit } from './unit';
 
@@ -31,13 +32,7 @@ export class StateService {
 
   addWorker(unit: Unit, args: CommandArgs<'worker.add'>): Result<WorkerRow> {
     if (findWorker(unit.tx, args.id)) return refused('exists', `A worker '${args.id}' already exists; pick another id.`, { id: args.id });
-    unit.tx.run(`INSERT INTO workers (id, state, agent, max_attempts, state_changed_at, created_at) VALUES (?, 'IDLE', ?, ?, ?, ?)`, [
-      args.id,
-      args.agent,
-      args.maxAttempts ?? null,
-      unit.now,
-      unit.now,
-    ]);
+    insertWorker(unit.tx, args.id, args.agent, args.maxAttempts ?? null, unit.now);
     unit.events.push({ kind: 'created', entity: 'worker', id: args.id });
     return ok(findWorker(unit.tx, args.id)!);
   }
@@ -130,7 +125,7 @@ export class StateService {
     if (task) {
       const done = moveTask(unit, task, 'complete', { set: { finished_at: unit.now, result: worker.summary, worker_id: null }, metadata });
       if (!done.ok) return done;
-      unit.tx.run('DELETE FROM task_claims WHERE task_id = ?', [task.id]);
+      deleteTaskClaim(unit.tx, task.id);
       const chained = this.chains.onTaskFinished(unit, task.id);
       if (!chained.ok) return chained;
     }
@@ -156,7 +151,7 @@ export class StateService {
     if (!task || task.status !== TaskStatus.Running) return ok(worker.state);
     const failed = moveTask(unit, task, 'fail', { set: { finished_at: unit.now, last_error: reason }, reason });
     if (!failed.ok) return failed;
-    unit.tx.run('DELETE FROM task_claims WHERE task_id = ?', [task.id]);
+    deleteTaskClaim(unit.tx, task.id);
     const maxAttempts = worker.max_attempts ?? task.max_attempts;
     if (final || !hasAttemptsLeft(task.attempt, maxAttempts)) {
       const chained = this.chains.onTaskFinished(unit, task.id);
@@ -184,7 +179,7 @@ export class StateService {
   retry(unit: Unit, taskId: string): Result<TaskRow> {
     const task = findTask(unit.tx, taskId);
     if (!task) return notFound('task', taskId);
-    const holder = unit.tx.get<WorkerRow>('SELECT * FROM workers WHERE task_id = ?', [taskId]);
+    const holder = findWorkerHolding(unit.tx, taskId);
     if (holder && holder.state === WorkerState.Failed) {
       const freed = moveWorker(unit, holder, 'reset', { set: released, reason: `task '${taskId}' retried` });
       if (!freed.ok) return freed;
@@ -202,10 +197,7 @@ export class StateService {
     if (worker) return this.cancelWorker(unit, worker);
     const task = findTask(unit.tx, target);
     if (!task) return { ...notFound('worker or task', target), message: `'${target}' is neither a worker nor a task.` };
-    const holder = unit.tx.get<WorkerRow>(
-      'SELECT * FROM workers WHERE task_id = ? AND state IN (' + busyWorkerStates.map(() => '?').join(',') + ')',
-      [target, ...busyWorkerStates],
-    );
+    const holder = findWorkerHoldingIn(unit.tx, target, busyWorkerStates);
     if (holder) return this.cancelWorker(unit, holder);
     const moved = moveTask(unit, task, 'cancel', { set: { finished_at: unit.now } });
     if (!moved.ok) return moved;
@@ -220,7 +212,7 @@ export class StateService {
     if (!task || task.status !== TaskStatus.Running) return ok({ worker: worker.id });
     const cancelled = moveTask(unit, task, 'cancel', { set: { finished_at: unit.now, worker_id: null } });
     if (!cancelled.ok) return cancelled;
-    unit.tx.run('DELETE FROM task_claims WHERE task_id = ?', [task.id]);
+    deleteTaskClaim(unit.tx, task.id);
     const chained = this.chains.onTaskFinished(unit, task.id);
     return chained.ok ? ok({ worker: worker.id, task: task.id }) : chained;
   }

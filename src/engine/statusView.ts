@@ -2,11 +2,21 @@ import { type Usage, zeroUsage } from '../core/agentEvents';
 import type { Liveness } from '../core/policies';
 import { WorkerState } from '../core/workerMachine';
 import type { CommandArgs } from '../core/requests';
-import { terminalTaskStatuses } from '../core/taskMachine';
 import { usageTotals } from './agentSessions';
 import type { Monitor } from './monitor';
-import type { Reader, SqlValue } from './ports';
-import { type TaskRow, type WorkerRow, readMeta } from './rows';
+import type { Reader } from './ports';
+import {
+  type BeatRow,
+  type TaskFilter,
+  type TaskViewRow,
+  countTasks,
+  countTasksByStatus,
+  listBeats,
+  listTaskViews,
+  listWorkers,
+  readMeta,
+} from './queries';
+import type { WorkerRow } from './rows';
 
 /** A worker as `foreman status --json` and the UI show it. */
 export interface WorkerStatus {
@@ -73,24 +83,6 @@ export interface StatusPage {
 
 export type StatusQuery = CommandArgs<'status'>;
 
-/** Done, failed and cancelled: shown after the active ones when a page cannot hold every task. */
-const finished: readonly string[] = terminalTaskStatuses;
-// Only the columns the view shows: prompts and results can be long, and this runs on every change.
-const taskColumns = `id, title, status, blocked_by_task_id, worker_id, attempt, max_attempts, parent_task_id, planning_phase,
-  scheduled_for, last_error, auto_dispatch`;
-
-const beatColumns = 'agent_id, current_task, progress, attempt, activity, activity_at, needs_input, needs_input_at';
-interface BeatRow {
-  agent_id: string;
-  current_task: string | null;
-  progress: number | null;
-  attempt: number | null;
-  activity: string | null;
-  activity_at: number | null;
-  needs_input: string | null;
-  needs_input_at: number | null;
-}
-
 /** States in which an agent runs, so its activity and waits mean something. */
 const agentStates: ReadonlySet<string> = new Set([WorkerState.Assigned, WorkerState.Working, WorkerState.Stale]);
 
@@ -117,9 +109,9 @@ function progressOf(worker: WorkerRow, beat: BeatRow | undefined): number | null
 
 export function readStatus(reader: Reader, monitor: Monitor, now: number, query: StatusQuery = {}): StatusSnapshot {
   const verdicts = monitor.verdicts(reader, now);
-  const beats = new Map(reader.all<BeatRow>(`SELECT ${beatColumns} FROM heartbeats`).map((row) => [row.agent_id, row]));
+  const beats = new Map(listBeats(reader).map((row) => [row.agent_id, row]));
   const usage = usageTotals(reader);
-  const workers = reader.all<WorkerRow>('SELECT * FROM workers ORDER BY id').map((worker): WorkerStatus => {
+  const workers = listWorkers(reader).map((worker): WorkerStatus => {
     const verdict = verdicts.get(worker.id)!;
     return {
       id: worker.id,
@@ -166,53 +158,23 @@ export function readStatus(reader: Reader, monitor: Monitor, now: number, query:
  * (queue order, on the picker's index), then the most recently finished, so that `foreman status`
  * on a store with months of history shows the work in hand (issue 13).
  */
-function readTasks(reader: Reader, query: StatusQuery): { rows: TaskRow[]; page: StatusPage | undefined } {
-  const where: string[] = [];
-  const params: SqlValue[] = [];
-  if (query.statuses) {
-    where.push(`status IN (${query.statuses.map(() => '?').join(', ')})`);
-    params.push(...query.statuses);
-  }
-  if (query.worker !== undefined) {
-    where.push('(worker_id = ? OR last_worker_id = ?)');
-    params.push(query.worker, query.worker);
-  }
-  if (query.since !== undefined) {
-    where.push('(created_at >= ? OR started_at >= ? OR finished_at >= ?)');
-    params.push(query.since, query.since, query.since);
-  }
-  // `finishedOnes`: undefined for every task the filters match, true or false for only the (un)finished ones.
-  const clause = (finishedOnes?: boolean): { sql: string; params: SqlValue[] } => {
-    const conditions = [...where];
-    const values = [...params];
-    if (finishedOnes !== undefined) {
-      conditions.push(`status ${finishedOnes ? 'IN' : 'NOT IN'} (${finished.map(() => '?').join(', ')})`);
-      values.push(...finished);
-    }
-    return { sql: conditions.length ? `WHERE ${conditions.join(' AND ')}` : '', params: values };
+function readTasks(reader: Reader, query: StatusQuery): { rows: TaskViewRow[]; page: StatusPage | undefined } {
+  const filter: TaskFilter = {
+    ...(query.statuses ? { statuses: query.statuses } : {}),
+    ...(query.worker !== undefined ? { worker: query.worker } : {}),
+    ...(query.since !== undefined ? { since: query.since } : {}),
   };
-  const select = (order: string, limit?: number, finishedOnes?: boolean): TaskRow[] => {
-    const { sql, params: values } = clause(finishedOnes);
-    return reader.all<TaskRow>(
-      `SELECT ${taskColumns} FROM tasks ${sql} ORDER BY ${order}${limit === undefined ? '' : ` LIMIT ${limit}`}`,
-      values,
-    );
-  };
-  const queueOrder = 'sort_order, created_at';
-  if (query.limit === undefined) return { rows: select(queueOrder), page: undefined };
+  if (query.limit === undefined) return { rows: listTaskViews(reader, filter, 'queue'), page: undefined };
 
-  const counts = Object.fromEntries(
-    reader.all<{ status: string; n: number }>('SELECT status, COUNT(*) AS n FROM tasks GROUP BY status').map((row) => [row.status, row.n]),
-  );
+  const counts = countTasksByStatus(reader);
   const total = Object.values(counts).reduce((sum, n) => sum + n, 0);
-  const filtered = clause();
-  const matching = where.length
-    ? (reader.get<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks ${filtered.sql}`, filtered.params)?.n ?? 0)
-    : total;
-  if (matching <= query.limit) return { rows: select(queueOrder), page: { limit: query.limit, total, matching, shown: matching, counts } };
-  const active = select(queueOrder, query.limit, false);
+  const matching = Object.keys(filter).length ? countTasks(reader, filter) : total;
+  if (matching <= query.limit) {
+    return { rows: listTaskViews(reader, filter, 'queue'), page: { limit: query.limit, total, matching, shown: matching, counts } };
+  }
+  const active = listTaskViews(reader, { ...filter, finished: false }, 'queue', query.limit);
   const rest = query.limit - active.length;
-  const done = rest > 0 ? select('finished_at DESC, sort_order', rest, true) : [];
+  const done = rest > 0 ? listTaskViews(reader, { ...filter, finished: true }, 'recentlyFinished', rest) : [];
   const rows = [...active, ...done];
   return { rows, page: { limit: query.limit, total, matching, shown: rows.length, counts } };
 }

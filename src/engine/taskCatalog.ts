@@ -1,7 +1,8 @@
 import { newTaskId } from '../core/ids';
 import type { CommandArgs } from '../core/requests';
 import { type Result, notFound, ok, refused } from '../core/result';
-import { type TaskRow, findTask } from './rows';
+import { blockTask, findTask, insertTask, nextSortOrder } from './queries';
+import type { TaskRow } from './rows';
 import { moveTask } from './transitions';
 import type { Unit } from './unit';
 
@@ -32,12 +33,16 @@ export class TaskCatalog {
   /** Inserts an Idle task at the end of the order. */
   insert(unit: Unit, task: NewTask): Result<TaskRow> {
     if (findTask(unit.tx, task.id)) return refused('exists', `A task '${task.id}' already exists; pick another id.`, { id: task.id });
-    const order = unit.tx.get<{ next: number }>('SELECT COALESCE(MAX(sort_order), 0) + 1 AS next FROM tasks')!.next;
-    unit.tx.run(
-      `INSERT INTO tasks (id, title, prompt, status, parent_task_id, auto_dispatch, max_attempts, sort_order, created_at)
-       VALUES (?, ?, ?, 'idle', ?, ?, ?, ?, ?)`,
-      [task.id, task.title, task.prompt, task.parentId ?? null, task.autoDispatch ? 1 : 0, task.maxAttempts, order, unit.now],
-    );
+    insertTask(unit.tx, {
+      id: task.id,
+      title: task.title,
+      prompt: task.prompt,
+      parentId: task.parentId ?? null,
+      autoDispatch: task.autoDispatch,
+      maxAttempts: task.maxAttempts,
+      sortOrder: nextSortOrder(unit.tx),
+      createdAt: unit.now,
+    });
     unit.events.push({ kind: 'created', entity: 'task', id: task.id });
     return ok(findTask(unit.tx, task.id)!);
   }
@@ -62,6 +67,6 @@ export class TaskCatalog {
   }
 
   blockOn(unit: Unit, taskId: string, predecessorId: string): void {
-    unit.tx.run('UPDATE tasks SET blocked_by_task_id = ?, version = version + 1 WHERE id = ?', [predecessorId, taskId]);
+    blockTask(unit.tx, taskId, predecessorId);
   }
 }

@@ -1,9 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestOf } from '../core/requests';
 import { type Result, invalid, ok } from '../core/result';
+import { WorkerState } from '../core/workerMachine';
 import { type Disposable, Emitter, type Event } from './events';
 import { type Handler, type HandlerMap, type Services, subjectOf } from './handlers';
 import type { Clock, Reader, Store } from './ports';
+import {
+  deleteExpiredIdempotencyKeys,
+  findIdempotencyKey,
+  findWorkerState,
+  incrementIdempotencyHits,
+  insertIdempotencyKey,
+  insertRejection,
+  insertStateChangeMessage,
+} from './queries';
 import type { ResultOf, TxCommand } from './results';
 import type { EngineSettings } from './settings';
 import type { EngineEvent, Unit } from './unit';
@@ -58,9 +68,7 @@ export class Transactor implements Disposable {
   private isDurable(request: RequestOf<TxCommand>): boolean {
     if (!isHeartbeat(request)) return true;
     const worker = request.args.worker;
-    return this.store.read(
-      (reader) => reader.get<{ state: string }>('SELECT state FROM workers WHERE id = ?', [worker])?.state === 'STALE',
-    );
+    return this.store.read((reader) => findWorkerState(reader, worker) === WorkerState.Stale);
   }
 
   private write<T>(request: RequestHeader, now: number, work: (unit: Unit) => Result<T>, durable: boolean): Result<T> {
@@ -75,14 +83,9 @@ export class Transactor implements Disposable {
         if (!outcome.ok) return outcome;
         this.publishStateChanges(unit);
         if (requestId) {
-          tx.run('INSERT INTO idempotency_keys (request_id, command, response, created_at, expires_at) VALUES (?, ?, ?, ?, ?)', [
-            requestId,
-            request.command,
-            JSON.stringify(outcome.value ?? null),
-            now,
-            now + this.settings.idempotencyTtlMs,
-          ]);
-          tx.run('DELETE FROM idempotency_keys WHERE expires_at < ?', [now]);
+          const response = JSON.stringify(outcome.value ?? null);
+          insertIdempotencyKey(tx, requestId, request.command, response, now, now + this.settings.idempotencyTtlMs);
+          deleteExpiredIdempotencyKeys(tx, now);
         }
         return outcome;
       },
@@ -98,10 +101,7 @@ export class Transactor implements Disposable {
 
   /** Seed 004 §3: the same request id returns the first result without applying twice. */
   private replayed<T>(unit: Unit, command: string, requestId: string): Result<T> | undefined {
-    const key = unit.tx.get<{ command: string; response: string }>(
-      'SELECT command, response FROM idempotency_keys WHERE request_id = ? AND expires_at >= ?',
-      [requestId, unit.now],
-    );
+    const key = findIdempotencyKey(unit.tx, requestId, unit.now);
     if (!key) return undefined;
     if (key.command !== command) {
       return invalid(
@@ -109,9 +109,7 @@ export class Transactor implements Disposable {
         `request-id: '${requestId}' was already used for ${key.command}; use a new id for a different request.`,
       );
     }
-    unit.tx.run(
-      `INSERT INTO meta (key, value) VALUES ('idempotency_hits', '1') ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`,
-    );
+    incrementIdempotencyHits(unit.tx);
     // Stored by this same command's success above, in this same store: its result, as JSON.
     return ok(JSON.parse(key.response) as T);
   }
@@ -120,14 +118,8 @@ export class Transactor implements Disposable {
   private publishStateChanges(unit: Unit): void {
     for (const event of unit.events) {
       if (event.kind !== 'worker' && event.kind !== 'task') continue;
-      unit.tx.run(
-        `INSERT INTO messages (id, ts_ms, from_agent, to_agent, type, payload) VALUES (?, ?, 'foreman', NULL, 'state_change', ?)`,
-        [
-          randomUUID(),
-          unit.now,
-          JSON.stringify({ entity: event.kind, id: event.id, from: event.from, to: event.to, trigger: event.trigger }),
-        ],
-      );
+      const payload = JSON.stringify({ entity: event.kind, id: event.id, from: event.from, to: event.to, trigger: event.trigger });
+      insertStateChangeMessage(unit.tx, randomUUID(), unit.now, payload);
     }
   }
 
@@ -142,21 +134,18 @@ export class Transactor implements Disposable {
     const entity = details?.['entity'] === 'task' || details?.['entity'] === 'worker' ? details['entity'] : subject.entity;
     this.store.write(
       (tx) => {
-        tx.run(
-          `INSERT INTO rejections (ts_ms, entity_type, entity_id, from_state, trigger, code, reason, actor, attempt, request_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          [
-            now,
-            entity,
-            typeof details?.['id'] === 'string' ? details['id'] : subject.id,
-            typeof details?.['from'] === 'string' ? details['from'] : null,
-            typeof details?.['trigger'] === 'string' ? details['trigger'] : request.command,
-            code,
-            reason,
-            request.actor,
-            typeof details?.['claimed'] === 'number' ? details['claimed'] : null,
-            request.requestId ?? null,
-          ],
-        );
+        insertRejection(tx, {
+          tsMs: now,
+          entity,
+          entityId: typeof details?.['id'] === 'string' ? details['id'] : subject.id,
+          fromState: typeof details?.['from'] === 'string' ? details['from'] : null,
+          trigger: typeof details?.['trigger'] === 'string' ? details['trigger'] : request.command,
+          code,
+          reason,
+          actor: request.actor,
+          attempt: typeof details?.['claimed'] === 'number' ? details['claimed'] : null,
+          requestId: request.requestId ?? null,
+        });
         return ok(undefined);
       },
       { durable: false },

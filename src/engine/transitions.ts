@@ -1,7 +1,7 @@
 import { type Result, ok, refused } from '../core/result';
 import { type TaskStatus, type TaskTrigger, nextTaskStatus } from '../core/taskMachine';
 import { type WorkerState, type WorkerTrigger, nextWorkerState } from '../core/workerMachine';
-import type { SqlValue } from './ports';
+import { type ColumnValues, insertTransition, updateTaskStatus, updateWorkerState } from './queries';
 import type { TaskRow, WorkerRow } from './rows';
 import type { Unit } from './unit';
 
@@ -15,18 +15,8 @@ import type { Unit } from './unit';
 export interface MoveOptions {
   readonly reason?: string;
   /** Further columns to set in the same guarded UPDATE (names come from code, never from input). */
-  readonly set?: Readonly<Record<string, SqlValue>>;
+  readonly set?: ColumnValues;
   readonly metadata?: Readonly<Record<string, unknown>>;
-}
-
-const columnName = /^[a-z_]+$/;
-
-function assignments(set: Readonly<Record<string, SqlValue>> | undefined): { sql: string; params: SqlValue[] } {
-  const entries = Object.entries(set ?? {});
-  for (const [name] of entries) {
-    if (!columnName.test(name)) throw new Error(`bug: invalid column name ${name}`);
-  }
-  return { sql: entries.map(([name]) => `, ${name} = ?`).join(''), params: entries.map(([, value]) => value) };
 }
 
 /** Writes the audit row of a transition that was applied by a statement outside moveWorker/moveTask. */
@@ -40,33 +30,26 @@ export function recordTransition(
   attempt: number | null,
   options: MoveOptions,
 ): void {
-  unit.tx.run(
-    `INSERT INTO transitions (ts_ms, entity_type, entity_id, from_state, to_state, trigger, reason, actor, attempt, request_id, metadata)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [
-      unit.now,
-      entity,
-      id,
-      from,
-      to,
-      trigger,
-      options.reason ?? null,
-      unit.actor,
-      attempt,
-      unit.requestId ?? null,
-      options.metadata ? JSON.stringify(options.metadata) : null,
-    ],
+  insertTransition(
+    unit.tx,
+    unit.now,
+    entity,
+    id,
+    from,
+    to,
+    trigger,
+    options.reason ?? null,
+    unit.actor,
+    attempt,
+    unit.requestId ?? null,
+    options.metadata ? JSON.stringify(options.metadata) : null,
   );
 }
 
 export function moveWorker(unit: Unit, worker: WorkerRow, trigger: WorkerTrigger, options: MoveOptions = {}): Result<WorkerState> {
   const next = nextWorkerState(worker.state, trigger);
   if (!next.ok) return withSubject(next, worker.id);
-  const extra = assignments(options.set);
-  const changed = unit.tx.run(
-    `UPDATE workers SET state = ?, state_changed_at = ?, version = version + 1${extra.sql} WHERE id = ? AND state = ?`,
-    [next.value, unit.now, ...extra.params, worker.id, worker.state],
-  );
+  const changed = updateWorkerState(unit.tx, worker.id, worker.state, next.value, unit.now, options.set);
   if (changed !== 1) return conflict('worker', worker.id, worker.state, trigger);
   recordTransition(unit, 'worker', worker.id, worker.state, next.value, trigger, worker.attempt || null, options);
   unit.events.push({ kind: 'worker', id: worker.id, from: worker.state, to: next.value, trigger });
@@ -76,11 +59,7 @@ export function moveWorker(unit: Unit, worker: WorkerRow, trigger: WorkerTrigger
 export function moveTask(unit: Unit, task: TaskRow, trigger: TaskTrigger, options: MoveOptions = {}): Result<TaskStatus> {
   const next = nextTaskStatus(task.status, trigger);
   if (!next.ok) return withSubject(next, task.id);
-  const extra = assignments(options.set);
-  const changed = unit.tx.run(
-    `UPDATE tasks SET status = ?, version = version + 1${extra.sql} WHERE id = ? AND status = ? AND attempt = ?`,
-    [next.value, ...extra.params, task.id, task.status, task.attempt],
-  );
+  const changed = updateTaskStatus(unit.tx, task.id, task.status, task.attempt, next.value, options.set);
   if (changed !== 1) return conflict('task', task.id, task.status, trigger);
   const attempt = typeof options.set?.['attempt'] === 'number' ? options.set['attempt'] : task.attempt;
   recordTransition(unit, 'task', task.id, task.status, next.value, trigger, attempt || null, options);

@@ -1,0 +1,94 @@
+import type { Reader, Tx } from '../ports';
+
+/**
+ * The `agent_sessions` table: per task attempt, the agent's own session (what a follow-up
+ * resumes) and the tokens and money its runs used. Sums are computed from it, never stored.
+ */
+
+/** A session as stored. */
+export interface SessionRow {
+  task_id: string;
+  attempt: number;
+  worker_id: string;
+  agent_kind: string;
+  session_id: string | null;
+  runs: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+}
+
+/** Summed usage; `key` is the task or worker id for grouped sums. */
+export interface UsageSumRow {
+  key: string;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+}
+
+export interface UsageReport {
+  readonly taskId: string;
+  readonly attempt: number;
+  readonly workerId: string;
+  readonly agentKind: string;
+  /** Kept from an earlier report when this one has none. */
+  readonly sessionId: string | null;
+  /** Launches and resumes this report counts (0 or 1). */
+  readonly runs: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly costUsd: number;
+  readonly now: number;
+}
+
+/** Adds a usage report to its attempt's row, creating it on the first report. */
+export function addSessionUsage(tx: Tx, report: UsageReport): void {
+  tx.run(
+    `INSERT INTO agent_sessions (task_id, attempt, worker_id, agent_kind, session_id, runs, input_tokens, output_tokens, cost_usd, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT(task_id, attempt) DO UPDATE SET worker_id = excluded.worker_id, agent_kind = excluded.agent_kind,
+       session_id = COALESCE(excluded.session_id, agent_sessions.session_id), runs = agent_sessions.runs + excluded.runs,
+       input_tokens = agent_sessions.input_tokens + excluded.input_tokens, output_tokens = agent_sessions.output_tokens + excluded.output_tokens,
+       cost_usd = agent_sessions.cost_usd + excluded.cost_usd, updated_at = excluded.updated_at`,
+    [
+      report.taskId,
+      report.attempt,
+      report.workerId,
+      report.agentKind,
+      report.sessionId,
+      report.runs,
+      report.inputTokens,
+      report.outputTokens,
+      report.costUsd,
+      report.now,
+    ],
+  );
+}
+
+export function findSessionRow(reader: Reader, taskId: string, attempt: number): SessionRow | undefined {
+  return reader.get<SessionRow>('SELECT * FROM agent_sessions WHERE task_id = ? AND attempt = ?', [taskId, attempt]);
+}
+
+/** Usage summed per task. */
+export function sumUsageByTask(reader: Reader): UsageSumRow[] {
+  return reader.all<UsageSumRow>(
+    `SELECT task_id AS key, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens, SUM(cost_usd) AS cost_usd
+           FROM agent_sessions GROUP BY task_id`,
+  );
+}
+
+/** Usage summed per worker. */
+export function sumUsageByWorker(reader: Reader): UsageSumRow[] {
+  return reader.all<UsageSumRow>(
+    `SELECT worker_id AS key, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens, SUM(cost_usd) AS cost_usd
+           FROM agent_sessions GROUP BY worker_id`,
+  );
+}
+
+/** Usage of every session, zero when there is none. */
+export function sumUsage(reader: Reader): Omit<UsageSumRow, 'key'> | undefined {
+  return reader.get<Omit<UsageSumRow, 'key'>>(
+    `SELECT COALESCE(SUM(input_tokens), 0) AS input_tokens, COALESCE(SUM(output_tokens), 0) AS output_tokens,
+            COALESCE(SUM(cost_usd), 0) AS cost_usd FROM agent_sessions`,
+  );
+}

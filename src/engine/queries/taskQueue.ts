@@ -1,0 +1,82 @@
+import type { TaskStatus } from '../../core/taskMachine';
+import type { Reader, Tx } from '../ports';
+import type { TaskRow } from '../rows';
+
+/**
+ * Selecting and claiming work on `tasks` (ARCHITECTURE §4). A claim is one statement, so two
+ * claimers can never take the same task: the sub-select and the guarded UPDATE run as one step.
+ */
+
+/** Runnable = queued, not blocked, not a chain parent, auto-dispatched, and due. */
+const runnable = `status = 'queued' AND blocked_by_task_id IS NULL AND auto_dispatch = 1
+  AND planning_phase = 'none' AND (scheduled_for IS NULL OR scheduled_for <= ?)`;
+
+/** The columns a claim sets; `branch` is an SQL expression (a parameter, or built from the task id). */
+const claimColumns = (branch: string) => `status = 'running', attempt = attempt + 1, started_at = ?, finished_at = NULL,
+  worker_id = ?, last_worker_id = ?, previous_branch = branch, branch = ${branch}, version = version + 1`;
+
+const peekSql = `SELECT * FROM tasks WHERE ${runnable} ORDER BY sort_order, created_at LIMIT 1`;
+
+const claimTaskSql = `UPDATE tasks SET ${claimColumns('?')}
+       WHERE id = ? AND status = ? AND blocked_by_task_id IS NULL AND planning_phase = 'none'
+       RETURNING id, attempt, branch`;
+
+/** What a claim returns: the task, its new attempt and the branch that attempt works on. */
+export interface ClaimedRow {
+  readonly id: string;
+  readonly attempt: number;
+  readonly branch: string;
+}
+
+/** The next runnable task without claiming it. */
+export function peekRunnableTask(reader: Reader, now: number): TaskRow | undefined {
+  return reader.get<TaskRow>(peekSql, [now]);
+}
+
+/**
+ * The claim of the next runnable task, compiled once per branch template: the branch is computed
+ * inside the statement because the task id is only known there. `literals` are the template's
+ * parameters in order, `null` standing for the worker id.
+ */
+export interface ClaimNextStatement {
+  readonly sql: string;
+  readonly literals: readonly (string | null)[];
+}
+
+export function compileClaimNext(branchTemplate: string): ClaimNextStatement {
+  const parts = branchTemplate.split(/(\{worker\}|\{task\})/).filter((part) => part !== '');
+  const branchSql = parts.map((part) => (part === '{task}' ? 'id' : '?')).join(' || ') || "''";
+  return {
+    sql: `UPDATE tasks SET ${claimColumns(branchSql)}
+       WHERE id = (SELECT id FROM tasks WHERE ${runnable} ORDER BY sort_order, created_at LIMIT 1) AND status = 'queued'
+       RETURNING id, attempt, branch`,
+    literals: parts.filter((part) => part !== '{task}').map((part) => (part === '{worker}' ? null : part)),
+  };
+}
+
+/** Claims the next runnable task for a worker, or nothing when none is runnable. */
+export function claimNextTask(tx: Tx, statement: ClaimNextStatement, now: number, workerId: string): ClaimedRow | undefined {
+  const branchParams = statement.literals.map((literal) => literal ?? workerId);
+  return tx.returning<ClaimedRow>(statement.sql, [now, workerId, workerId, ...branchParams, now])[0];
+}
+
+/** Claims one given task if it is still in `status` and runnable by hand (not blocked, not a chain parent). */
+export function claimTask(
+  tx: Tx,
+  taskId: string,
+  status: TaskStatus,
+  now: number,
+  workerId: string,
+  branch: string,
+): ClaimedRow | undefined {
+  return tx.returning<ClaimedRow>(claimTaskSql, [now, workerId, workerId, branch, taskId, status])[0];
+}
+
+/** The earliest future `scheduled_for` among queued tasks. */
+export function nextDueTime(reader: Reader, now: number): number | undefined {
+  const row = reader.get<{ due: number | null }>(
+    `SELECT MIN(scheduled_for) AS due FROM tasks WHERE status = 'queued' AND scheduled_for > ?`,
+    [now],
+  );
+  return row?.due ?? undefined;
+}

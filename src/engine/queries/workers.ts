@@ -1,0 +1,89 @@
+import type { WorkerState } from '../../core/workerMachine';
+import type { Reader, Tx } from '../ports';
+import type { WorkerRow } from '../rows';
+import { type ColumnValues, setClause } from './setClause';
+
+/** The `workers` table: one row per worker, its state guarded by every UPDATE that moves it. */
+
+export function findWorker(reader: Reader, id: string): WorkerRow | undefined {
+  return reader.get<WorkerRow>('SELECT * FROM workers WHERE id = ?', [id]);
+}
+
+/** Whether a worker of that id exists (reads the key only). */
+export function workerExists(reader: Reader, id: string): boolean {
+  return reader.get<{ id: string }>('SELECT id FROM workers WHERE id = ?', [id]) !== undefined;
+}
+
+/** The worker's state alone, e.g. to decide how durably a request must be written before running it. */
+export function findWorkerState(reader: Reader, id: string): WorkerState | undefined {
+  return reader.get<{ state: WorkerState }>('SELECT state FROM workers WHERE id = ?', [id])?.state;
+}
+
+/** The worker that holds a task, in whatever state. */
+export function findWorkerHolding(reader: Reader, taskId: string): WorkerRow | undefined {
+  return reader.get<WorkerRow>('SELECT * FROM workers WHERE task_id = ?', [taskId]);
+}
+
+/** The id of the worker that holds a task, in whatever state. */
+export function findWorkerIdHolding(reader: Reader, taskId: string): string | undefined {
+  return reader.get<{ id: string }>('SELECT id FROM workers WHERE task_id = ?', [taskId])?.id;
+}
+
+/** The worker that holds a task in one of `states` (the caller passes a constant list). */
+export function findWorkerHoldingIn(reader: Reader, taskId: string, states: readonly WorkerState[]): WorkerRow | undefined {
+  return reader.get<WorkerRow>(`SELECT * FROM workers WHERE task_id = ? AND state IN (${states.map(() => '?').join(',')})`, [
+    taskId,
+    ...states,
+  ]);
+}
+
+/** Every worker, by id. */
+export function listWorkers(reader: Reader): WorkerRow[] {
+  return reader.all<WorkerRow>('SELECT * FROM workers ORDER BY id');
+}
+
+/** Workers in one state, by id. */
+export function listWorkersIn(reader: Reader, state: WorkerState): WorkerRow[] {
+  return reader.all<WorkerRow>('SELECT * FROM workers WHERE state = ? ORDER BY id', [state]);
+}
+
+/** Workers whose agent should be running (after an owner restart those agents are gone). */
+export function listWorkersWithAgents(reader: Reader): WorkerRow[] {
+  return reader.all<WorkerRow>(`SELECT * FROM workers WHERE state IN ('ASSIGNED', 'WORKING')`);
+}
+
+/** Workers that take a place under the concurrency limit. */
+export function countBusyWorkers(reader: Reader): number {
+  return reader.get<{ n: number }>(`SELECT COUNT(*) AS n FROM workers WHERE state IN ('ASSIGNED', 'WORKING', 'STALE')`)!.n;
+}
+
+/** A new IDLE worker. */
+export function insertWorker(tx: Tx, id: string, agent: string, maxAttempts: number | null, now: number): void {
+  tx.run(`INSERT INTO workers (id, state, agent, max_attempts, state_changed_at, created_at) VALUES (?, 'IDLE', ?, ?, ?, ?)`, [
+    id,
+    agent,
+    maxAttempts,
+    now,
+    now,
+  ]);
+}
+
+/**
+ * Moves a worker from `from` to `to` (plus the columns of `set`) only if it is still in `from`.
+ * Returns the rows changed: 1, or 0 when someone moved it first.
+ */
+export function updateWorkerState(tx: Tx, id: string, from: WorkerState, to: WorkerState, now: number, set?: ColumnValues): number {
+  const extra = setClause(set);
+  return tx.run(`UPDATE workers SET state = ?, state_changed_at = ?, version = version + 1${extra.sql} WHERE id = ? AND state = ?`, [
+    to,
+    now,
+    ...extra.params,
+    id,
+    from,
+  ]);
+}
+
+/** Records why a worker is about to fail, without a transition of its own. */
+export function setWorkerLastError(tx: Tx, id: string, error: string): void {
+  tx.run('UPDATE workers SET last_error = ? WHERE id = ?', [error, id]);
+}

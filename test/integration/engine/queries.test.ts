@@ -1,0 +1,223 @@
+/**
+ * The query modules on a real sql.js store, below the services: the claim compiled per branch
+ * template, the guards of the state UPDATEs, the bus cursor, and the statements the engine's front
+ * door (engine.ts, crew.ts) is to switch to. Services are covered through the engine elsewhere.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ok } from '../../../src/core/result';
+import type { Reader, Tx } from '../../../src/engine/ports';
+import * as q from '../../../src/engine/queries';
+import { SqlJsStore } from '../../../src/infra/db';
+
+let dir: string;
+let store: SqlJsStore;
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'foreman-queries-'));
+  store = await SqlJsStore.open(join(dir, '.foreman'));
+});
+after(() => {
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function write<T>(fn: (tx: Tx) => T): T {
+  const result = store.write((tx) => ok(fn(tx)));
+  if (!result.ok) throw new Error(result.message);
+  return result.value;
+}
+const read = <T>(fn: (reader: Reader) => T): T => store.read(fn);
+
+/** A queued task at the end of the queue. */
+function queue(tx: Tx, id: string, now: number): void {
+  q.insertTask(tx, {
+    id,
+    title: id,
+    prompt: '',
+    parentId: null,
+    autoDispatch: true,
+    maxAttempts: 3,
+    sortOrder: q.nextSortOrder(tx),
+    createdAt: now,
+  });
+  assert.equal(q.updateTaskStatus(tx, id, 'idle', 0, 'queued'), 1);
+}
+
+describe('query modules', () => {
+  it('claims the next runnable task in queue order, with the branch built inside the statement', () => {
+    write((tx) => ['c1', 'c2'].forEach((id) => queue(tx, id, 1000)));
+    const statement = q.compileClaimNext('foreman/{worker}/{task}');
+    const first = write((tx) => q.claimNextTask(tx, statement, 2000, 'ada'));
+    assert.deepEqual({ ...first }, { id: 'c1', attempt: 1, branch: 'foreman/ada/c1' });
+    const second = write((tx) => q.claimNextTask(tx, q.compileClaimNext('fixed'), 2000, 'bob'));
+    assert.deepEqual({ ...second }, { id: 'c2', attempt: 1, branch: 'fixed' });
+    assert.equal(
+      write((tx) => q.claimNextTask(tx, statement, 2000, 'cy')),
+      undefined,
+    );
+    assert.equal(read((reader) => q.findTask(reader, 'c1'))?.worker_id, 'ada');
+  });
+
+  it('a task scheduled later is not runnable until its time, and is the next due', () => {
+    write((tx) => {
+      queue(tx, 'later', 1000);
+      q.updateTaskStatus(tx, 'later', 'queued', 0, 'queued', { scheduled_for: 5000 });
+    });
+    assert.equal(
+      read((reader) => q.peekRunnableTask(reader, 4999)),
+      undefined,
+    );
+    assert.equal(
+      read((reader) => q.nextDueTime(reader, 4999)),
+      5000,
+    );
+    assert.equal(read((reader) => q.peekRunnableTask(reader, 5000))?.id, 'later');
+  });
+
+  it('guarded moves change nothing when the state read is no longer current', () => {
+    write((tx) => q.insertWorker(tx, 'w1', 'demo', null, 1000));
+    assert.equal(
+      write((tx) => q.updateWorkerState(tx, 'w1', 'WORKING', 'IDLE', 2000)),
+      0,
+    );
+    assert.equal(
+      write((tx) => q.updateWorkerState(tx, 'w1', 'IDLE', 'ASSIGNED', 2000, { note: 'n' })),
+      1,
+    );
+    const worker = read((reader) => q.findWorker(reader, 'w1'));
+    assert.deepEqual([worker?.state, worker?.note, worker?.state_changed_at], ['ASSIGNED', 'n', 2000]);
+    assert.equal(
+      read((reader) => q.findWorkerState(reader, 'w1')),
+      'ASSIGNED',
+    );
+    assert.throws(
+      () => write((tx) => q.updateWorkerState(tx, 'w1', 'ASSIGNED', 'WORKING', 3000, { 'note = 1; --': 'x' })),
+      /invalid column/,
+    );
+    assert.equal(
+      read((reader) => q.findWorkerState(reader, 'w1')),
+      'ASSIGNED',
+    );
+
+    write((tx) => q.updateWorkerState(tx, 'w1', 'ASSIGNED', 'WORKING', 3000, { task_id: 'c1' }));
+    write((tx) => q.setWorkerLastError(tx, 'w1', 'owner restarted'));
+    assert.deepEqual(
+      read(q.listWorkersWithAgents).map((worker) => [worker.id, worker.last_error]),
+      [['w1', 'owner restarted']],
+    );
+    assert.equal(
+      read((reader) => q.findWorkerIdHolding(reader, 'c1')),
+      'w1',
+    );
+    assert.deepEqual([read((reader) => q.workerExists(reader, 'w1')), read((reader) => q.workerExists(reader, 'w2'))], [true, false]);
+  });
+
+  it('a bus cursor never moves backwards, and compaction stays below it', () => {
+    const seqs = write((tx) => [
+      q.insertMessage(tx, {
+        id: 'm1',
+        tsMs: 1,
+        from: 'a',
+        to: 'b',
+        type: 't',
+        correlationId: null,
+        inReplyTo: null,
+        payload: '1',
+        payloadRef: null,
+      }),
+      q.insertMessage(tx, {
+        id: 'm2',
+        tsMs: 2,
+        from: 'a',
+        to: null,
+        type: 't',
+        correlationId: null,
+        inReplyTo: null,
+        payload: null,
+        payloadRef: null,
+      }),
+    ]);
+    assert.equal(
+      read((reader) => q.findMessageSeq(reader, 'm2')),
+      seqs[1],
+    );
+    assert.deepEqual(
+      read((reader) => q.listMessagesFor(reader, 'b', 0, 10)).map((row) => row.id),
+      ['m1', 'm2'],
+    );
+    write((tx) => q.advanceCursor(tx, 'b', seqs[1]!, 10));
+    write((tx) => q.advanceCursor(tx, 'b', seqs[0]!, 11));
+    assert.equal(
+      read((reader) => q.findCursor(reader, 'b')),
+      seqs[1],
+    );
+    assert.equal(
+      read((reader) => q.lowestCursor(reader)),
+      seqs[1],
+    );
+    assert.equal(
+      read((reader) => q.lastMessageSeq(reader)),
+      seqs[1],
+    );
+  });
+
+  it('supplies what the front door needs: idempotency keys, hits, state changes, rejections, the previous assignment', () => {
+    write((tx) => q.insertIdempotencyKey(tx, 'r1', 'claim', '{"id":"x"}', 1000, 2000));
+    assert.deepEqual({ ...read((reader) => q.findIdempotencyKey(reader, 'r1', 2000)) }, { command: 'claim', response: '{"id":"x"}' });
+    write((tx) => q.deleteExpiredIdempotencyKeys(tx, 2001));
+    assert.equal(
+      read((reader) => q.findIdempotencyKey(reader, 'r1', 1500)),
+      undefined,
+    );
+    write((tx) => [q.incrementIdempotencyHits(tx), q.incrementIdempotencyHits(tx)]);
+    assert.equal(read(q.readIdempotencyHits), 2);
+
+    write((tx) => q.insertStateChangeMessage(tx, 'sc1', 3000, '{"entity":"worker"}'));
+    const change = read((reader) => q.listMessagesFor(reader, 'anyone', 0, 10)).find((row) => row.id === 'sc1');
+    assert.deepEqual([change?.from_agent, change?.to_agent, change?.type], ['foreman', null, 'state_change']);
+
+    const rejection = {
+      tsMs: 1,
+      entity: 'worker',
+      entityId: 'w1',
+      fromState: null,
+      trigger: 't',
+      reason: 'r',
+      actor: 'a',
+      attempt: null,
+      requestId: null,
+    } as const;
+    write((tx) => q.insertRejection(tx, { ...rejection, code: 'conflict' }));
+    assert.deepEqual(read(q.countRejectionsByCode), [{ code: 'conflict', count: 1 }]);
+
+    for (const [n, task] of ['t-a', 't-b'].entries()) {
+      write((tx) =>
+        q.insertTransition(
+          tx,
+          4000 + n,
+          'worker',
+          'w1',
+          'IDLE',
+          'ASSIGNED',
+          'assign',
+          null,
+          'x',
+          1,
+          null,
+          JSON.stringify({ taskId: task, attempt: 1 }),
+        ),
+      );
+    }
+    assert.equal(
+      read((reader) => q.findPreviousAssignMetadata(reader, 'w1')),
+      '{"taskId":"t-a","attempt":1}',
+    );
+    assert.equal(
+      read((reader) => q.findPreviousAssignMetadata(reader, 'nobody')),
+      undefined,
+    );
+  });
+});
