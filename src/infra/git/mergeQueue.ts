@@ -7,6 +7,7 @@
 import { resolve } from 'node:path';
 import type { SimpleGit } from 'simple-git';
 import { type Result, invalid, ok, refused } from '../../core/result';
+import { SequencerByKey } from '../../engine/async';
 import { branchTip, countCommits } from './branches';
 import { type ForemanTrailers, commitLeftovers, trailerBlock, withTrailers } from './commits';
 import { GitExitError, canonicalPath, currentBranch, errorText, folderExists, isGitFailure, openGit, openGitForCommits } from './gitClient';
@@ -37,34 +38,15 @@ export interface MergeOutcome {
 }
 
 /**
- * Serialises work per key. The lock lives in the module on purpose: two GitWorkspace objects for
- * the same repository must still queue behind each other. Only the owner process merges
- * (ARCHITECTURE §2), so an in-process lock is enough.
+ * One merge at a time per repository. The sequencer lives in the module on purpose: two
+ * GitWorkspace objects for the same repository must still queue behind each other. Only the owner
+ * process merges (ARCHITECTURE §2), so an in-process queue is enough.
  */
-class KeyedMutex {
-  private readonly tails = new Map<string, Promise<void>>();
-
-  async run<T>(key: string, task: () => Promise<T>): Promise<T> {
-    const previous = this.tails.get(key) ?? Promise.resolve();
-    const current = previous.then(task);
-    const tail = current.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.tails.set(key, tail);
-    try {
-      return await current;
-    } finally {
-      if (this.tails.get(key) === tail) this.tails.delete(key);
-    }
-  }
-}
-
-const repositoryLocks = new KeyedMutex();
+const repositoryMerges = new SequencerByKey<string>();
 
 export async function mergeBranch(request: MergeRequest): Promise<Result<MergeOutcome>> {
   const key = await canonicalPath(resolve(request.repoRoot));
-  return repositoryLocks.run(key, () => mergeExclusively(request));
+  return repositoryMerges.queue(key, () => mergeExclusively(request));
 }
 
 async function mergeExclusively(request: MergeRequest): Promise<Result<MergeOutcome>> {
