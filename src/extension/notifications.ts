@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { RunOnceScheduler } from '../engine/async';
 import type { EngineEvent } from '../engine/unit';
 import type { WorkerStatus } from '../engine/statusView';
 import { CommandId } from './commands/commandIds';
@@ -40,16 +41,14 @@ export class Notifier {
    * state, so no engine event announces them. The returned disposable stops following.
    */
   watchWaiting(): vscode.Disposable {
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    const check = new RunOnceScheduler(() => this.checkWaiting(), waitCheckDelayMs);
     const subscription = this.session.onDidChange(() => {
-      timer ??= setTimeout(() => {
-        timer = undefined;
-        this.checkWaiting();
-      }, waitCheckDelayMs);
+      // The first change of a burst sets the check; the rest ride along with it.
+      if (!check.isScheduled) check.schedule();
     });
     return new vscode.Disposable(() => {
       subscription.dispose();
-      if (timer) clearTimeout(timer);
+      check.dispose();
     });
   }
 

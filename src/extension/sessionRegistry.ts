@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { RunOnceScheduler } from '../engine/async';
 import type { ForemanSession } from './session';
 
 /** How often the views may redraw under a burst of engine events. */
@@ -15,7 +16,10 @@ export class SessionRegistry implements vscode.Disposable {
   private readonly bySession = new Map<string, { session: ForemanSession; subscription: { dispose(): void } }>();
   private readonly changeEmitter = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changeEmitter.event;
-  private pending: ReturnType<typeof setTimeout> | undefined;
+  private readonly redraw = new RunOnceScheduler(() => {
+    this.changeEmitter.fire();
+    this.updateTicker();
+  }, coalesceMs);
   private ticker: ReturnType<typeof setInterval> | undefined;
 
   sessions(): ForemanSession[] {
@@ -44,12 +48,8 @@ export class SessionRegistry implements vscode.Disposable {
   }
 
   private changed(): void {
-    if (this.pending) return;
-    this.pending = setTimeout(() => {
-      this.pending = undefined;
-      this.changeEmitter.fire();
-      this.updateTicker();
-    }, coalesceMs);
+    // The first change of a burst sets the redraw; the rest ride along with it.
+    if (!this.redraw.isScheduled) this.redraw.schedule();
   }
 
   /** The ages shown are relative; redraw them while they move, stop when nobody is busy. */
@@ -64,7 +64,7 @@ export class SessionRegistry implements vscode.Disposable {
 
   dispose(): void {
     for (const root of [...this.bySession.keys()]) void this.remove(root);
-    if (this.pending) clearTimeout(this.pending);
+    this.redraw.dispose();
     if (this.ticker) clearInterval(this.ticker);
     this.changeEmitter.dispose();
   }

@@ -1,6 +1,9 @@
 import type { ForemanSession } from '../session';
 import type { TransitionEvent } from '../../core/transitionLog';
+import { RunOnceScheduler } from '../../engine/async';
+import { DisposableBase } from '../../engine/events';
 import type { Metrics } from '../../engine/metrics';
+import { type Clock, systemClock } from '../../engine/ports';
 import type { TransitionItem } from '../../shared/protocol';
 
 /** The transition log and metrics of one folder, as last read. */
@@ -15,7 +18,7 @@ export interface ActivityFeedOptions {
   readonly log: (line: string) => void;
   /** Called after each read, so the host can send a new snapshot. */
   readonly onDidLoad: () => void;
-  readonly now?: () => number;
+  readonly clock?: Clock;
   /** Reads run at most this often, and less often when a read is slow (see `invalidate`). */
   readonly minIntervalMs?: number;
   readonly keep?: number;
@@ -29,14 +32,13 @@ const readLimit = 100_000;
  * makes), throttled: a burst of changes causes one read, and a read that took `t` ms waits at
  * least 10·t before the next, so a long history never keeps the extension host busy.
  */
-export class ActivityFeed {
+export class ActivityFeed extends DisposableBase {
   private current: ActivityData | undefined;
   private inFlight = false;
   private dirty = false;
-  private timer: ReturnType<typeof setTimeout> | undefined;
   private nextAllowedAt = 0;
-  private disposed = false;
-  private readonly now: () => number;
+  private readonly clock: Clock;
+  private readonly reader: RunOnceScheduler;
   private readonly minIntervalMs: number;
   private readonly keep: number;
 
@@ -44,7 +46,9 @@ export class ActivityFeed {
     private readonly session: Pick<ForemanSession, 'execute'>,
     private readonly options: ActivityFeedOptions,
   ) {
-    this.now = options.now ?? Date.now;
+    super();
+    this.clock = options.clock ?? systemClock;
+    this.reader = this._register(new RunOnceScheduler(() => void this.load(), 0, this.clock));
     this.minIntervalMs = options.minIntervalMs ?? 1_000;
     this.keep = options.keep ?? 20_000;
   }
@@ -55,51 +59,41 @@ export class ActivityFeed {
 
   /** The log changed: read it again once the throttle allows. */
   invalidate(): void {
-    if (this.disposed) return;
+    if (this.isDisposed) return;
     this.dirty = true;
-    if (this.inFlight || this.timer) return;
-    const wait = Math.max(0, this.nextAllowedAt - this.now());
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.load();
-    }, wait);
+    if (this.inFlight || this.reader.isScheduled) return;
+    this.reader.schedule(Math.max(0, this.nextAllowedAt - this.clock.now()));
   }
 
   private async load(): Promise<void> {
-    if (this.disposed) return;
+    if (this.isDisposed) return;
     this.dirty = false;
     this.inFlight = true;
-    const started = this.now();
+    const started = this.clock.now();
     try {
       const [transitions, metrics] = await Promise.all([
         this.session.execute({ command: 'transitions', args: { limit: readLimit }, actor: 'vscode' }),
         this.session.execute({ command: 'metrics', args: {}, actor: 'vscode' }),
       ]);
-      if (this.disposed) return;
+      if (this.isDisposed) return;
       if (!transitions.ok) this.options.log(`dashboard: could not read transitions: ${transitions.message}`);
       if (!metrics.ok) this.options.log(`dashboard: could not read metrics: ${metrics.message}`);
       const events = transitions.ok ? transitions.value : [];
       this.current = {
         transitions: events.slice(-this.keep).map(toTransitionItem),
         metrics: metrics.ok ? metrics.value : this.current?.metrics,
-        loadedAt: this.now(),
+        loadedAt: this.clock.now(),
       };
     } catch (error) {
       this.options.log(`dashboard: activity read failed: ${String(error)}`);
     } finally {
       this.inFlight = false;
-      const took = this.now() - started;
-      this.nextAllowedAt = this.now() + Math.max(this.minIntervalMs, 10 * took);
+      const took = this.clock.now() - started;
+      this.nextAllowedAt = this.clock.now() + Math.max(this.minIntervalMs, 10 * took);
     }
-    if (this.disposed) return;
+    if (this.isDisposed) return;
     this.options.onDidLoad();
     if (this.dirty) this.invalidate();
-  }
-
-  dispose(): void {
-    this.disposed = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
   }
 }
 

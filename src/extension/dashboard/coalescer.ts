@@ -1,35 +1,43 @@
+import { RunOnceScheduler } from '../../engine/async';
+import type { Disposable } from '../../engine/events';
+import { type Clock, systemClock } from '../../engine/ports';
+
 /**
  * Runs a job at most once per interval however often it is requested: the first request of a
- * quiet period runs on the next turn of the event loop (so a synchronous burst collapses into
- * one run), later ones wait until the interval since the last run has passed.
+ * quiet period runs on the next turn of the clock (so a synchronous burst collapses into one run),
+ * later ones wait until the interval since the last run has passed.
  */
-export class Coalescer {
-  private timer: ReturnType<typeof setTimeout> | undefined;
+export class Coalescer implements Disposable {
+  private readonly scheduler: RunOnceScheduler;
   private lastRunAt = Number.NEGATIVE_INFINITY;
 
   constructor(
-    private readonly job: () => void,
+    job: () => void,
     private readonly intervalMs: number,
-    private readonly now: () => number = Date.now,
-  ) {}
+    private readonly clock: Clock = systemClock,
+  ) {
+    this.scheduler = new RunOnceScheduler(
+      () => {
+        this.lastRunAt = this.clock.now();
+        job();
+      },
+      0,
+      clock,
+    );
+  }
 
   request(): void {
-    if (this.timer) return;
-    const wait = Math.max(0, this.lastRunAt + this.intervalMs - this.now());
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.lastRunAt = this.now();
-      this.job();
-    }, wait);
+    // A waiting run already covers this request; rescheduling it would only push it later.
+    if (this.scheduler.isScheduled) return;
+    this.scheduler.schedule(Math.max(0, this.lastRunAt + this.intervalMs - this.clock.now()));
   }
 
   /** Whether a run is waiting. */
   get pending(): boolean {
-    return this.timer !== undefined;
+    return this.scheduler.isScheduled;
   }
 
   dispose(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.scheduler.dispose();
   }
 }

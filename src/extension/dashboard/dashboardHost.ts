@@ -1,5 +1,6 @@
 import type { LivenessSettings } from '../../core/policies';
-import type { Disposable, Event } from '../../engine/events';
+import { DisposableBase, type Event } from '../../engine/events';
+import { type Clock, systemClock } from '../../engine/ports';
 import type { TaskStatusView, WorkerStatus } from '../../engine/statusView';
 import {
   type ActionName,
@@ -40,7 +41,8 @@ export interface DashboardHostOptions {
   readonly runAction: (action: ResolvedAction) => Promise<ActionOutcome>;
   readonly liveness: () => LivenessSettings;
   readonly log: (line: string) => void;
-  readonly now?: () => number;
+  /** Times the coalescing and the activity reads; the system clock unless a test moves it by hand. */
+  readonly clock?: Clock;
   /** Snapshots go out at most once per this interval (default 250 ms: four a second). */
   readonly minIntervalMs?: number;
   readonly activityIntervalMs?: number;
@@ -52,25 +54,30 @@ export interface DashboardHostOptions {
  * it parses every webview message, answers `ready` with a full snapshot, coalesces changes into at
  * most a few snapshots a second, and checks each action against the current state before running it.
  */
-export class DashboardHost implements Disposable {
+export class DashboardHost extends DisposableBase {
   private view: ViewState;
   private ready = false;
   private visible = true;
   private revision = 0;
   private readonly sender: Coalescer;
   private readonly feeds = new Map<string, ActivityFeed>();
-  private readonly subscription: Disposable;
-  private readonly now: () => number;
+  private readonly clock: Clock;
   private readonly handlers: HandlerMap<WebviewMessage>;
-  private disposed = false;
   /** Messages posted, for the benchmark and tests. */
   sent = 0;
 
   constructor(private readonly options: DashboardHostOptions) {
-    this.now = options.now ?? Date.now;
+    super();
+    this.clock = options.clock ?? systemClock;
     this.view = options.initialView ?? defaultViewState;
-    this.sender = new Coalescer(() => void this.sendSnapshot(), options.minIntervalMs ?? 250, this.now);
-    this.subscription = options.onDidChangeSessions(() => this.changed());
+    this.sender = this._register(new Coalescer(() => void this.sendSnapshot(), options.minIntervalMs ?? 250, this.clock));
+    this._register(options.onDidChangeSessions(() => this.changed()));
+    this._register({
+      dispose: () => {
+        for (const feed of this.feeds.values()) feed.dispose();
+        this.feeds.clear();
+      },
+    });
     this.handlers = {
       ready: (message) => {
         if (message.view) this.view = message.view;
@@ -90,7 +97,7 @@ export class DashboardHost implements Disposable {
 
   /** Every message from the webview comes here; what does not parse is logged and dropped. */
   receive(raw: unknown): void {
-    if (this.disposed) return;
+    if (this.isDisposed) return;
     const outcome = dispatchMessage(webviewMessageSchema, this.handlers, raw);
     if (!outcome.ok) this.options.log(`dashboard: dropped an invalid message from the webview (${outcome.problem})`);
   }
@@ -107,7 +114,7 @@ export class DashboardHost implements Disposable {
   }
 
   private changed(): void {
-    if (this.disposed) return;
+    if (this.isDisposed) return;
     this.feedOf(this.selected())?.invalidate();
     if (this.ready && this.visible) this.sender.request();
   }
@@ -129,7 +136,7 @@ export class DashboardHost implements Disposable {
       feed = new ActivityFeed(session, {
         log: this.options.log,
         onDidLoad: () => this.ready && this.visible && this.sender.request(),
-        now: this.now,
+        clock: this.clock,
         ...(this.options.activityIntervalMs !== undefined ? { minIntervalMs: this.options.activityIntervalMs } : {}),
       });
       this.feeds.set(session.root, feed);
@@ -140,7 +147,7 @@ export class DashboardHost implements Disposable {
 
   /** Builds the snapshot being sent now; exposed for tests. */
   buildSnapshot() {
-    const now = this.now();
+    const now = this.clock.now();
     const sessions = this.options.sessions();
     const session = this.selected();
     const folders: FolderInfo[] = sessions.map((s) => ({ root: s.root, name: s.name, ownerNote: s.ownerNote, restricted: s.restricted }));
@@ -165,7 +172,7 @@ export class DashboardHost implements Disposable {
   }
 
   private async sendSnapshot(): Promise<void> {
-    if (this.disposed || !this.ready || !this.visible) return;
+    if (this.isDisposed || !this.ready || !this.visible) return;
     let snapshot;
     try {
       snapshot = this.buildSnapshot();
@@ -224,14 +231,6 @@ export class DashboardHost implements Disposable {
         return { action, session, target: { kind: 'task', task } };
       }
     }
-  }
-
-  dispose(): void {
-    this.disposed = true;
-    this.subscription.dispose();
-    this.sender.dispose();
-    for (const feed of this.feeds.values()) feed.dispose();
-    this.feeds.clear();
   }
 }
 
