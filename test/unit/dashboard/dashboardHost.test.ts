@@ -1,17 +1,21 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { setTimeout as delay } from 'node:timers/promises';
 import { DashboardHost, type ResolvedAction } from '../../../src/extension/dashboard/dashboardHost';
 import { HeartbeatHistory } from '../../../src/extension/dashboard/heartbeatHistory';
 import { type HostMessage, protocolVersion } from '../../../src/shared/protocol';
 import { FakeSession } from './fakeSession';
+import { ManualClock } from '../../support/manualClock';
 import { makeStatus } from './fixtures';
+
+/** Lets the host's promise chains (action replies, activity reads) finish; no time passes. */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 function setup(options: { intervalMs?: number } = {}) {
   const session = new FakeSession(makeStatus({ workers: 10, tasks: 30 }));
   const posted: HostMessage[] = [];
   const logged: string[] = [];
   const actions: ResolvedAction[] = [];
+  const clock = new ManualClock();
   const host = new DashboardHost({
     sessions: () => [session],
     onDidChangeSessions: session.onDidChange,
@@ -28,28 +32,35 @@ function setup(options: { intervalMs?: number } = {}) {
     log: (line) => logged.push(line),
     minIntervalMs: options.intervalMs ?? 50,
     activityIntervalMs: 10,
+    clock,
   });
   const snapshots = () => posted.filter((message) => message.type === 'snapshot');
-  return { session, host, posted, logged, actions, snapshots };
+  /** Moves the clock and lets what its timers started finish. */
+  const advance = async (ms: number) => {
+    clock.advance(ms);
+    await settle();
+  };
+  return { session, host, posted, logged, actions, snapshots, clock, advance };
 }
 
 test('nothing is sent before ready; ready is answered with a full snapshot', async () => {
-  const { session, host, snapshots } = setup();
+  const { session, host, snapshots, advance } = setup();
   session.change();
-  await delay(80);
+  await advance(80);
   assert.equal(snapshots().length, 0);
   host.receive({ type: 'ready', protocol: protocolVersion });
-  await delay(80);
-  assert.ok(snapshots().length >= 1);
+  await advance(0);
+  assert.equal(snapshots().length, 1, 'ready is answered on the next turn of the clock');
   const last = snapshots().at(-1)!;
   assert.equal(last.type === 'snapshot' && last.snapshot.folder?.workers.total, 10);
   host.dispose();
 });
 
 test('invalid messages are dropped and logged, and nothing acts on them', async () => {
-  const { host, posted, logged, actions } = setup();
+  const { host, posted, logged, actions, advance } = setup();
   host.receive({ type: 'ready', protocol: protocolVersion });
-  await delay(80);
+  await advance(0);
+  await advance(80);
   const before = posted.length;
   for (const message of [
     null,
@@ -60,22 +71,27 @@ test('invalid messages are dropped and logged, and nothing acts on them', async 
   ]) {
     host.receive(message);
   }
-  await delay(80);
+  await advance(80);
   assert.equal(actions.length, 0);
   assert.equal(posted.length, before);
   assert.equal(logged.filter((line) => line.includes('dropped an invalid message')).length, 5);
   host.dispose();
 });
 
-test('a burst of 1,000 changes is coalesced into a few snapshots', async () => {
-  const { session, host, snapshots } = setup({ intervalMs: 250 });
+test('a burst of 1,000 changes is coalesced into one snapshot, sent when the interval allows', async () => {
+  const { session, host, snapshots, advance } = setup({ intervalMs: 250 });
   host.receive({ type: 'ready', protocol: protocolVersion });
-  await delay(300);
+  await advance(0);
+  await advance(300);
+  assert.equal(snapshots().length, 2, 'the answer to ready, then one with the activity read, 250 ms later');
   const before = snapshots().length;
   for (let i = 0; i < 1000; i++) session.change();
-  await delay(600);
+  await advance(199);
+  assert.equal(snapshots().length, before, 'nothing before 250 ms since the last snapshot');
+  await advance(1);
+  await advance(600);
   const sent = snapshots().length - before;
-  assert.ok(sent >= 1 && sent <= 4, `sent ${sent} snapshots for 1,000 changes`);
+  assert.equal(sent, 1, `sent ${sent} snapshots for 1,000 changes`);
   host.dispose();
 });
 
@@ -88,7 +104,7 @@ test('an action that matches the state runs; one that does not is refused and ne
   host.receive({ type: 'action', requestId: 'a2', folder: '/repo', action: 'merge', target: { kind: 'worker', id: idle.id } });
   host.receive({ type: 'action', requestId: 'a3', folder: '/elsewhere', action: 'approve', target: { kind: 'worker', id: reviewer.id } });
   host.receive({ type: 'action', requestId: 'a4', folder: '/repo', action: 'approve', target: { kind: 'folder' } });
-  await delay(50);
+  await settle();
   assert.deepEqual(
     actions.map((action) => [action.action, action.target.kind === 'worker' && action.target.worker.id]),
     [['approve', reviewer.id]],
@@ -104,24 +120,26 @@ test('an action that matches the state runs; one that does not is refused and ne
 });
 
 test('a hidden panel gets nothing until its page says ready again', async () => {
-  const { session, host, snapshots } = setup();
+  const { session, host, snapshots, advance } = setup();
   host.receive({ type: 'ready', protocol: protocolVersion });
-  await delay(80);
+  await advance(0);
+  await advance(80);
   host.setVisible(false);
   const before = snapshots().length;
   session.change();
-  await delay(80);
+  await advance(80);
   assert.equal(snapshots().length, before);
   host.setVisible(true);
   host.receive({ type: 'ready', protocol: protocolVersion, view: { taskStatus: 'done' } });
-  await delay(80);
+  await advance(0);
+  assert.equal(snapshots().length, before + 1);
   const last = snapshots().at(-1)!;
   assert.equal(last.type === 'snapshot' && last.snapshot.view.taskStatus, 'done');
   host.dispose();
 });
 
 test('the activity is read through the session and arrives in a later snapshot', async () => {
-  const { session, host, snapshots } = setup();
+  const { session, host, snapshots, advance } = setup();
   session.transitions = [
     {
       seq: 1,
@@ -138,7 +156,11 @@ test('the activity is read through the session and arrives in a later snapshot',
     },
   ];
   host.receive({ type: 'ready', protocol: protocolVersion });
-  await delay(150);
+  await advance(0);
+  const first = snapshots()[0]!;
+  assert.equal(first.type === 'snapshot' && first.snapshot.folder!.activity.loaded, false, 'the first snapshot does not wait for the read');
+  await advance(50);
+  assert.equal(snapshots().length, 2);
   const last = snapshots().at(-1)!;
   assert.ok(last.type === 'snapshot');
   assert.equal(last.snapshot.folder!.activity.loaded, true);

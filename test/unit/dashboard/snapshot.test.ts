@@ -147,25 +147,6 @@ test("strings pass through untouched: escaping is the webview's job, not the bui
   assert.equal(snapshot.folder!.tasks.items[0]!.lastError, hostile);
 });
 
-test('measurement: 200 workers / 10,000 tasks (printed, not asserted)', () => {
-  const status = makeStatus({ workers: 200, tasks: 10_000 });
-  const activity = { transitions: makeTransitions(20_000), metrics: undefined, loadedAt: now };
-  const build = () => buildDashboardSnapshot(input(status, {}, { activity }));
-  for (let i = 0; i < 5; i++) build();
-  const runs: number[] = [];
-  let bytes = 0;
-  for (let i = 0; i < 20; i++) {
-    const started = process.hrtime.bigint();
-    const snapshot = build();
-    runs.push(Number(process.hrtime.bigint() - started) / 1e6);
-    bytes = JSON.stringify(snapshot).length;
-  }
-  runs.sort((a, b) => a - b);
-  console.log(
-    `# snapshot 200 workers / 10,000 tasks: median ${runs[10]!.toFixed(2)} ms, max ${runs[19]!.toFixed(2)} ms, ${(bytes / 1024).toFixed(1)} KiB`,
-  );
-});
-
 test('a worker card carries what its agent is doing, whether it waits for you, and what it used', () => {
   const status = makeStatus({ workers: 10, tasks: 100 });
   const working = status.workers.find((worker) => worker.state === 'WORKING')!;
