@@ -15,6 +15,7 @@ import { defaultDemoDir } from '../../scripts/demoRepo.mjs';
 import { launchChromium } from '../../scripts/vscode/browser.mjs';
 import { freePort } from '../../scripts/vscode/codeServer.mjs';
 import { repoRoot } from '../../scripts/vscode/paths.mjs';
+import { pollUntil } from '../support/pollUntil';
 
 const scratch = mkdtempSync(join(tmpdir(), 'foreman-launcher-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -56,16 +57,6 @@ function descendants(root: number): ProcessInfo[] {
 
 const running = (pid: number) => processes().some((info) => info.pid === pid && info.state !== 'Z');
 
-async function pollUntil<T>(probe: () => T | undefined, what: string, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
 /** Starts `node scripts/start.mjs` (or `npm start`) with a demo, a profile and a port of this test; resolves with the URL it prints. */
 async function startLauncher(name: string, viaNpm: boolean): Promise<{ launcher: ChildProcess; url: string; output: () => string }> {
   const port = await freePort();
@@ -88,8 +79,7 @@ async function startLauncher(name: string, viaNpm: boolean): Promise<{ launcher:
   launcher.stderr.on('data', (chunk: Buffer) => (text += chunk.toString()));
   const url = await pollUntil(
     () => /Foreman is running in VS Code at (\S+)/.exec(text)?.[1] ?? (launcher.exitCode !== null ? 'exited' : undefined),
-    'the launcher to print its URL',
-    180_000,
+    { what: 'the launcher to print its URL', timeoutMs: 180_000, intervalMs: 250 },
   );
   assert.notEqual(url, 'exited', `the launcher exited early:\n${text}`);
   return { launcher, url, output: () => text };
@@ -109,8 +99,7 @@ async function killLeavesNothing(name: string, signal: NodeJS.Signals, viaNpm = 
         const tree = descendants(launcher.pid!);
         return tree.some((info) => info.command.includes('extensionHost')) ? tree : undefined;
       },
-      'the extension host',
-      90_000,
+      { what: 'the extension host', timeoutMs: 90_000, intervalMs: 250 },
     );
     assert.ok(
       started.some((info) => info.command.includes('groupWatchdog.mjs')),
@@ -127,8 +116,7 @@ async function killLeavesNothing(name: string, signal: NodeJS.Signals, viaNpm = 
         const alive = started.filter((info) => running(info.pid));
         return alive.length === 0 ? alive : undefined;
       },
-      `every launched process to end after ${signal}`,
-      30_000,
+      { what: `every launched process to end after ${signal}`, timeoutMs: 30_000, intervalMs: 250 },
     ).catch(() => started.filter((info) => running(info.pid)));
     assert.deepEqual(
       left.map((info) => `${info.pid} ${info.command}`),

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { repoRoot } from '../../scripts/vscode/paths.mjs';
+import { pollUntil } from '../support/pollUntil';
 import { ensureBuilt, makeTestRepo, type TestRepo } from './support/repo';
 import { launchWorkbench, type Workbench } from './support/workbench';
 
@@ -39,15 +40,8 @@ const alive = (pid: number) => {
   }
 };
 
-async function pollUntil<T>(probe: () => T | undefined, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+/** The lock file is written by another process's extension host: looked at a few times a second, for up to a minute. */
+const lockWait = { timeoutMs: 60_000, intervalMs: 200 };
 
 before(
   async () => {
@@ -69,7 +63,10 @@ after(async () => {
 
 test('a window whose tab was lost hands over at once when a new window clicks "Take Over"', { timeout: 240_000 }, async () => {
   await first.statusBarItem('foreman.liveness').waitFor({ state: 'visible', timeout: 90_000 });
-  const firstOwner = await pollUntil(() => (lockOwner()?.endpoint ? lockOwner() : undefined), 'the first window to own Foreman');
+  const firstOwner = await pollUntil(() => (lockOwner()?.endpoint ? lockOwner() : undefined), {
+    what: 'the first window to own Foreman',
+    ...lockWait,
+  });
   assert.equal(firstOwner.role, 'vscode');
 
   await first.cutConnection();
@@ -87,10 +84,13 @@ test('a window whose tab was lost hands over at once when a new window clicks "T
   assert.equal(lockOwner()?.pid, firstOwner.pid);
 
   await notice.first().getByRole('button', { name: 'Take Over' }).click();
-  const newOwner = await pollUntil(() => {
-    const owner = lockOwner();
-    return owner && owner.pid !== firstOwner.pid && owner.endpoint ? owner : undefined;
-  }, 'the new window to own Foreman');
+  const newOwner = await pollUntil(
+    () => {
+      const owner = lockOwner();
+      return owner && owner.pid !== firstOwner.pid && owner.endpoint ? owner : undefined;
+    },
+    { what: 'the new window to own Foreman', ...lockWait },
+  );
   assert.equal(newOwner.role, 'vscode');
   assert.ok(alive(firstOwner.pid), 'the first host handed over; it was not ended');
   await second.page
@@ -125,10 +125,13 @@ test('a window in use refuses, and asks its person, who hands over', { timeout: 
     await ask.first().waitFor();
     await owner.screenshot('asked-to-hand-over');
     await ask.first().getByRole('button', { name: 'Hand Over' }).click();
-    await pollUntil(() => {
-      const now = lockOwner();
-      return now && now.pid !== ownerPid && now.endpoint ? now : undefined;
-    }, 'the third window to own Foreman');
+    await pollUntil(
+      () => {
+        const now = lockOwner();
+        return now && now.pid !== ownerPid && now.endpoint ? now : undefined;
+      },
+      { what: 'the third window to own Foreman', ...lockWait },
+    );
     await third.clickActivityBar('Foreman');
     await third.treeRow(WORKERS, 'grace').waitFor();
     await third.page

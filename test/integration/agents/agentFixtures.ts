@@ -8,7 +8,6 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
-import { setTimeout as delay } from 'node:timers/promises';
 import { type AgentProfile, agentProfileSchema, type AgentProfileInput } from '../../../src/infra/agents/profiles';
 
 process.env['GIT_CONFIG_NOSYSTEM'] = '1';
@@ -69,17 +68,6 @@ export function scriptProfile(source: string, args: string[] = [], fields: Parti
   const script = join(tempDir('script'), 'agent.js');
   writeFileSync(script, source);
   return agentProfileSchema.parse({ command: process.execPath, args: [script, ...args], ...fields });
-}
-
-/** Polls until `check` returns a value (not undefined/false), or fails after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => T | undefined | false, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await delay(20);
-  }
 }
 
 export function readText(file: string): string {

@@ -6,7 +6,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { AgentSupervisor, type AgentLaunchSpec, type AgentRun } from '../../../src/infra/agents/agentSupervisor';
 import { isAlive } from '../../../src/infra/agents/processes';
 import type { AgentProfile } from '../../../src/infra/agents/profiles';
-import { fakeForemanCli, readText, scriptProfile, tempDir, waitFor } from './agentFixtures';
+import { pollUntil } from '../../support/pollUntil';
+import { fakeForemanCli, readText, scriptProfile, tempDir } from './agentFixtures';
 
 const clockTime = /\d\d:\d\d:\d\d$/;
 
@@ -123,7 +124,7 @@ describe('AgentSupervisor', () => {
   it('heartbeats for the agent while its process lives, and stops when it exits', async () => {
     const { supervisor, spec, heartbeats } = setup({ heartbeatEveryMs: 100 });
     const run = launched(supervisor.launch(spec(scriptProfile(`setTimeout(() => console.log('finished'), 700);`))));
-    await waitFor('the first heartbeats', () => heartbeats.length >= 2);
+    await pollUntil(() => heartbeats.length >= 2, { what: 'the first heartbeats', intervalMs: 20 });
     assert.deepEqual(supervisor.signals('w-1'), { alive: true, pid: run.pid });
     await run.exited;
     const atExit = heartbeats.length;
@@ -170,7 +171,10 @@ describe('AgentSupervisor', () => {
        setInterval(() => undefined, 1000);`,
     );
     const run = launched(supervisor.launch(spec(profile)));
-    const grandchild = await waitFor('the grandchild pid', () => Number(/grandchild=(\d+)/.exec(readText(run.logFile))?.[1]) || undefined);
+    const grandchild = await pollUntil(() => Number(/grandchild=(\d+)/.exec(readText(run.logFile))?.[1]) || undefined, {
+      what: 'the grandchild pid',
+      intervalMs: 20,
+    });
     assert.ok(isAlive(run.pid) && isAlive(grandchild));
 
     const exit = await supervisor.cancel('w-1');
@@ -188,7 +192,7 @@ describe('AgentSupervisor', () => {
       `process.on('SIGTERM', () => console.log('ignoring SIGTERM')); console.log('ready'); setInterval(() => undefined, 1000);`,
     );
     const run = launched(supervisor.launch(spec(profile)));
-    await waitFor('the agent to install its handler', () => readText(run.logFile).includes('ready'));
+    await pollUntil(() => readText(run.logFile).includes('ready'), { what: 'the agent to install its handler', intervalMs: 20 });
     const started = Date.now();
     const [first, second] = await Promise.all([supervisor.cancel('w-1'), supervisor.cancel('w-1')]);
     assert.ok(Date.now() - started >= 280, 'it waited for the grace period');

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { AgentSupervisor } from '../../../src/infra/agents/agentSupervisor';
 import { demoAgentArgs, resolveProfile } from '../../../src/infra/agents/profiles';
-import { type FakeCli, fakeForemanCli, git, makeRepo, readText, tempDir, waitFor } from './agentFixtures';
+import { pollUntil } from '../../support/pollUntil';
+import { type FakeCli, fakeForemanCli, git, makeRepo, readText, tempDir } from './agentFixtures';
 
 interface DemoOutcome {
   readonly code: number | null;
@@ -173,7 +174,11 @@ describe('demo agent', () => {
     const silent = launch('quiet', 'silent');
     const beatsOf = (workerId: string) => cli.calls().filter((call) => call.workerId === workerId).length;
     // The start heartbeat, then one every 2 s while hanging.
-    await waitFor('a heartbeat from the hanging agent after its start', () => beatsOf('hanger') >= 3, 8000);
+    await pollUntil(() => beatsOf('hanger') >= 3, {
+      what: 'a heartbeat from the hanging agent after its start',
+      timeoutMs: 8000,
+      intervalMs: 20,
+    });
     assert.equal(beatsOf('quiet'), 1, 'the silent agent sent only its start heartbeat');
     assert.match(readText(silent.logFile), /going silent/);
     assert.ok(supervisor.signals('quiet')?.alive, 'silent is not dead');

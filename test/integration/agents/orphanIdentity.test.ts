@@ -13,6 +13,7 @@ import { after, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type AgentIdentity, identify, verifyAgent } from '../../../src/infra/agents/agentIdentity';
 import { type CrewRepo, groupAlive, makeCrew, processAlive, sandboxPath } from '../crew/crewHarness';
+import { pollUntil } from '../../support/pollUntil';
 
 const skip = process.platform === 'linux' ? false : 'reads /proc (Linux only)';
 
@@ -150,9 +151,7 @@ describe('foreman serve and leftover agent records', { skip }, () => {
         new RegExp(`agents: stopping the orphaned agent of w1 \\(pid ${agent}, orphan attempt 1\\): same start time and boot`),
       );
       assert.match(output, new RegExp(`not stopping the orphaned agent of w2 \\(pid ${unrelated}`));
-      const deadline = Date.now() + 5000;
-      while (groupAlive(agent) && Date.now() < deadline) await delay(50);
-      assert.equal(groupAlive(agent), false, 'the orphaned agent was stopped');
+      await pollUntil(() => !groupAlive(agent), { what: 'the orphaned agent to be stopped', timeoutMs: 5000 });
       assert.ok(processAlive(unrelated), 'the unrelated process was not');
     } finally {
       await second.stop();

@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { test } from 'node:test';
 import { simpleGit } from 'simple-git';
 import { isAlive } from '../../../src/infra/agents/processes';
@@ -13,6 +12,7 @@ import { WorktreeSetup, type WorktreeSetupSettings } from '../../../src/infra/ag
 import { excludeBlockEnd, excludeBlockStart } from '../../../src/infra/agents/setupFiles';
 import { GitWorkspace, commitLeftovers, snapshotWip } from '../../../src/infra/git';
 import { commitAllIn, makeRepo, readFile, statusOf, unwrap, writeFile } from '../git/gitFixtures';
+import { pollUntil } from '../../support/pollUntil';
 
 const node = process.execPath;
 const noSetup: WorktreeSetupSettings = { setupCommand: [], copyFiles: [] };
@@ -39,14 +39,6 @@ function settingsWith(overrides: Partial<WorktreeSetupSettings>): WorktreeSetupS
 }
 
 const env = { PATH: process.env['PATH'] ?? '' };
-
-async function pollUntil(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await delay(50);
-  }
-}
 
 test('copies the matching untracked files of the main checkout, ignored ones included, and nothing else', async () => {
   const { root, foremanDir, worktree, logFile } = await setupRepo();
@@ -257,7 +249,7 @@ test('a setup command that outlives its timeout is stopped with everything it st
   assert.match(result.ok ? '' : result.message, /did not finish within 1\.5 s.*installing forever/);
   assert.ok(Date.now() - started < 10_000);
   const grandchild = Number(readFileSync(pidFile, 'utf8'));
-  await pollUntil(() => !isAlive(grandchild), `grandchild ${grandchild} to be stopped`);
+  await pollUntil(() => !isAlive(grandchild), { what: `grandchild ${grandchild} to be stopped` });
   assert.match(readFileSync(logFile, 'utf8'), /setup timed out after/);
 });
 
@@ -281,5 +273,5 @@ test('a setup command that leaves a background process behind succeeds, and the 
   assert.equal(outcome.ranSetup, true);
   assert.ok(Date.now() - started < 10_000);
   const daemon = Number(readFileSync(pidFile, 'utf8'));
-  await pollUntil(() => !isAlive(daemon), `leftover ${daemon} to be stopped`);
+  await pollUntil(() => !isAlive(daemon), { what: `leftover ${daemon} to be stopped` });
 });

@@ -11,6 +11,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { test } from 'node:test';
+import { pollUntil } from '../../support/pollUntil';
 import { cliPath, foreman, makeRepo } from './harness';
 
 const leftovers = ['owner.lock', 'endpoint.json', 'endpoint.token'];
@@ -35,14 +36,15 @@ function spawnServe(repo: string): { child: ChildProcess; exited: Promise<Outcom
   return { child, exited };
 }
 
-/** Polls (without sleeping between looks) until `file` exists or the child has exited. */
+/** Looks (without sleeping between looks) until `file` exists or the child has exited: whether the file appeared. */
 async function whenExists(file: string, child: ChildProcess, timeoutMs = 20_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!existsSync(file)) {
-    if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) return false;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  return true;
+  const exited = () => child.exitCode !== null || child.signalCode !== null;
+  const outcome = await pollUntil(() => (existsSync(file) ? 'seen' : exited() ? 'exited' : undefined), {
+    what: `${file} to appear`,
+    timeoutMs,
+    intervalMs: 0,
+  }).catch(() => 'timed out');
+  return outcome === 'seen';
 }
 
 /** Nothing an owner leaves is left, and a one-shot `foreman status` answers at once, as its own owner. */
@@ -137,11 +139,18 @@ test('SIGTERM twice during start-up: the second changes nothing, start-up is sti
 test('SIGTERM after serve is ready: it closes cleanly and the next status works', { timeout: 60_000 }, async () => {
   const repo = await initialised();
   const { child, exited } = spawnServe(repo);
-  const deadline = Date.now() + 20_000;
   let output = '';
   child.stdout?.on('data', (chunk: string) => (output += chunk));
-  while (!/foreman serve: owner of /.test(output) && Date.now() < deadline && child.exitCode === null) await delay(20);
-  child.kill('SIGTERM');
+  try {
+    await pollUntil(() => /foreman serve: owner of /.test(output) || child.exitCode !== null, {
+      what: 'serve to become the owner',
+      timeoutMs: 20_000,
+      intervalMs: 20,
+      detail: () => output,
+    });
+  } finally {
+    child.kill('SIGTERM');
+  }
   const outcome = await exited;
   assert.ok(outcome.ready, outcome.output);
   assert.equal(outcome.code, 0, outcome.output);

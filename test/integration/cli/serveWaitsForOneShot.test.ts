@@ -11,6 +11,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { test } from 'node:test';
+import { pollUntil } from '../../support/pollUntil';
 import { cliPath, foreman, foremanJson, makeRepo } from './harness';
 
 interface Spawned {
@@ -29,13 +30,8 @@ function spawnServe(repo: string): Spawned {
   return { child, output: () => output, exited };
 }
 
-async function until(what: string, ready: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!ready()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await delay(20);
-  }
-}
+/** How this file waits on serve: its output is cheap to read, and start-up beside a held lock can take seconds. */
+const serveWait = { timeoutMs: 20_000, intervalMs: 20 };
 
 const isReady = (serve: Spawned): boolean => /foreman serve: owner of /.test(serve.output());
 
@@ -64,13 +60,16 @@ test('serve waits for a one-shot call holding the lock, says so, and becomes the
   const holder = holdLock(repo, 'cli');
   const serve = spawnServe(repo);
   try {
-    await until('the progress line', () => /waiting for pid \d+ \(cli\) to finish with the owner lock/.test(serve.output()));
+    await pollUntil(() => /waiting for pid \d+ \(cli\) to finish with the owner lock/.test(serve.output()), {
+      what: 'the progress line',
+      ...serveWait,
+    });
     await delay(1_000);
     assert.equal(serve.child.exitCode, null, `serve gave up while the one-shot held the lock: ${serve.output()}`);
     assert.ok(!isReady(serve), 'serve became the owner while the lock was held');
     // The one-shot call finishes: it deletes its lock (its process may live on).
     rmSync(join(repo, '.foreman', 'owner.lock'));
-    await until('serve to become the owner', () => isReady(serve) || serve.child.exitCode !== null);
+    await pollUntil(() => isReady(serve) || serve.child.exitCode !== null, { what: 'serve to become the owner', ...serveWait });
     assert.ok(isReady(serve), serve.output());
     assert.match(serve.output(), /took the owner lock after waiting [\d.]+ s/);
     const status = await foremanJson<{ workers: unknown[] }>(repo, ['status']);
@@ -90,7 +89,10 @@ test('foreman serve & foreman status (the README walkthrough) always leaves serv
     const status = await foreman(repo, ['status']);
     try {
       assert.equal(status.code, 0, `round ${round}: status exited ${status.code}: ${status.stderr}`);
-      await until(`round ${round}: serve to become the owner`, () => isReady(serve) || serve.child.exitCode !== null);
+      await pollUntil(() => isReady(serve) || serve.child.exitCode !== null, {
+        what: `round ${round}: serve to become the owner`,
+        ...serveWait,
+      });
       assert.ok(isReady(serve), `round ${round}: ${serve.output()}`);
     } finally {
       assert.equal(await stopServe(serve), 0, `round ${round}: ${serve.output()}`);
@@ -119,7 +121,7 @@ test('SIGTERM while serve waits for the lock stops it at once, cleanly, leaving 
   const holder = holdLock(repo, 'cli');
   const serve = spawnServe(repo);
   try {
-    await until('the progress line', () => /waiting for pid/.test(serve.output()));
+    await pollUntil(() => /waiting for pid/.test(serve.output()), { what: 'the progress line', ...serveWait });
     const started = Date.now();
     serve.child.kill('SIGTERM');
     assert.equal(await serve.exited, 0, serve.output());

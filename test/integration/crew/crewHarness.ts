@@ -10,8 +10,8 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { after } from 'node:test';
+import { pollUntil } from '../../support/pollUntil';
 import { type Run, runProcess } from '../../support/runProcess';
 
 export const cliPath = join(__dirname, '..', '..', '..', 'dist', 'cli.js');
@@ -154,17 +154,19 @@ export class CrewRepo {
 
   /** Polls `foreman status --json` until `ready` holds, and returns that status. */
   async waitFor(what: string, ready: (status: Status) => boolean, timeoutMs = 20_000, server?: Server): Promise<Status> {
-    const deadline = Date.now() + timeoutMs;
     let last: Status | undefined;
-    for (;;) {
-      last = await this.status();
-      if (ready(last)) return last;
-      if (Date.now() > deadline) {
-        const serveOutput = server ? `\nserve said:\n${server.output()}` : '';
-        assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}; last status: ${JSON.stringify(last)}${serveOutput}`);
-      }
-      await delay(150);
-    }
+    return pollUntil(
+      async () => {
+        last = await this.status();
+        return ready(last) ? last : undefined;
+      },
+      {
+        what,
+        timeoutMs,
+        intervalMs: 150,
+        detail: () => `last status: ${JSON.stringify(last)}${server ? `\nserve said:\n${server.output()}` : ''}`,
+      },
+    );
   }
 
   waitForWorker(id: string, state: string, server?: Server, timeoutMs?: number): Promise<Status> {
@@ -221,12 +223,12 @@ export class CrewRepo {
 
   /** Polls the agent log until it shows `pattern` (the agent got that far). */
   async waitForLog(taskId: string, attempt: number, pattern: RegExp, timeoutMs = 15_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!pattern.test(this.attemptLog(taskId, attempt))) {
-      if (Date.now() > deadline)
-        assert.fail(`the log of ${taskId} attempt ${attempt} never showed ${pattern}: ${this.attemptLog(taskId, attempt)}`);
-      await delay(100);
-    }
+    await pollUntil(() => pattern.test(this.attemptLog(taskId, attempt)), {
+      what: `the log of ${taskId} attempt ${attempt} to show ${pattern}`,
+      timeoutMs,
+      intervalMs: 100,
+      detail: () => this.attemptLog(taskId, attempt),
+    });
   }
 
   /** Starts `foreman serve` and waits for its ready line. */
@@ -354,12 +356,9 @@ after(() => {
 });
 
 async function assertAgentsGone(pids: readonly number[], output: string): Promise<void> {
-  const deadline = Date.now() + 3000;
-  let alive = pids.filter(groupAlive);
-  while (alive.length > 0 && Date.now() < deadline) {
-    await delay(50);
-    alive = alive.filter(groupAlive);
-  }
+  // A timeout is not the failure: the assertion below names the groups that stayed.
+  await pollUntil(() => !pids.some(groupAlive), { what: 'the agents to exit', timeoutMs: 3000 }).catch(() => undefined);
+  const alive = pids.filter(groupAlive);
   for (const pid of alive) process.kill(-pid, 'SIGKILL');
   assert.deepEqual(alive, [], `agent process groups left after serve stopped: ${alive.join(', ')}\n${output}`);
 }
@@ -370,27 +369,29 @@ export async function reviewUntil(
   done: (status: Status) => boolean,
   options: { timeoutMs?: number; server?: Server; onMergeRefused?: (worker: string, run: Run) => void } = {},
 ): Promise<Status> {
-  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
-  for (;;) {
-    const status = await crew.status();
-    if (done(status)) return status;
-    if (Date.now() > deadline) assert.fail(`timed out reviewing: ${JSON.stringify(status)}\n${options.server?.output() ?? ''}`);
-    let acted = false;
-    for (const worker of status.workers) {
-      if (worker.state === 'IN_REVIEW') {
-        await crew.ok(['approve', worker.id]);
-        acted = true;
-      }
-      if (worker.state === 'IN_REVIEW' || worker.state === 'APPROVED') {
-        const run = await crew.foreman(['merge', worker.id]);
-        if (run.code !== 0) {
-          if (!options.onMergeRefused)
-            assert.fail(`merge ${worker.id} exited ${run.code}: ${run.stdout}${run.stderr}\n${options.server?.output() ?? ''}`);
-          options.onMergeRefused(worker.id, run);
+  let last: Status | undefined;
+  return pollUntil(
+    async () => {
+      const status = (last = await crew.status());
+      if (done(status)) return status;
+      for (const worker of status.workers) {
+        if (worker.state === 'IN_REVIEW') await crew.ok(['approve', worker.id]);
+        if (worker.state === 'IN_REVIEW' || worker.state === 'APPROVED') {
+          const run = await crew.foreman(['merge', worker.id]);
+          if (run.code !== 0) {
+            if (!options.onMergeRefused)
+              assert.fail(`merge ${worker.id} exited ${run.code}: ${run.stdout}${run.stderr}\n${options.server?.output() ?? ''}`);
+            options.onMergeRefused(worker.id, run);
+          }
         }
-        acted = true;
       }
-    }
-    if (!acted) await delay(150);
-  }
+      return undefined;
+    },
+    {
+      what: 'the reviews to reach the awaited state',
+      timeoutMs: options.timeoutMs ?? 60_000,
+      intervalMs: 150,
+      detail: () => `${JSON.stringify(last)}\n${options.server?.output() ?? ''}`,
+    },
+  );
 }

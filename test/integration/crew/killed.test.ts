@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { setTimeout as delay } from 'node:timers/promises';
+import { pollUntil } from '../../support/pollUntil';
 import { type CrewRepo, groupAlive, makeCrew, processAlive, reviewUntil } from './crewHarness';
 
 /** The edit is in the wip ref of that attempt, or on the branch. */
@@ -68,9 +68,7 @@ test(
     const second = await crew.serve();
     try {
       assert.match(second.output(), new RegExp(`stopping the orphaned agent of w1 \\(pid ${pid}, orphan attempt 1\\)`));
-      const deadline = Date.now() + 5000;
-      while (groupAlive(pid) && Date.now() < deadline) await delay(50);
-      assert.equal(groupAlive(pid), false, 'the orphaned agent was stopped');
+      await pollUntil(() => !groupAlive(pid), { what: 'the orphaned agent to be stopped', timeoutMs: 5000 });
       assert.equal(saved(crew, 'orphan', 1, 'w1/orphan', 'g.txt'), 'unsaved edit');
       assert.deepEqual(crew.checkout(), before, 'the main checkout is unchanged');
 

@@ -7,15 +7,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ClientSession } from '../../../src/extension/sessions/clientSession';
+import { pollUntil } from '../../support/pollUntil';
 import { makeCrew } from '../crew/crewHarness';
-
-async function until(what: string, ready: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!ready()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await delay(50);
-  }
-}
 
 for (const ending of ['stop', 'kill'] as const) {
   test(`a read-only session sees the owner's changes, and hears when the owner is gone (${ending})`, { timeout: 60_000 }, async () => {
@@ -24,10 +17,10 @@ for (const ending of ['stop', 'kill'] as const) {
     let gone = 0;
     const client = new ClientSession(crew.root, 'repo', 'read-only', crew.worktreeRoot, () => gone++);
     try {
-      await until('the first snapshot', () => client.snapshot().workers.length === 1);
+      await pollUntil(() => client.snapshot().workers.length === 1, { what: 'the first snapshot' });
       // A change made through the owner reaches the client through the journal, not by polling.
       await crew.ok(['worker', 'add', 'w2']);
-      await until('the new worker', () => client.snapshot().workers.some((worker) => worker.id === 'w2'));
+      await pollUntil(() => client.snapshot().workers.some((worker) => worker.id === 'w2'), { what: 'the new worker' });
       assert.equal(gone, 0);
 
       if (ending === 'stop') {
@@ -38,7 +31,7 @@ for (const ending of ['stop', 'kill'] as const) {
         assert.equal(answer.ok, false);
         assert.match((answer as { message: string }).message, /did not answer/);
       }
-      await until('the owner to be reported gone', () => gone > 0);
+      await pollUntil(() => gone > 0, { what: 'the owner to be reported gone' });
       await delay(500);
       assert.equal(gone, 1, 'reported once');
     } finally {

@@ -3,6 +3,7 @@
 // run (exit code 1). Output goes to console.log, which reaches the harness's stdout: the extension
 // host's console is forwarded to the workbench, and from there to `codeAutomationLog`.
 import { inspect } from 'node:util';
+import { pollUntil } from '../../support/pollUntil';
 
 type TestFn = () => unknown; // may return a promise
 interface TestCase {
@@ -39,20 +40,25 @@ export async function runRegistered(suite: string): Promise<void> {
   if (failed > 0) throw new Error(`${failed} of ${registered.length} tests failed in ${suite}`);
 }
 
-/** Polls until `check` returns a truthy value (or throws its last error after `timeoutMs`). */
+/**
+ * Polls until `check` returns a truthy value. Inside the host a check may throw while the extension
+ * is still activating, so an exception means "not yet" here; the last one is named on timeout.
+ */
 export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await check();
-      if (value) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${describe(lastError)}` : ''}`);
+  const found = await pollUntil(
+    async () => {
+      try {
+        const value = await check();
+        return value ? { value } : undefined;
+      } catch (error) {
+        lastError = error;
+        return undefined;
+      }
+    },
+    { what, timeoutMs, detail: () => (lastError ? describe(lastError) : '') },
+  );
+  return found.value;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, name: string): Promise<T> {
