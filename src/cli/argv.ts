@@ -21,10 +21,11 @@ export const globalFlags: FlagSpec = { dir: 'string', json: 'boolean', help: 'bo
 export function parseArgv(tokens: readonly string[], spec: FlagSpec): Result<ParsedArgv> {
   const positionals: string[] = [];
   const flags = new Map<string, string | true>();
-  for (let index = 0; index < tokens.length; index++) {
-    const token = tokens[index]!;
+  // One iterator for the loop and the values it takes, so a flag's value is consumed, not re-read.
+  const remaining = tokens.values();
+  for (const token of remaining) {
     if (token === '--') {
-      positionals.push(...tokens.slice(index + 1));
+      positionals.push(...remaining);
       break;
     }
     if (token === '-h') {
@@ -49,7 +50,7 @@ export function parseArgv(tokens: readonly string[], spec: FlagSpec): Result<Par
       flags.set(name, true);
       continue;
     }
-    const value = equals >= 0 ? token.slice(equals + 1) : tokens[++index];
+    const value = equals >= 0 ? token.slice(equals + 1) : nextToken(remaining);
     if (value === undefined) return invalid('missingValue', `--${name}: expected a value after it.`, { flag: name });
     if (equals < 0 && namesKnownFlag(value, spec)) {
       return invalid('missingValue', `--${name} needs a value; to pass text starting with -- use --${name}=${value}`, { flag: name });
@@ -57,6 +58,12 @@ export function parseArgv(tokens: readonly string[], spec: FlagSpec): Result<Par
     flags.set(name, value);
   }
   return ok({ positionals, flags });
+}
+
+/** The iterator's next token, undefined at the end. */
+export function nextToken(tokens: Iterator<string>): string | undefined {
+  const next = tokens.next();
+  return next.done ? undefined : next.value;
 }
 
 /** `--manual` or `--dir=x` when `manual` or `dir` is declared; `--` itself ends the flags, so it counts too. */

@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { type ParsedArgv, globalFlags, parseArgv } from './argv';
+import { type ParsedArgv, globalFlags, nextToken, parseArgv } from './argv';
 import { type CliEnvironment, type CommandSpec, commandGroups, commandTable, findCommand, isMutating } from './commands';
 import { type Printer, printFailure, printResult, processPrinter } from './format';
 import { helpText, usageOf } from './help';
@@ -22,31 +22,41 @@ import { foremanDirName } from '../infra/workspace/paths';
 const leadingValueFlags = new Set(['--dir', '--request-id']);
 
 function readEnvironment(env: NodeJS.ProcessEnv): CliEnvironment {
-  const pick = (name: string): string | undefined => (env[name] !== undefined && env[name] !== '' ? env[name] : undefined);
+  // An empty variable counts as unset, so `FOREMAN_DIR= foreman status` means the default.
+  const pick = (name: string): string | undefined => (env[name] === '' ? undefined : env[name]);
+  const dir = pick('FOREMAN_DIR');
+  const workerId = pick('FOREMAN_WORKER_ID');
+  const attempt = pick('FOREMAN_ATTEMPT');
+  const endpoint = pick('FOREMAN_ENDPOINT');
+  const token = pick('FOREMAN_TOKEN');
   return {
-    ...(pick('FOREMAN_DIR') !== undefined ? { dir: pick('FOREMAN_DIR')! } : {}),
-    ...(pick('FOREMAN_WORKER_ID') !== undefined ? { workerId: pick('FOREMAN_WORKER_ID')! } : {}),
-    ...(pick('FOREMAN_ATTEMPT') !== undefined ? { attempt: pick('FOREMAN_ATTEMPT')! } : {}),
-    ...(pick('FOREMAN_ENDPOINT') !== undefined ? { endpoint: pick('FOREMAN_ENDPOINT')! } : {}),
-    ...(pick('FOREMAN_TOKEN') !== undefined ? { token: pick('FOREMAN_TOKEN')! } : {}),
+    ...(dir !== undefined ? { dir } : {}),
+    ...(workerId !== undefined ? { workerId } : {}),
+    ...(attempt !== undefined ? { attempt } : {}),
+    ...(endpoint !== undefined ? { endpoint } : {}),
+    ...(token !== undefined ? { token } : {}),
     debug: env['FOREMAN_DEBUG'] === '1',
   };
 }
+
+/** Whether a first word needs a second one ("worker"). */
+const isGroup = (word: string | undefined): boolean => word !== undefined && commandGroups.has(word);
 
 /** Takes the command words ("worker add") out of argv, wherever the leading global flags put them. */
 function splitCommand(argv: readonly string[]): { words: string[]; rest: string[] } {
   const words: string[] = [];
   const rest: string[] = [];
-  for (let index = 0; index < argv.length; index++) {
-    const token = argv[index]!;
-    const wanted = words.length === 0 || (words.length === 1 && commandGroups.has(words[0]!));
+  const tokens = argv.values();
+  for (const token of tokens) {
+    const wanted = words.length === 0 || (words.length === 1 && isGroup(words[0]));
     if (token === '--') {
-      rest.push(...argv.slice(index));
+      rest.push(token, ...tokens);
       break;
     }
     if (token.startsWith('-') || !wanted) {
       rest.push(token);
-      if (words.length === 0 && leadingValueFlags.has(token) && index + 1 < argv.length) rest.push(argv[++index]!);
+      const value = words.length === 0 && leadingValueFlags.has(token) ? nextToken(tokens) : undefined;
+      if (value !== undefined) rest.push(value);
       continue;
     }
     words.push(token);
@@ -89,7 +99,7 @@ async function main(argv: readonly string[], env: CliEnvironment, cwd: string, p
   }
   const spec = findCommand(words);
   if (!spec) {
-    const group = commandGroups.has(words[0]!) ? commandTable.filter((command) => command.name.startsWith(`${words[0]} `)) : [];
+    const group = isGroup(words[0]) ? commandTable.filter((command) => command.name.startsWith(`${words[0]} `)) : [];
     const message = group.length
       ? `'${words.join(' ')}' is not a command; did you mean ${group.map((command) => `\`foreman ${command.name}\``).join(' or ')}? (see \`foreman help\`)`
       : `unknown command '${words[0]}'; run \`foreman help\` for the list.`;

@@ -5,7 +5,7 @@ export function table(headers: readonly string[], rows: ReadonlyArray<readonly s
   const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)));
   const line = (cells: readonly string[]): string =>
     cells
-      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!)))
+      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
       .join('  ')
       .trimEnd();
   return [line(headers), ...rows.map(line)];

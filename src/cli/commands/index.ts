@@ -25,7 +25,7 @@ export const commandTable: readonly CommandSpec[] = [
 
 /** The first words that need a second one ("worker add"). */
 export const commandGroups: ReadonlySet<string> = new Set(
-  commandTable.filter((spec) => spec.name.includes(' ')).map((spec) => spec.name.split(' ')[0]!),
+  commandTable.filter((spec) => spec.name.includes(' ')).map((spec) => spec.name.slice(0, spec.name.indexOf(' '))),
 );
 
 export function findCommand(words: readonly string[]): CommandSpec | undefined {

@@ -12,6 +12,7 @@ import { cell, table } from '../table';
 import { taskIdSchema } from '../../core/ids';
 import { ExitCode, type Result, invalid, notFound, ok } from '../../core/result';
 import type { WipSnapshot } from '../../infra/git';
+import { required } from './helpers';
 import type { CommandInput, CommandSpec } from './spec';
 
 const json = (input: CommandInput): boolean => input.argv.flags.get('json') === true;
@@ -22,6 +23,8 @@ function repoRootOf(input: CommandInput): Result<string> {
   return ok(target.repoRoot);
 }
 
+function checkTask(field: string, value: string): Result<string>;
+function checkTask(field: string, value: string | undefined): Result<string | undefined>;
 function checkTask(field: string, value: string | undefined): Result<string | undefined> {
   if (value === undefined) return ok(undefined);
   const parsed = taskIdSchema.safeParse(value);
@@ -74,12 +77,12 @@ async function restore(input: CommandInput, printer: Printer = processPrinter): 
   const fail = (failure: Parameters<typeof printFailure>[1]) => printFailure(printer, failure, json(input));
   const root = repoRootOf(input);
   if (!root.ok) return fail(root);
-  const task = checkTask('task', input.positional['task']);
+  const task = checkTask('task', required(input, 'task'));
   if (!task.ok) return fail(task);
   const attempt = integerFlag(input.argv, 'attempt');
   if (!attempt.ok) return fail(attempt);
   const { listWip, restoreWip } = await import('../../infra/git/snapshots.js');
-  const chosen = pickSnapshot(await listWip(root.value), task.value!, attempt.value);
+  const chosen = pickSnapshot(await listWip(root.value), task.value, attempt.value);
   if (!chosen.ok) return fail(chosen);
   const into = path.resolve(input.cwd, stringFlag(input.argv, 'into') ?? '.');
   const sameRepository = await belongsTo(into, root.value);

@@ -6,7 +6,7 @@ import { resolveTarget, route } from '../route';
 import { ExitCode, type Result, invalid, ok } from '../../core/result';
 import { taskStatuses } from '../../core/taskMachine';
 import { validateTransitionLog } from '../../core/transitionLog';
-import { draft } from './helpers';
+import { draft, required } from './helpers';
 import type { CommandInput, CommandSpec, RequestDraft } from './spec';
 
 const json = (input: CommandInput): boolean => input.argv.flags.get('json') === true;
@@ -46,7 +46,7 @@ async function init(input: CommandInput): Promise<number> {
 
 function validateTransitions(input: CommandInput): number {
   const printer = processPrinter;
-  const file = input.positional['file']!;
+  const file = required(input, 'file');
   let text: string;
   try {
     text = fs.readFileSync(path.resolve(input.cwd, file), 'utf8');

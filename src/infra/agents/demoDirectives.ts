@@ -28,8 +28,8 @@ const wholeNumber = /^\d+$/;
 
 /** Splits "first rest of the line" at the first run of spaces; the rest keeps its inner spacing. */
 function split(text: string): [string, string] {
-  const match = /^(\S+)(?:\s+(.*))?$/.exec(text);
-  return match ? [match[1]!, match[2] ?? ''] : ['', ''];
+  const [, first, rest = ''] = /^(\S+)(?:\s+(.*))?$/.exec(text) ?? [];
+  return first === undefined ? ['', ''] : [first, rest];
 }
 
 /** One line to a directive; undefined for prose, `null` for a directive word with unusable arguments. */
@@ -111,7 +111,7 @@ export function remainingDirectives(
   for (const directive of directives) {
     segment.push(directive);
     if (directive.kind !== 'commit') continue;
-    const subject = directive.message.split('\n')[0]!;
+    const [subject = ''] = directive.message.split('\n');
     const count = available.get(subject) ?? 0;
     if (count > 0) {
       available.set(subject, count - 1);

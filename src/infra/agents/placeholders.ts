@@ -26,7 +26,7 @@ function isPlaceholderName(name: string): name is PlaceholderName {
 /** The placeholders an argv template uses, known or not, in order of first use. */
 export function placeholdersIn(args: readonly string[]): string[] {
   const found = new Set<string>();
-  for (const arg of args) for (const match of arg.matchAll(placeholderPattern)) found.add(match[1]!);
+  for (const arg of args) for (const [, name] of arg.matchAll(placeholderPattern)) if (name !== undefined) found.add(name);
   return [...found];
 }
 
@@ -36,6 +36,7 @@ export function placeholdersIn(args: readonly string[]): string[] {
  * unknown placeholder or one without a value, naming it, before anything is launched.
  */
 export function expandPlaceholders(args: readonly string[], values: PlaceholderValues): Result<string[]> {
+  const substitutes = new Map<string, string>();
   for (const name of placeholdersIn(args)) {
     if (!isPlaceholderName(name)) {
       return invalid(
@@ -46,11 +47,14 @@ export function expandPlaceholders(args: readonly string[], values: PlaceholderV
         },
       );
     }
-    if (values[name] === undefined) {
+    const value = values[name];
+    if (value === undefined) {
       return invalid('missingPlaceholderValue', `The agent argument placeholder '{${name}}' has no value for this launch.`, {
         placeholder: name,
       });
     }
+    substitutes.set(name, value);
   }
-  return ok(args.map((arg) => arg.replace(placeholderPattern, (_whole, name: string) => values[name as PlaceholderName]!)));
+  // Every name the pattern matches was checked above, so each finds its value.
+  return ok(args.map((arg) => arg.replace(placeholderPattern, (whole, name: string) => substitutes.get(name) ?? whole)));
 }

@@ -20,7 +20,7 @@ export function verifyRunner(argv: readonly string[], timeoutMs = 15 * 60_000): 
       child.stderr.on('data', keep);
       const timer = setTimeout(() => {
         try {
-          process.kill(-child.pid!, 'SIGKILL');
+          if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
         } catch {
           // Already gone.
         }

@@ -40,7 +40,10 @@ export class Connection {
         names ??= statement.getColumnNames();
         const values = statement.get();
         const row: Record<string, unknown> = {};
-        for (let i = 0; i < names.length; i++) row[names[i]!] = values[i];
+        for (let i = 0; i < names.length; i++) {
+          const name = names[i];
+          if (name !== undefined) row[name] = values[i];
+        }
         rows.push(row as T);
       }
       return rows;

@@ -39,7 +39,8 @@ const crcTable = (() => {
 /** CRC-32 (IEEE 802.3, the zlib/PNG polynomial). */
 export function crc32(bytes: Uint8Array): number {
   let crc = 0xffffffff;
-  for (let i = 0; i < bytes.length; i++) crc = crcTable[(crc ^ bytes[i]!) & 0xff]! ^ (crc >>> 8);
+  // The index is masked to 0..255, inside the table; `?? 0` only satisfies the index type.
+  for (const byte of bytes) crc = (crcTable[(crc ^ byte) & 0xff] ?? 0) ^ (crc >>> 8);
   return (crc ^ 0xffffffff) >>> 0;
 }
 

@@ -14,10 +14,9 @@
 const rulePattern = /^([A-Za-z_][\w-]*)(?:\((.*)\))?$/s;
 
 function ruleCovers(rule: string, toolName: string, input: Readonly<Record<string, unknown>>): boolean {
-  const match = rulePattern.exec(rule.trim());
-  if (!match) return false;
-  const [, name, specifier] = match;
-  const sameTool = toolName === name || (name!.startsWith('mcp__') && toolName.startsWith(`${name}__`));
+  const [, name, specifier] = rulePattern.exec(rule.trim()) ?? [];
+  if (name === undefined) return false;
+  const sameTool = toolName === name || (name.startsWith('mcp__') && toolName.startsWith(`${name}__`));
   if (!sameTool) return false;
   if (specifier === undefined || specifier === '*' || specifier === '**') return true;
   if (toolName !== 'Bash' || typeof input['command'] !== 'string') return false;
