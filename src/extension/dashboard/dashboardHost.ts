@@ -72,6 +72,7 @@ export class DashboardHost extends DisposableBase {
     this.view = options.initialView ?? defaultViewState;
     this.sender = this._register(new Coalescer(() => void this.sendSnapshot(), options.minIntervalMs ?? 250, this.clock));
     this._register(options.onDidChangeSessions(() => this.changed()));
+    // Feeds come and go with the selected folder (feedOf); whichever are open go with the host.
     this._register({
       dispose: () => {
         for (const feed of this.feeds.values()) feed.dispose();
