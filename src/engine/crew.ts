@@ -1,6 +1,7 @@
 import type { Request } from '../core/requests';
 import { type Result, notFound, ok, refused } from '../core/result';
 import { WorkerState } from '../core/workerMachine';
+import { SequencerByKey } from './async';
 import type { Disposable } from './events';
 import { AgentRunner, type AgentRunnerSettings } from './agentRunner';
 import type { AgentPort, GitPort, MergeStrategy, WorkRef } from './ports';
@@ -21,7 +22,7 @@ export interface CrewSettings extends AgentRunnerSettings {
  * submits or failed attempts. Work is snapshotted before anything could lose it.
  */
 export class Crew implements Disposable {
-  private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly perWorker = new SequencerByKey<string>();
   private readonly subscription: Disposable | undefined;
   private readonly runner: AgentRunner | undefined;
   private disposed = false;
@@ -255,13 +256,7 @@ export class Crew implements Disposable {
 
   /** One operation at a time per worker, in order. */
   private serialized<T>(workerId: string, operation: () => Promise<T>): Promise<T> {
-    const previous = this.queues.get(workerId) ?? Promise.resolve();
-    const next = previous.then(operation, operation);
-    this.queues.set(
-      workerId,
-      next.catch(() => undefined),
-    );
-    return next;
+    return this.perWorker.queue(workerId, operation);
   }
 
   dispose(): void {

@@ -1,3 +1,4 @@
+import { RunOnceScheduler } from './async';
 import { DisposableBase, type Event, MutableDisposable } from './events';
 import { DeadlineQueue } from './deadlineQueue';
 import type { Clock } from './ports';
@@ -55,7 +56,8 @@ export class QueueWaker extends DisposableBase {
   private rearmPending = false;
   private readonly dueTimer = this._register(new MutableDisposable());
   private readonly livenessTimer = this._register(new MutableDisposable());
-  private readonly retryTimer = this._register(new MutableDisposable());
+  /** Internal work that failed runs again after `retryAfterFailureMs`; one retry at a time. */
+  private readonly retry: RunOnceScheduler;
   /** Each worker's liveness deadline, updated for the workers a commit touched (issue 13). */
   private readonly deadlines = new DeadlineQueue();
   private readonly touched = new Set<string>();
@@ -67,6 +69,16 @@ export class QueueWaker extends DisposableBase {
     private readonly clock: Clock,
   ) {
     super();
+    this.retry = this._register(
+      new RunOnceScheduler(
+        () => {
+          this.wake();
+          this.checkLiveness();
+        },
+        retryAfterFailureMs,
+        clock,
+      ),
+    );
     this._register(
       duties.onDidCommit((events) => {
         if (events.some(mayHaveWork)) this.wake();
@@ -137,12 +149,7 @@ export class QueueWaker extends DisposableBase {
       step();
     } catch (error) {
       this.duties.reportFailure(error);
-      if (this.retryTimer.value || this.isDisposed) return;
-      this.retryTimer.value = this.clock.setTimeout(() => {
-        this.retryTimer.clear();
-        this.wake();
-        this.checkLiveness();
-      }, retryAfterFailureMs);
+      if (!this.retry.isScheduled && !this.isDisposed) this.retry.schedule();
     }
   }
 }
