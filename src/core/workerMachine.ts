@@ -53,8 +53,8 @@ export const workerTransitions: Readonly<Record<WorkerState, Readonly<Partial<Re
   [Failed]: { reset: Idle },
 };
 
-/** Workers in these states hold a task. */
-export const busyWorkerStates: readonly WorkerState[] = [Assigned, Working, InReview, Approved, Stale];
+/** Busy workers: they hold a task they are still on, so `cancel` can release it (src/core/actions.ts derives the rest). */
+export const busyWorkerStates: readonly WorkerState[] = workerStates.filter((state) => workerTransitions[state].cancel !== undefined);
 
 export function nextWorkerState(from: WorkerState, trigger: WorkerTrigger): Result<WorkerState> {
   const to = workerTransitions[from][trigger];

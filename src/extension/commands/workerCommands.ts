@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { taskRules, workerRules } from '../../core/actions';
 import { CommandId } from './commandIds';
 import { type CommandTarget, askValidated, pickSession, pickTask, pickWorker, send } from './pickers';
 import type { SessionRegistry } from '../sessionRegistry';
@@ -14,9 +15,14 @@ export function registerWorkerCommands(registry: SessionRegistry): vscode.Dispos
       const picked =
         target?.kind === 'worker'
           ? { worker: target.worker }
-          : await pickWorker(registry, undefined, ['IDLE'], fromTask ? `Assign "${fromTask.title}" to…` : 'Assign: pick an idle worker');
+          : await pickWorker(
+              registry,
+              undefined,
+              workerRules.assign,
+              fromTask ? `Assign "${fromTask.title}" to…` : 'Assign: pick an idle worker',
+            );
       if (!picked) return;
-      const task = fromTask ?? (await pickTask(session, undefined, ['queued', 'idle'], `Assign to ${picked.worker.id}: pick a task`));
+      const task = fromTask ?? (await pickTask(session, undefined, taskRules.assign, `Assign to ${picked.worker.id}: pick a task`));
       if (!task) return;
       await send(
         session,
@@ -25,11 +31,11 @@ export function registerWorkerCommands(registry: SessionRegistry): vscode.Dispos
       );
     }),
     register(CommandId.start, async (target) => {
-      const picked = await pickWorker(registry, target, ['ASSIGNED'], 'Start: pick an assigned worker');
+      const picked = await pickWorker(registry, target, workerRules.start, 'Start: pick an assigned worker');
       if (picked) await send(picked.session, { command: 'start', args: { worker: picked.worker.id } }, `${picked.worker.id} started`);
     }),
     register(CommandId.approve, async (target) => {
-      const picked = await pickWorker(registry, target, ['IN_REVIEW'], 'Approve: pick a worker in review');
+      const picked = await pickWorker(registry, target, workerRules.approve, 'Approve: pick a worker in review');
       if (picked)
         await send(
           picked.session,
@@ -38,7 +44,7 @@ export function registerWorkerCommands(registry: SessionRegistry): vscode.Dispos
         );
     }),
     register(CommandId.requestChanges, async (target) => {
-      const picked = await pickWorker(registry, target, ['IN_REVIEW'], 'Request changes: pick a worker in review');
+      const picked = await pickWorker(registry, target, workerRules.requestChanges, 'Request changes: pick a worker in review');
       if (!picked) return;
       const note = await askValidated({
         title: `Request changes from ${picked.worker.id}`,
@@ -53,7 +59,7 @@ export function registerWorkerCommands(registry: SessionRegistry): vscode.Dispos
         );
     }),
     register(CommandId.merge, async (target) => {
-      const picked = await pickWorker(registry, target, ['APPROVED'], 'Merge: pick an approved worker');
+      const picked = await pickWorker(registry, target, workerRules.merge, 'Merge: pick an approved worker');
       if (!picked) return;
       const { session, worker } = picked;
       const result = await vscode.window.withProgress(
@@ -81,12 +87,7 @@ export function registerWorkerCommands(registry: SessionRegistry): vscode.Dispos
       if (action === 'Show Log') await vscode.commands.executeCommand(CommandId.showLog, target);
     }),
     register(CommandId.cancel, async (target) => {
-      const picked = await pickWorker(
-        registry,
-        target,
-        ['ASSIGNED', 'WORKING', 'IN_REVIEW', 'APPROVED', 'STALE'],
-        'Cancel: pick a busy worker',
-      );
+      const picked = await pickWorker(registry, target, workerRules.cancel, 'Cancel: pick a busy worker');
       if (!picked) return;
       const confirm = await vscode.window.showWarningMessage(
         `Cancel ${picked.worker.taskId ?? 'the task'} on ${picked.worker.id}?`,
@@ -97,20 +98,20 @@ export function registerWorkerCommands(registry: SessionRegistry): vscode.Dispos
         await send(picked.session, { command: 'cancel', args: { target: picked.worker.id } }, `Cancelled on ${picked.worker.id}`);
     }),
     register(CommandId.reset, async (target) => {
-      const picked = await pickWorker(registry, target, ['FAILED', 'COMPLETED'], 'Reset: pick a failed worker');
+      const picked = await pickWorker(registry, target, workerRules.reset, 'Reset: pick a failed worker');
       if (picked) await send(picked.session, { command: 'reset', args: { worker: picked.worker.id } }, `${picked.worker.id} is idle again`);
     }),
     register(CommandId.retryTask, async (target) => {
       const session = target && 'session' in target ? target.session : await pickSession(registry);
       if (!session) return;
       const fromWorker = target?.kind === 'worker' ? target.worker.taskId : undefined;
-      const task = fromWorker ? { id: fromWorker } : await pickTask(session, target, ['failed', 'cancelled'], 'Retry: pick a failed task');
+      const task = fromWorker ? { id: fromWorker } : await pickTask(session, target, taskRules.retry, 'Retry: pick a failed task');
       if (task) await send(session, { command: 'retry', args: { task: task.id } }, `${task.id} queued again`);
     }),
     register(CommandId.cancelTask, async (target) => {
       const session = target && 'session' in target ? target.session : await pickSession(registry);
       if (!session) return;
-      const task = await pickTask(session, target, ['queued', 'idle', 'running'], 'Cancel: pick a task');
+      const task = await pickTask(session, target, taskRules.cancel, 'Cancel: pick a task');
       if (task) await send(session, { command: 'cancel', args: { target: task.id } }, `${task.id} cancelled`);
     }),
   ];

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
+import { workerRules } from '../../core/actions';
 import { changedFiles } from '../../infra/git';
 import { changeSides } from './changeSides';
 import { TranscriptProvider, existingEventsFile, transcriptScheme, transcriptUri } from './agentLog';
@@ -27,8 +28,6 @@ export class RefContentProvider implements vscode.TextDocumentContentProvider {
   }
 }
 
-const anyHolder = ['ASSIGNED', 'WORKING', 'IN_REVIEW', 'APPROVED', 'STALE', 'FAILED'];
-
 /** Commands that open things: the diff of a worker's branch, its worktree, a terminal, its log. */
 export function registerWorkspaceCommands(registry: SessionRegistry): vscode.Disposable[] {
   const transcripts = new TranscriptProvider(registry);
@@ -37,7 +36,7 @@ export function registerWorkspaceCommands(registry: SessionRegistry): vscode.Dis
     transcripts,
     vscode.workspace.registerTextDocumentContentProvider(transcriptScheme, transcripts),
     vscode.commands.registerCommand(CommandId.showChanges, async (target: CommandTarget) => {
-      const picked = await pickWorker(registry, target, anyHolder, 'Show changes: pick a worker');
+      const picked = await pickWorker(registry, target, workerRules.holdsTask, 'Show changes: pick a worker');
       const branch = picked?.worker.branch;
       if (!picked || !branch) return;
       const { session, worker } = picked;
@@ -68,7 +67,7 @@ export function registerWorkspaceCommands(registry: SessionRegistry): vscode.Dis
       await vscode.commands.executeCommand('vscode.changes', `${branch} ↔ ${base}`, resources);
     }),
     vscode.commands.registerCommand(CommandId.openWorktree, async (target: CommandTarget) => {
-      const picked = await pickWorker(registry, target, [...anyHolder, 'IDLE', 'COMPLETED'], 'Open worktree: pick a worker');
+      const picked = await pickWorker(registry, target, workerRules.any, 'Open worktree: pick a worker');
       if (!picked) return;
       const folder = picked.session.worktreePath(picked.worker.id);
       if (!fs.existsSync(folder)) {
@@ -78,7 +77,7 @@ export function registerWorkspaceCommands(registry: SessionRegistry): vscode.Dis
       await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(folder), { forceNewWindow: true });
     }),
     vscode.commands.registerCommand(CommandId.openTerminal, async (target: CommandTarget) => {
-      const picked = await pickWorker(registry, target, [...anyHolder, 'IDLE', 'COMPLETED'], 'Open terminal: pick a worker');
+      const picked = await pickWorker(registry, target, workerRules.any, 'Open terminal: pick a worker');
       if (!picked) return;
       const cwd = picked.session.worktreePath(picked.worker.id);
       if (!fs.existsSync(cwd)) {
@@ -88,7 +87,7 @@ export function registerWorkspaceCommands(registry: SessionRegistry): vscode.Dis
       vscode.window.createTerminal({ name: `Foreman: ${picked.worker.id}`, cwd, iconPath: new vscode.ThemeIcon('robot') }).show();
     }),
     vscode.commands.registerCommand(CommandId.showLog, async (target: CommandTarget) => {
-      const picked = await pickWorker(registry, target, anyHolder, 'Show log: pick a worker');
+      const picked = await pickWorker(registry, target, workerRules.holdsTask, 'Show log: pick a worker');
       if (!picked?.worker.taskId) return;
       const { session, worker } = picked;
       const taskId = picked.worker.taskId;

@@ -1,21 +1,30 @@
 import type { TaskStatusView, WorkerStatus } from '../../engine/statusView';
+import { type WorkerRule, taskFits, workerFits } from '../../core/actions';
+import { workerStates } from '../../core/workerMachine';
 import { ActionName } from '../../shared/protocol';
 
 /**
- * Which actions the dashboard offers for a worker or a task in a given state: the same choices
- * the tree views' menus make (package.json `when` clauses), kept in one table so the snapshot
- * builder and the host's check of an incoming action agree.
+ * Which actions the dashboard offers for a worker: each button with the rule of
+ * `src/core/actions.ts` that says when it fits, so the dashboard, the tree menus and the pick
+ * lists follow the same transition table. In the order the buttons show.
  */
-const workerActions: Readonly<Record<string, readonly ActionName[]>> = {
-  IDLE: [ActionName.assign],
-  ASSIGNED: [ActionName.start, ActionName.showLog, ActionName.cancel],
-  WORKING: [ActionName.showChanges, ActionName.showLog, ActionName.openTerminal, ActionName.cancel],
-  IN_REVIEW: [ActionName.approve, ActionName.requestChanges, ActionName.showChanges, ActionName.showLog, ActionName.cancel],
-  APPROVED: [ActionName.merge, ActionName.showChanges, ActionName.showLog, ActionName.cancel],
-  STALE: [ActionName.showLog, ActionName.showChanges, ActionName.openTerminal, ActionName.cancel],
-  FAILED: [ActionName.retry, ActionName.reset, ActionName.showLog, ActionName.showChanges],
-  COMPLETED: [ActionName.reset],
-};
+const workerButtons: ReadonlyArray<readonly [ActionName, WorkerRule]> = [
+  [ActionName.assign, 'assign'],
+  [ActionName.start, 'start'],
+  [ActionName.approve, 'approve'],
+  [ActionName.requestChanges, 'requestChanges'],
+  [ActionName.merge, 'merge'],
+  [ActionName.retry, 'retry'],
+  [ActionName.reset, 'reset'],
+  [ActionName.showChanges, 'hasWork'],
+  [ActionName.showLog, 'holdsTask'],
+  [ActionName.openTerminal, 'agentMayRun'],
+  [ActionName.cancel, 'cancel'],
+];
+
+const workerActions: ReadonlyMap<string, readonly ActionName[]> = new Map(
+  workerStates.map((state) => [state, workerButtons.filter(([, rule]) => workerFits(rule, state)).map(([action]) => action)]),
+);
 
 const none: readonly ActionName[] = [];
 
@@ -26,7 +35,7 @@ const none: readonly ActionName[] = [];
 export const answerActions: readonly ActionName[] = [ActionName.allow, ActionName.deny];
 
 export function actionsForWorker(worker: Pick<WorkerStatus, 'state' | 'taskId' | 'needsInput'>): readonly ActionName[] {
-  const actions = workerActions[worker.state] ?? none;
+  const actions = workerActions.get(worker.state) ?? none;
   // A failed worker whose task was already requeued has nothing to retry.
   const fitting = worker.state === 'FAILED' && !worker.taskId ? actions.filter((action) => action !== ActionName.retry) : actions;
   return worker.needsInput ? [...answerActions, ...fitting] : fitting;
@@ -35,26 +44,19 @@ export function actionsForWorker(worker: Pick<WorkerStatus, 'state' | 'taskId' |
 /** The "Needs you" item of a waiting agent: answer it, or look at what it is doing first. */
 export const inputAttentionActions: readonly ActionName[] = [...answerActions, ActionName.openTerminal, ActionName.showLog];
 
-/** Tasks: assign when it can run now, cancel while not finished, retry after a failure or a cancel. */
+/** Tasks: assign when it can run now, cancel while the machine lets it, retry after a failure or a cancel. */
 export function actionsForTask(
   task: Pick<TaskStatusView, 'status' | 'blockedBy' | 'planningPhase'>,
   isParent: boolean,
 ): readonly ActionName[] {
-  if (isParent || task.planningPhase !== 'none') {
-    return task.status === 'failed' || task.status === 'cancelled' ? none : task.status === 'done' ? none : [ActionName.cancelTask];
-  }
-  switch (task.status) {
-    case 'idle':
-    case 'queued':
-      return task.blockedBy ? [ActionName.cancelTask] : [ActionName.assign, ActionName.cancelTask];
-    case 'running':
-      return [ActionName.cancelTask];
-    case 'failed':
-    case 'cancelled':
-      return [ActionName.retry];
-    default:
-      return none;
-  }
+  // A chain parent or a task being planned moves with its children: it can only be cancelled.
+  if (isParent || task.planningPhase !== 'none') return taskFits('cancel', task.status) ? [ActionName.cancelTask] : none;
+  const actions: ActionName[] = [];
+  // A blocked task waits for its predecessor: it cannot be handed out by hand.
+  if (taskFits('assign', task.status) && !task.blockedBy) actions.push(ActionName.assign);
+  if (taskFits('cancel', task.status)) actions.push(ActionName.cancelTask);
+  if (taskFits('retry', task.status)) actions.push(ActionName.retry);
+  return actions;
 }
 
 /** Actions that need no worker or task: they open the same prompts as the palette. */
