@@ -53,26 +53,31 @@ export function layoutChain(
   const room = Math.floor((availableWidth - 2 * pad - (columns - 1) * gapX) / columns);
   const w = Math.max(size.nodeWidth, Math.min(maxNodeWidth, room));
   const index = new Map(ids.map((id, i) => [id, i]));
-  const arcs = blockedBy.filter((edge) => index.has(edge.from) && index.has(edge.to) && index.get(edge.to)! !== index.get(edge.from)! + 1);
+  const arcs = blockedBy.flatMap((edge) => {
+    const from = index.get(edge.from);
+    const to = index.get(edge.to);
+    // Next to each other, the order line already shows the block: only a jump needs an arc.
+    return from !== undefined && to !== undefined && to !== from + 1 ? [{ ...edge, fromIndex: from, toIndex: to }] : [];
+  });
   const top = pad + (arcs.length ? 18 : 0);
-  const place = (i: number): PlacedNode => ({
-    id: ids[i]!,
+  const nodes = ids.map((id, i): PlacedNode => ({
+    id,
     x: pad + (i % columns) * (w + gapX),
     y: top + Math.floor(i / columns) * (h + gapY),
-  });
-  const nodes = ids.map((_, i) => place(i));
+  }));
   const blocked = new Set(blockedBy.map((edge) => `${edge.from}>${edge.to}`));
   const edges: PlacedEdge[] = [];
-  for (let i = 0; i + 1 < nodes.length; i++) {
-    const a = nodes[i]!;
-    const b = nodes[i + 1]!;
+  for (const [i, a] of nodes.entries()) {
+    const b = nodes[i + 1];
+    if (!b) break;
     const path =
       a.y === b.y ? `M${a.x + w} ${a.y + h / 2}H${b.x - 2}` : `M${a.x + w / 2} ${a.y + h}V${a.y + h + gapY / 2}H${b.x + w / 2}V${b.y - 2}`;
     edges.push({ from: a.id, to: b.id, kind: blocked.has(`${a.id}>${b.id}`) ? 'blocked' : 'order', path });
   }
   for (const arc of arcs) {
-    const a = nodes[index.get(arc.from)!]!;
-    const b = nodes[index.get(arc.to)!]!;
+    const a = nodes[arc.fromIndex];
+    const b = nodes[arc.toIndex];
+    if (!a || !b) continue;
     const lift = Math.min(top - 2, 16);
     edges.push({
       from: arc.from,

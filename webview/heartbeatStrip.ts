@@ -69,9 +69,8 @@ function drawStrip(element: SVGSVGElement, hostNow: number): void {
     .join(',');
   for (const [from, to] of due) {
     // Entering a state where a beat is due counts as a sign of life, as it does for the monitor.
-    const signs = [from, ...data.beats.filter((at) => at > from && at < to)];
-    for (let index = 1; index < signs.length; index++) gap(signs[index - 1]!, signs[index]!);
-    gap(signs[signs.length - 1]!, to);
+    const signs = [from, ...data.beats.filter((at) => at > from && at < to), to];
+    signs.slice(1).forEach((at, index) => gap(signs[index] ?? from, at));
   }
   const last = beats[beats.length - 1] ?? data.lastHeartbeatMs;
   for (const at of beats) shapes.push(svg('line', { class: 'strip-beat', attrs: { x1: x(at), x2: x(at), y1: 3, y2: height - 3 } }));

@@ -32,7 +32,8 @@ const saved = viewStateSchema.safeParse((api.getState() as { view?: unknown } | 
 const initialView: ViewState = saved.success ? saved.data : defaultViewState;
 const post = (message: WebviewMessage) => api.postMessage(message);
 
-const root = document.getElementById('app')!;
+const root = document.getElementById('app');
+if (!root) throw new Error('the dashboard page has no #app element');
 const app = new App(root, { post, saveView: (view) => api.setState({ view }) }, initialView);
 const handlers: HandlerMap<HostMessage> = app.handlers;
 

@@ -33,8 +33,8 @@ export const maxPayloadDepth = 64;
 export function nestingDepth(value: unknown, limit: number): number {
   let deepest = 0;
   const stack: Array<readonly [unknown, number]> = [[value, 0]];
-  while (stack.length > 0) {
-    const [current, depth] = stack.pop()!;
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const [current, depth] = top;
     if (typeof current !== 'object' || current === null) continue;
     deepest = Math.max(deepest, depth + 1);
     if (deepest > limit) return deepest;

@@ -44,7 +44,10 @@ export function recordUsage(unit: Unit, args: CommandArgs<'usage'>): Result<Agen
     costUsd: args.costUsd,
     now: unit.now,
   });
-  return ok(findSession(unit.tx, worker.task_id, worker.attempt)!);
+  const session = findSession(unit.tx, worker.task_id, worker.attempt);
+  if (!session)
+    throw new Error(`bug: the agent session of ${worker.task_id} attempt ${worker.attempt} is missing right after it was written`);
+  return ok(session);
 }
 
 export function findSession(reader: Reader, taskId: string, attempt: number): AgentSession | undefined {

@@ -3,7 +3,7 @@ import type { ChainStep } from '../core/requests';
 import { type Result, invalid, notFound, ok, refused } from '../core/result';
 import { PlanningPhase, TaskStatus } from '../core/taskMachine';
 import { countChildren, findTask, listChildren, listSuccessorIds, markPlanningActive, markPlanningFinalized, unblockTask } from './queries';
-import type { TaskRow } from './rows';
+import { type TaskRow, requireTask } from './rows';
 import type { TaskCatalog } from './taskCatalog';
 import { moveTask } from './transitions';
 import type { Unit } from './unit';
@@ -58,7 +58,7 @@ export class ChainCoordinator {
       if (!idle.ok) return idle;
     }
     markPlanningActive(unit.tx, parentId);
-    return ok(findTask(unit.tx, parentId)!);
+    return ok(requireTask(unit.tx, parentId));
   }
 
   addChild(unit: Unit, parentId: string, title: string, prompt: string): Result<TaskRow> {
@@ -105,7 +105,7 @@ export class ChainCoordinator {
       if (!queued.ok) return queued;
       previous = child;
     }
-    return ok({ parent: findTask(unit.tx, parentId)!, children: this.children(unit, parentId) });
+    return ok({ parent: requireTask(unit.tx, parentId), children: this.children(unit, parentId) });
   }
 
   /** Reacts to a task reaching Done, Failed (for good) or Cancelled. */

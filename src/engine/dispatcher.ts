@@ -30,11 +30,12 @@ export class Dispatcher {
       if (!task) break;
       const preferred = idle.findIndex((worker) => worker.id === task.last_worker_id);
       const [worker] = idle.splice(preferred >= 0 ? preferred : 0, 1);
-      const claimed = this.picker.claimTask(unit, task, worker!.id);
+      if (!worker) break;
+      const claimed = this.picker.claimTask(unit, task, worker.id);
       if (!claimed) continue;
-      const taken = this.state.takeTask(unit, worker!, claimed);
-      if (!taken.ok) throw new Error(`bug: idle worker ${worker!.id} refused its assignment: ${taken.message}`);
-      assignments.push({ worker: worker!.id, task: claimed.id, attempt: claimed.attempt });
+      const taken = this.state.takeTask(unit, worker, claimed);
+      if (!taken.ok) throw new Error(`bug: idle worker ${worker.id} refused its assignment: ${taken.message}`);
+      assignments.push({ worker: worker.id, task: claimed.id, attempt: claimed.attempt });
       room--;
     }
     return assignments;

@@ -43,8 +43,9 @@ export class Exporter {
     let last = after;
     for (;;) {
       const lines = stream === 'transitions' ? this.transitionLines(unit.tx, last) : this.messageLines(unit.tx, last);
-      if (lines.length === 0) break;
-      last = lines[lines.length - 1]!.seq;
+      const final = lines.at(-1);
+      if (!final) break;
+      last = final.seq;
       this.sink.append(
         stream,
         lines.map((line) => line.text),

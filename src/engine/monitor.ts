@@ -56,7 +56,10 @@ export class Monitor {
       default: {
         const waiting = this.waitingForInput(worker);
         if (waiting)
-          return { level: Liveness.Ok, reason: `waiting for you: ${waiting} (since ${formatDuration(now - worker.needs_input_at!)})` };
+          return {
+            level: Liveness.Ok,
+            reason: `waiting for you: ${waiting} (since ${formatDuration(now - (worker.needs_input_at ?? now))})`,
+          };
         const { at, kind } = this.lastSign(worker);
         const verdict = judgeLiveness(this.settings.liveness, now, at, kind);
         return { ...verdict, reason: this.withSignals(worker.id, verdict.reason, now) };

@@ -1,5 +1,6 @@
 import type { PlanningPhase, TaskStatus } from '../core/taskMachine';
 import type { WorkerState } from '../core/workerMachine';
+import type { Reader } from './ports';
 
 /** A worker as stored. */
 export interface WorkerRow {
@@ -43,6 +44,21 @@ export interface TaskRow {
 }
 
 // The lookups live with their tables in ./queries; re-exported here for the callers that import them from rows.
-export { findTask } from './queries/tasks';
-export { findWorker } from './queries/workers';
+import { findTask } from './queries/tasks';
+import { findWorker } from './queries/workers';
+export { findTask, findWorker };
 export { readMeta } from './queries/meta';
+
+/** A worker this transaction has just written: its absence is a bug, said as such. */
+export function requireWorker(reader: Reader, id: string): WorkerRow {
+  const worker = findWorker(reader, id);
+  if (!worker) throw new Error(`bug: worker '${id}' is missing right after it was written`);
+  return worker;
+}
+
+/** A task this transaction has just written: its absence is a bug, said as such. */
+export function requireTask(reader: Reader, id: string): TaskRow {
+  const task = findTask(reader, id);
+  if (!task) throw new Error(`bug: task '${id}' is missing right after it was written`);
+  return task;
+}

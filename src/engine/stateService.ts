@@ -6,7 +6,7 @@ import { WorkerState, busyWorkerStates } from '../core/workerMachine';
 import type { ChainCoordinator } from './chainCoordinator';
 import type { ClaimedTask, QueuePicker } from './queuePicker';
 import { deleteTaskClaim, findTask, findWorker, findWorkerHolding, findWorkerHoldingIn, insertWorker } from './queries';
-import type { TaskRow, WorkerRow } from './rows';
+import { type TaskRow, type WorkerRow, requireTask, requireWorker } from './rows';
 import { checkAttempt, moveTask, moveWorker } from './transitions';
 import type { Unit } from './unit';
 
@@ -34,7 +34,7 @@ export class StateService {
     if (findWorker(unit.tx, args.id)) return refused('exists', `A worker '${args.id}' already exists; pick another id.`, { id: args.id });
     insertWorker(unit.tx, args.id, args.agent, args.maxAttempts ?? null, unit.now);
     unit.events.push({ kind: 'created', entity: 'worker', id: args.id });
-    return ok(findWorker(unit.tx, args.id)!);
+    return ok(requireWorker(unit.tx, args.id));
   }
 
   assign(unit: Unit, workerId: string, taskId: string): Result<ClaimedTask> {
@@ -130,7 +130,7 @@ export class StateService {
       if (!chained.ok) return chained;
     }
     const recycled = moveWorker(unit, { ...worker, state: moved.value }, 'recycle', { set: released });
-    return recycled.ok ? ok(findWorker(unit.tx, workerId)!) : recycled;
+    return recycled.ok ? ok(requireWorker(unit.tx, workerId)) : recycled;
   }
 
   /**
@@ -172,7 +172,7 @@ export class StateService {
     if (!worker) return notFound('worker', workerId);
     const trigger = worker.state === WorkerState.Completed ? 'recycle' : 'reset';
     const moved = moveWorker(unit, worker, trigger, { set: released });
-    return moved.ok ? ok(findWorker(unit.tx, workerId)!) : moved;
+    return moved.ok ? ok(requireWorker(unit.tx, workerId)) : moved;
   }
 
   /** Queues a failed or cancelled task again and frees a FAILED worker still holding it. */
@@ -188,7 +188,7 @@ export class StateService {
     const moved = moveTask(unit, task, 'retry', { set: { scheduled_for: null, max_attempts: maxAttempts, worker_id: null } });
     if (!moved.ok) return moved;
     const chained = this.chains.onTaskRetried(unit, taskId);
-    return chained.ok ? ok(findTask(unit.tx, taskId)!) : chained;
+    return chained.ok ? ok(requireTask(unit.tx, taskId)) : chained;
   }
 
   /** Cancels a worker's current task (and frees the worker), or a task by id. */
@@ -229,6 +229,6 @@ export class StateService {
     const fenced = checkAttempt(worker.attempt, attempt, `worker '${workerId}'`, 'this request');
     if (!fenced.ok) return fenced;
     const moved = move(worker);
-    return moved.ok ? ok(findWorker(unit.tx, workerId)!) : moved;
+    return moved.ok ? ok(requireWorker(unit.tx, workerId)) : moved;
   }
 }

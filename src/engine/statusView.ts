@@ -112,7 +112,8 @@ export function readStatus(reader: Reader, monitor: Monitor, now: number, query:
   const beats = new Map(listBeats(reader).map((row) => [row.agent_id, row]));
   const usage = usageTotals(reader);
   const workers = listWorkers(reader).map((worker): WorkerStatus => {
-    const verdict = verdicts.get(worker.id)!;
+    const verdict = verdicts.get(worker.id);
+    if (!verdict) throw new Error(`bug: no liveness verdict for worker '${worker.id}' in the same read`);
     return {
       id: worker.id,
       state: worker.state,

@@ -2,7 +2,7 @@ import { newTaskId } from '../core/ids';
 import type { CommandArgs } from '../core/requests';
 import { type Result, notFound, ok, refused } from '../core/result';
 import { blockTask, findTask, insertTask, nextSortOrder } from './queries';
-import type { TaskRow } from './rows';
+import { type TaskRow, requireTask } from './rows';
 import { moveTask } from './transitions';
 import type { Unit } from './unit';
 
@@ -44,7 +44,7 @@ export class TaskCatalog {
       createdAt: unit.now,
     });
     unit.events.push({ kind: 'created', entity: 'task', id: task.id });
-    return ok(findTask(unit.tx, task.id)!);
+    return ok(requireTask(unit.tx, task.id));
   }
 
   /** `foreman task add`: queued unless manual; `--after` blocks it on a predecessor (fail closed). */
@@ -63,7 +63,7 @@ export class TaskCatalog {
     if (predecessor && predecessor.status !== 'done') this.blockOn(unit, task.id, predecessor.id);
     if (args.manual) return ok(task);
     const queued = moveTask(unit, task, 'enqueue');
-    return queued.ok ? ok(findTask(unit.tx, task.id)!) : queued;
+    return queued.ok ? ok(requireTask(unit.tx, task.id)) : queued;
   }
 
   blockOn(unit: Unit, taskId: string, predecessorId: string): void {

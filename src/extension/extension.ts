@@ -72,7 +72,7 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
     );
     const restricted = sessions.some((s) => s.restricted);
     // A second window is a read-only client; with one folder the tree has no folder row to say so.
-    const readOnly = sessions.filter((s) => s.ownerNote).map((s) => (sessions.length > 1 ? `${s.name}: ${s.ownerNote}` : s.ownerNote!));
+    const readOnly = sessions.flatMap((s) => (s.ownerNote ? [sessions.length > 1 ? `${s.name}: ${s.ownerNote}` : s.ownerNote] : []));
     const readOnlyNote = readOnly.length
       ? `${capitalize(readOnly.join('; '))}. This window shows the state and sends your commands to the owner; Take Over (the lock above) makes it the owner.`
       : undefined;

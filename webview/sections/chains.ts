@@ -99,9 +99,11 @@ function graph(chain: ChainView, index: number, selection: ChainSelection): SVGS
         },
       }),
     ),
-    ...layout.nodes.map((placed, position) =>
-      node(byId.get(placed.id)!, placed.x, placed.y, position, { ...size, nodeWidth: layout.nodeWidth }, selection),
-    ),
+    // The layout places exactly the chain's nodes, by id.
+    ...layout.nodes.flatMap((placed, position) => {
+      const task = byId.get(placed.id);
+      return task ? [node(task, placed.x, placed.y, position, { ...size, nodeWidth: layout.nodeWidth }, selection)] : [];
+    }),
   );
 }
 

@@ -32,5 +32,5 @@ export function deleteExpiredIdempotencyKeys(tx: Tx, now: number): void {
 }
 
 export function countIdempotencyKeys(reader: Reader): number {
-  return reader.get<{ n: number }>('SELECT COUNT(*) AS n FROM idempotency_keys')!.n;
+  return reader.get<{ n: number }>('SELECT COUNT(*) AS n FROM idempotency_keys')?.n ?? 0;
 }

@@ -52,7 +52,8 @@ export function insertMessage(tx: Tx, message: MessageInsert): number {
       message.payloadRef,
     ],
   );
-  return row!.seq;
+  if (!row) throw new Error('bug: INSERT … RETURNING seq returned no row');
+  return row.seq;
 }
 
 /** Broadcasts a `state_change` from Foreman (ARCHITECTURE §7); `payload` is JSON text. */
@@ -79,7 +80,7 @@ export function listMessagesAfter(reader: Reader, afterSeq: number, limit: numbe
 
 /** The seq of the newest message, 0 when there is none. */
 export function lastMessageSeq(reader: Reader): number {
-  return reader.get<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM messages')!.seq ?? 0;
+  return reader.get<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM messages')?.seq ?? 0;
 }
 
 /** Deletes messages up to and including `seq`; returns how many. */
@@ -103,5 +104,5 @@ export function advanceCursor(tx: Tx, agent: string, seq: number, now: number): 
 
 /** The lowest cursor of all agents, 0 when none has acknowledged anything. */
 export function lowestCursor(reader: Reader): number {
-  return reader.get<{ low: number | null }>('SELECT MIN(last_acked_seq) AS low FROM cursors')!.low ?? 0;
+  return reader.get<{ low: number | null }>('SELECT MIN(last_acked_seq) AS low FROM cursors')?.low ?? 0;
 }

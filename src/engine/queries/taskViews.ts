@@ -91,5 +91,5 @@ export function countTasksByStatus(reader: Reader): Record<string, number> {
 
 /** Tasks done at or after `since`. */
 export function countDoneSince(reader: Reader, since: number): number {
-  return reader.get<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks WHERE status = 'done' AND finished_at >= ?`, [since])!.n;
+  return reader.get<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks WHERE status = 'done' AND finished_at >= ?`, [since])?.n ?? 0;
 }

@@ -11,7 +11,7 @@ export function findTask(reader: Reader, id: string): TaskRow | undefined {
 
 /** The `sort_order` that puts a new task at the end of the queue. */
 export function nextSortOrder(reader: Reader): number {
-  return reader.get<{ next: number }>('SELECT COALESCE(MAX(sort_order), 0) + 1 AS next FROM tasks')!.next;
+  return reader.get<{ next: number }>('SELECT COALESCE(MAX(sort_order), 0) + 1 AS next FROM tasks')?.next ?? 1;
 }
 
 export interface TaskInsert {
@@ -74,7 +74,7 @@ export function listSuccessorIds(reader: Reader, predecessorId: string): string[
 }
 
 export function countChildren(reader: Reader, parentId: string): number {
-  return reader.get<{ n: number }>('SELECT COUNT(*) AS n FROM tasks WHERE parent_task_id = ?', [parentId])!.n;
+  return reader.get<{ n: number }>('SELECT COUNT(*) AS n FROM tasks WHERE parent_task_id = ?', [parentId])?.n ?? 0;
 }
 
 /** A chain's tasks in queue order. */

@@ -54,7 +54,7 @@ export function listWorkersWithAgents(reader: Reader): WorkerRow[] {
 
 /** Workers that take a place under the concurrency limit. */
 export function countBusyWorkers(reader: Reader): number {
-  return reader.get<{ n: number }>(`SELECT COUNT(*) AS n FROM workers WHERE state IN ('ASSIGNED', 'WORKING', 'STALE')`)!.n;
+  return reader.get<{ n: number }>(`SELECT COUNT(*) AS n FROM workers WHERE state IN ('ASSIGNED', 'WORKING', 'STALE')`)?.n ?? 0;
 }
 
 /** A new IDLE worker. */

@@ -16,7 +16,7 @@ export function draftText(title: string): string {
 export function parseTaskDraft(text: string, fallbackTitle: string): { title: string; prompt: string } {
   const lines = text.split(/\r?\n/).filter((line) => line.trim() !== draftHint);
   const headingAt = lines.findIndex((line) => line.trim() !== '');
-  const heading = headingAt >= 0 ? /^#\s+(.+?)\s*#*\s*$/.exec(lines[headingAt]!) : null;
+  const heading = /^#\s+(.+?)\s*#*\s*$/.exec(lines[headingAt] ?? '');
   const body = heading ? lines.slice(headingAt + 1) : lines;
   // Inner blank lines and indentation are the author's; only the blank edges go.
   return {

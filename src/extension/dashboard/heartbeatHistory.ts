@@ -72,7 +72,7 @@ export class HeartbeatHistory {
     // Keep the last span that starts before the window: it is the state the window opens in.
     const cutoff = now - this.windowMs;
     let drop = 0;
-    while (drop + 1 < spans.length && spans[drop + 1]!.at <= cutoff) drop++;
+    while ((spans[drop + 1]?.at ?? Infinity) <= cutoff) drop++;
     if (spans.length - drop > maxSpansPerWorker) drop = spans.length - maxSpansPerWorker;
     if (drop > 0) spans.splice(0, drop);
   }
@@ -94,7 +94,7 @@ export class HeartbeatHistory {
   private trim(times: number[], now: number): void {
     const cutoff = now - this.windowMs;
     let drop = 0;
-    while (drop < times.length && times[drop]! < cutoff) drop++;
+    while ((times[drop] ?? Infinity) < cutoff) drop++;
     if (times.length - drop > maxBeatsPerWorker) drop = times.length - maxBeatsPerWorker;
     if (drop > 0) times.splice(0, drop);
   }

@@ -229,8 +229,7 @@ function activity(data: ActivityData | undefined, filter: ViewState['activity'],
   const items: TransitionItem[] = [];
   let matching = 0;
   const transitions = data?.transitions ?? [];
-  for (let index = transitions.length - 1; index >= 0; index--) {
-    const item = transitions[index]!;
+  for (const item of [...transitions].reverse()) {
     if (!matches(item)) continue;
     matching++;
     if (items.length < filter.limit) items.push(item);

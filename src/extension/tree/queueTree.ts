@@ -76,7 +76,8 @@ export class QueueTreeProvider implements vscode.TreeDataProvider<QueueNode>, vs
   getChildren(node?: QueueNode): QueueNode[] {
     if (!node) {
       const sessions = this.registry.sessions();
-      return sessions.length === 1 ? this.rootOf(sessions[0]!) : sessions.map((session) => ({ kind: 'folder', session }));
+      const [only] = sessions;
+      return only && sessions.length === 1 ? this.rootOf(only) : sessions.map((session) => ({ kind: 'folder', session }));
     }
     switch (node.kind) {
       case 'folder':

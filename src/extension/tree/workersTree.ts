@@ -68,7 +68,8 @@ export class WorkersTreeProvider implements vscode.TreeDataProvider<WorkerNode>,
   getChildren(node?: WorkerNode): WorkerNode[] {
     const sessions = this.registry.sessions();
     if (!node) {
-      if (sessions.length === 1) return this.workersOf(sessions[0]!);
+      const [only] = sessions;
+      if (only && sessions.length === 1) return this.workersOf(only);
       return sessions.map((session) => ({ kind: 'folder', session }));
     }
     if (node.kind === 'folder') return this.workersOf(node.session);
