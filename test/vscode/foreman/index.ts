@@ -306,10 +306,22 @@ test('commands invoked from a tree row act on that row: start and approve a work
   assert.equal(!merge.ok && merge.code, 'restricted', 'a merge ran in Restricted Mode');
 });
 
-test('view commands run: Show Workers focuses the view, Refresh redraws', async () => {
-  await foreman();
+test('view commands run: Show Workers focuses the view, Refresh reads the state again and redraws', async () => {
+  const { registry } = await foreman();
+  const current = await session();
   await vscode.commands.executeCommand(CommandId.showWorkers);
-  await vscode.commands.executeCommand(CommandId.refresh);
+  let reads = 0;
+  let redraws = 0;
+  const subscriptions = [current.onDidChange(() => reads++), registry.onDidChange(() => redraws++)];
+  try {
+    const before = current.snapshot();
+    await vscode.commands.executeCommand(CommandId.refresh);
+    assert.ok(reads >= 1, 'Refresh did not make the session read its state again');
+    assert.notEqual(current.snapshot(), before, 'Refresh kept the old snapshot');
+    await waitFor(() => redraws >= 1, 5_000, 'the views to redraw after Refresh');
+  } finally {
+    for (const subscription of subscriptions) subscription.dispose();
+  }
 });
 
 test('"Foreman: Reopen" applies changed settings: a new branch template names the next branch', async () => {
