@@ -208,3 +208,14 @@ export function parseRequest(input: unknown): ParsedRequest {
   const request = { command, args: parsedArgs.data, actor, ...(requestId ? { requestId } : {}) } as Request;
   return { ok: true, request };
 }
+
+/** `parseRequest` for a command the caller names: the parsed request is that command's. */
+export function parseCommand<C extends CommandName>(
+  command: C,
+  args: CommandInput<C>,
+  envelope: { readonly actor?: string; readonly requestId?: string } = {},
+): { ok: true; request: RequestOf<C> } | { ok: false; message: string } {
+  const parsed = parseRequest({ ...envelope, command, args });
+  // parseRequest parsed `args` with this very command's schema.
+  return parsed.ok ? { ok: true, request: parsed.request as RequestOf<C> } : parsed;
+}

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type CommandInput, type CommandName, type ReadCommand, parseRequest } from '../../src/core/requests';
+import { type CommandInput, type CommandName, type ReadCommand, parseCommand } from '../../src/core/requests';
 import type { Result } from '../../src/core/result';
 import { Engine } from '../../src/engine/engine';
 import type { ResultOf } from '../../src/engine/results';
@@ -62,13 +62,12 @@ export async function openEngine(overrides: Partial<EngineSettings> = {}): Promi
     random: () => (seed = (seed * 16807) % 2147483647) / 2147483647,
   });
   const parsed = <C extends CommandName>(command: C, args: CommandInput<C>, requestId?: string) => {
-    const result = parseRequest({ command, args, ...(requestId ? { requestId } : {}) });
+    const result = parseCommand(command, args, requestId ? { requestId } : {});
     if (!result.ok) throw new Error(result.message);
     return result.request;
   };
   const run = <C extends CommandName>(command: C, args: CommandInput<C>, requestId?: string): Promise<Result<ResultOf<C>>> =>
-    // parseRequest checked args against command: the request is this command's.
-    engine.execute(parsed(command, args, requestId) as never);
+    engine.execute(parsed(command, args, requestId));
   return {
     dir,
     engine,
@@ -81,9 +80,9 @@ export async function openEngine(overrides: Partial<EngineSettings> = {}): Promi
       return result.value as T;
     },
     query<C extends ReadCommand>(command: C, args: CommandInput<C>): ResultOf<C> {
-      const result = engine.query(parsed(command, args) as never);
+      const result = engine.query(parsed(command, args));
       if (!result.ok) throw new Error(`${command} failed: ${result.code}: ${result.message}`);
-      return result.value as ResultOf<C>;
+      return result.value;
     },
     blobCount: () => readdirSync(join(foremanDir, 'blobs')).length,
     close() {

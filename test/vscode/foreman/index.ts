@@ -8,7 +8,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { workerIdSchema } from '../../../src/core/ids';
-import { parseRequest } from '../../../src/core/requests';
+import { type CommandInput, type CommandName, parseCommand } from '../../../src/core/requests';
+import type { ResultOf } from '../../../src/engine/results';
 import { type Result, invalid } from '../../../src/core/result';
 import type { WorkerStatus } from '../../../src/engine/statusView';
 import { readOwner } from '../../../src/infra/db/ownerLock';
@@ -58,8 +59,8 @@ async function session(): Promise<ForemanSession> {
 }
 
 /** Sends a request the way the commands do (`send` in commands/pickers.ts): parsed first, actor vscode. */
-async function send(input: { command: string; args: Record<string, unknown> }): Promise<Result<unknown>> {
-  const parsed = parseRequest({ ...input, actor: 'vscode' });
+async function send<C extends CommandName>(input: { command: C; args: CommandInput<C> }): Promise<Result<ResultOf<C>>> {
+  const parsed = parseCommand(input.command, input.args, { actor: 'vscode' });
   if (!parsed.ok) return invalid('badRequest', parsed.message);
   return (await session()).execute(parsed.request);
 }
@@ -297,7 +298,7 @@ test('commands invoked from a tree row act on that row: start and approve a work
   await vscode.commands.executeCommand(CommandId.denyInput, row(holder.id));
   assert.equal(worker(current, holder.id).needsInput, null, 'Deny did not end the wait');
   const answered = await send({ command: 'heartbeat', args: { worker: holder.id } });
-  assert.equal(answered.ok && (answered.value as { answer: unknown }).answer, 'deny');
+  assert.equal(answered.ok && answered.value.answer, 'deny');
   const submitted = await send({ command: 'submit', args: { worker: holder.id, summary: 'by hand' } });
   assert.ok(submitted.ok, !submitted.ok ? submitted.message : '');
   await vscode.commands.executeCommand(CommandId.approve, row(holder.id));
@@ -336,7 +337,7 @@ test('"Foreman: Reopen" applies changed settings: a new branch template names th
     assert.equal(worker(after, 'hopper').state, 'IDLE', 'the state survived the reopen');
     const assigned = await send({ command: 'assign', args: { worker: 'hopper', task: 'add-license' } });
     assert.ok(assigned.ok, !assigned.ok ? assigned.message : '');
-    assert.equal((assigned.value as { branch: string }).branch, 'fm/hopper/add-license');
+    assert.equal(assigned.ok && assigned.value.branch, 'fm/hopper/add-license');
   } finally {
     await config().update('branchTemplate', undefined, vscode.ConfigurationTarget.Workspace);
   }
