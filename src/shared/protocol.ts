@@ -23,7 +23,6 @@ const count = z.number().int().nonnegative();
 
 export const workerStateSchema = z.enum(workerStates as [string, ...string[]]);
 export const taskStatusSchema = z.enum(taskStatuses as [string, ...string[]]);
-export type TaskStatusName = (typeof taskStatuses)[number];
 export const livenessSchema = z.enum(['OK', 'WARN', 'STALE', 'DEAD', 'IDLE']);
 
 /** What a person can do from the dashboard; the host maps each to a Foreman command. */
@@ -265,7 +264,6 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('error'), message: z.string().max(2000) }),
 ]);
 export type WebviewMessage = z.infer<typeof webviewMessageSchema>;
-export type WebviewMessageType = WebviewMessage['type'];
 
 /** Messages from the host. */
 export const hostMessageSchema = z.discriminatedUnion('type', [
@@ -273,7 +271,6 @@ export const hostMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('actionResult'), requestId: z.string().max(64), ok: z.boolean(), message: text.optional() }),
 ]);
 export type HostMessage = z.infer<typeof hostMessageSchema>;
-export type HostMessageType = HostMessage['type'];
 
 /** A handler for every message type: adding a type without handling it is a compile error. */
 export type HandlerMap<M extends { type: string }> = { readonly [K in M['type']]: (message: Extract<M, { type: K }>) => void };
