@@ -167,7 +167,7 @@ async function measureActivityRead(sizes: readonly number[]) {
   harness.engine.onDidCommit(
     (events) => (transitions += events.filter((event) => event.kind === 'worker' || event.kind === 'task').length),
   );
-  const results: Array<{ transitions: number; transitionsReadMs: number; metricsReadMs: number }> = [];
+  const results: Array<{ transitions: number; transitionsReadMs: number; metricsReadMs: number; newTransitionsReadMs: number }> = [];
   let task = 0;
   for (const size of sizes) {
     while (transitions < size) {
@@ -191,11 +191,20 @@ async function measureActivityRead(sizes: readonly number[]) {
       return performance.now() - started;
     };
     const reads = Array.from({ length: 3 }, () => [
-      time({ command: 'transitions', args: { limit: 100_000 }, actor: 'bench' }),
+      // What the activity feed read on every refresh before: the whole log up to 100k rows.
+      time({ command: 'transitions', args: { limit: 100_000, latest: false }, actor: 'bench' }),
       time({ command: 'metrics', args: {}, actor: 'bench' }),
+      // What it reads now on a refresh: only what came after the last seq it saw (here the last 10).
+      time({ command: 'transitions', args: { afterSeq: Math.max(0, transitions - 10), limit: 20_000, latest: true }, actor: 'bench' }),
     ]);
-    reads.sort((a, b) => a[0]! - b[0]!);
-    results.push({ transitions, transitionsReadMs: Math.round(reads[1]![0]!), metricsReadMs: Math.round(reads[1]![1]!) });
+    reads.sort((a, b) => (a[0] ?? 0) - (b[0] ?? 0));
+    const [, middle = [0, 0, 0]] = reads;
+    results.push({
+      transitions,
+      transitionsReadMs: Math.round(middle[0] ?? 0),
+      metricsReadMs: Math.round(middle[1] ?? 0),
+      newTransitionsReadMs: round(middle[2] ?? 0),
+    });
   }
   harness.close();
   return results;

@@ -145,7 +145,14 @@ const commands = {
     /** Tasks created, started or finished at or after this epoch ms. */
     since: z.number().int().nonnegative().optional(),
   }),
-  transitions: z.object({ entity: z.string().max(63).optional(), limit: z.number().int().min(1).max(100_000).default(200) }),
+  transitions: z.object({
+    entity: z.string().max(63).optional(),
+    limit: z.number().int().min(1).max(100_000).default(200),
+    /** Only transitions after this seq (a reader that has seen up to it asks for what is new). */
+    afterSeq: z.number().int().min(0).optional(),
+    /** The latest `limit` transitions instead of the first (a view that shows the recent ones). */
+    latest: z.boolean().default(false),
+  }),
   metrics: z.object({}),
   export: z.object({}),
   compact: z.object({}),

@@ -1,6 +1,13 @@
 import { severityOf, type TransitionEvent } from '../core/transitionLog';
 import type { ExportSink, ExportStream, Reader } from './ports';
-import { type TransitionRow, listMessagesAfter, listTransitions, readExportedSeq, writeExportedSeq } from './queries';
+import {
+  type TransitionRow,
+  listMessagesAfter,
+  listLatestTransitions,
+  listTransitions,
+  readExportedSeq,
+  writeExportedSeq,
+} from './queries';
 import type { Unit } from './unit';
 
 export function toTransitionEvent(row: TransitionRow): TransitionEvent {
@@ -21,8 +28,12 @@ export function toTransitionEvent(row: TransitionRow): TransitionEvent {
   };
 }
 
-export function readTransitions(reader: Reader, options: { entity?: string; afterSeq?: number; limit: number }): TransitionEvent[] {
-  return listTransitions(reader, options.afterSeq ?? 0, options.limit, options.entity).map(toTransitionEvent);
+export function readTransitions(
+  reader: Reader,
+  options: { entity?: string; afterSeq?: number; limit: number; latest?: boolean },
+): TransitionEvent[] {
+  const list = options.latest ? listLatestTransitions : listTransitions;
+  return list(reader, options.afterSeq ?? 0, options.limit, options.entity).map(toTransitionEvent);
 }
 
 /**

@@ -77,7 +77,14 @@ export function createHandlers(s: Services): HandlerMap {
       if (args.entity && !findTask(reader, args.entity) && !workerExists(reader, args.entity)) {
         return notFound('worker or task', args.entity);
       }
-      return ok(readTransitions(reader, { ...(args.entity ? { entity: args.entity } : {}), limit: args.limit }));
+      return ok(
+        readTransitions(reader, {
+          ...(args.entity ? { entity: args.entity } : {}),
+          ...(args.afterSeq !== undefined ? { afterSeq: args.afterSeq } : {}),
+          limit: args.limit,
+          latest: args.latest,
+        }),
+      );
     }),
     metrics: read((reader, _args, now) => ok(readMetrics(reader, now))),
     export: write((unit) => ok(s.exporter.export(unit))),

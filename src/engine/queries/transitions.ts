@@ -45,6 +45,19 @@ export function insertTransition(
 }
 
 /** Transitions after `afterSeq`, oldest first; only those of `entityId` when it is given. */
+/** The latest `limit` transitions after `afterSeq`, oldest first. */
+export function listLatestTransitions(reader: Reader, afterSeq: number, limit: number, entityId?: string): TransitionRow[] {
+  return entityId
+    ? reader.all<TransitionRow>(
+        'SELECT * FROM (SELECT * FROM transitions WHERE entity_id = ? AND seq > ? ORDER BY seq DESC LIMIT ?) ORDER BY seq',
+        [entityId, afterSeq, limit],
+      )
+    : reader.all<TransitionRow>('SELECT * FROM (SELECT * FROM transitions WHERE seq > ? ORDER BY seq DESC LIMIT ?) ORDER BY seq', [
+        afterSeq,
+        limit,
+      ]);
+}
+
 export function listTransitions(reader: Reader, afterSeq: number, limit: number, entityId?: string): TransitionRow[] {
   return entityId
     ? reader.all<TransitionRow>('SELECT * FROM transitions WHERE entity_id = ? AND seq > ? ORDER BY seq LIMIT ?', [

@@ -24,9 +24,6 @@ export interface ActivityFeedOptions {
   readonly keep?: number;
 }
 
-/** The engine's `transitions` read returns the oldest rows first, up to this many. */
-const readLimit = 100_000;
-
 /**
  * Reads the transition log and metrics through the session's request API (the same reads the CLI
  * makes), throttled: a burst of changes causes one read, and a read that took `t` ms waits at
@@ -37,6 +34,8 @@ export class ActivityFeed extends DisposableBase {
   private inFlight = false;
   private dirty = false;
   private nextAllowedAt = 0;
+  /** The seq of the last transition read: the next read asks only for what came after it. */
+  private lastSeq = 0;
   private readonly clock: Clock;
   private readonly reader: RunOnceScheduler;
   private readonly minIntervalMs: number;
@@ -72,15 +71,19 @@ export class ActivityFeed extends DisposableBase {
     const started = this.clock.now();
     try {
       const [transitions, metrics] = await Promise.all([
-        this.session.execute({ command: 'transitions', args: { limit: readLimit }, actor: 'vscode' }),
+        // Only what is new since the last read: the log grows with history, a read must not.
+        this.session.execute({ command: 'transitions', args: { afterSeq: this.lastSeq, limit: this.keep, latest: true }, actor: 'vscode' }),
         this.session.execute({ command: 'metrics', args: {}, actor: 'vscode' }),
       ]);
       if (this.isDisposed) return;
       if (!transitions.ok) this.options.log(`dashboard: could not read transitions: ${transitions.message}`);
       if (!metrics.ok) this.options.log(`dashboard: could not read metrics: ${metrics.message}`);
-      const events = transitions.ok ? transitions.value : [];
+      const fresh = transitions.ok ? transitions.value.map(toTransitionItem) : [];
+      // A full page may have skipped some: then the page replaces what was kept instead of following it.
+      const kept = fresh.length >= this.keep ? [] : (this.current?.transitions ?? []);
+      this.lastSeq = fresh.at(-1)?.seq ?? this.lastSeq;
       this.current = {
-        transitions: events.slice(-this.keep).map(toTransitionItem),
+        transitions: [...kept, ...fresh].slice(-this.keep),
         metrics: metrics.ok ? metrics.value : this.current?.metrics,
         loadedAt: this.clock.now(),
       };

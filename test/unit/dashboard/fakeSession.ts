@@ -1,4 +1,4 @@
-import type { CommandName, RequestOf } from '../../../src/core/requests';
+import type { CommandArgs, CommandName, RequestOf } from '../../../src/core/requests';
 import type { TransitionEvent } from '../../../src/core/transitionLog';
 import { type Result, ok } from '../../../src/core/result';
 import { Emitter } from '../../../src/engine/events';
@@ -17,6 +17,8 @@ export class FakeSession implements ForemanSession {
   private readonly changeEmitter = new Emitter<void>();
   readonly onDidChange = this.changeEmitter.event;
   readonly requests: string[] = [];
+  /** Every request as sent, for tests that check what was asked. */
+  readonly sent: Array<RequestOf<CommandName>> = [];
 
   constructor(
     public status: StatusSnapshot,
@@ -34,8 +36,12 @@ export class FakeSession implements ForemanSession {
   }
 
   /** The only requests the dashboard sends; anything else fails the test. */
-  private readonly answers: { readonly [C in CommandName]?: () => ResultOf<C> } = {
-    transitions: () => this.transitions,
+  private readonly answers: { readonly [C in CommandName]?: (args: CommandArgs<C>) => ResultOf<C> } = {
+    // As the engine reads them: after a seq, the first (or the latest) `limit`.
+    transitions: ({ afterSeq = 0, limit, latest }) => {
+      const after = this.transitions.filter((event) => event.seq > afterSeq);
+      return latest ? after.slice(-limit) : after.slice(0, limit);
+    },
     metrics: () => ({
       transitions: [],
       timeInState: [],
@@ -50,8 +56,9 @@ export class FakeSession implements ForemanSession {
   execute<C extends CommandName>(request: RequestOf<C>): Promise<Result<ResultOf<C>>> {
     const command: C = request.command;
     this.requests.push(command);
+    this.sent.push(request);
     const answer = this.answers[command];
-    return answer ? Promise.resolve(ok(answer())) : Promise.reject(new Error(`unexpected request ${request.command}`));
+    return answer ? Promise.resolve(ok(answer(request.args))) : Promise.reject(new Error(`unexpected request ${request.command}`));
   }
 
   refresh(): void {
