@@ -31,9 +31,19 @@ export class QueueTreeProvider implements vscode.TreeDataProvider<QueueNode>, vs
   readonly onDidChangeTreeData = this.changeEmitter.event;
   private readonly subscription: vscode.Disposable;
   private readonly cache = new WeakMap<object, Grouped>();
+  /** What the view showed last; nothing in it ages, so an unchanged queue is not redrawn. */
+  private shown: string;
 
   constructor(private readonly registry: SessionRegistry) {
-    this.subscription = registry.onDidChange(() => this.changeEmitter.fire(undefined));
+    this.shown = queueSignature(registry.sessions());
+    // The registry also ticks while workers are busy (the Workers view's ages move). Redrawing this
+    // view then would only close a context menu a person has open on it, every few seconds.
+    this.subscription = registry.onDidChange(() => {
+      const now = queueSignature(registry.sessions());
+      if (now === this.shown) return;
+      this.shown = now;
+      this.changeEmitter.fire(undefined);
+    });
   }
 
   getTreeItem(node: QueueNode): vscode.TreeItem {
@@ -142,6 +152,19 @@ export class QueueTreeProvider implements vscode.TreeDataProvider<QueueNode>, vs
     this.subscription.dispose();
     this.changeEmitter.dispose();
   }
+}
+
+/** Everything the view renders of each folder's tasks, as one comparable string. */
+export function queueSignature(sessions: readonly ForemanSession[]): string {
+  const parts: string[] = [];
+  for (const session of sessions) {
+    parts.push(session.root);
+    for (const task of session.snapshot().tasks) {
+      const { id, title, status, blockedBy, workerId, attempt, maxAttempts, parentId, planningPhase, lastError } = task;
+      parts.push(JSON.stringify([id, title, status, blockedBy, workerId, attempt, maxAttempts, parentId, planningPhase, lastError]));
+    }
+  }
+  return parts.join('\n');
 }
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {

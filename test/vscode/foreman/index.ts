@@ -269,6 +269,27 @@ test('the Queue & Chains tree: the chain in order with blocked-by, free tasks gr
     const idle = provider.getChildren(roots[1]).map(item);
     assert.deepEqual(idle.map(labelOf).sort(), ['Add a license file', 'Write a changelog']);
     assert.ok(idle.every((task) => task.contextValue === 'task.idle'));
+
+    // A refresh that changes nothing (the Workers view's age tick while workers are busy) leaves
+    // this view alone: redrawing it would close a context menu a person has open on it.
+    let redraws = 0;
+    const counting = provider.onDidChangeTreeData(() => (redraws += 1));
+    try {
+      const heard = new Promise<void>((resolve) => {
+        const once = registry.onDidChange(() => {
+          once.dispose();
+          resolve();
+        });
+      });
+      (await session()).refresh();
+      await heard;
+      assert.equal(redraws, 0, 'an unchanged queue was redrawn');
+      const added = await send({ command: 'task.add', args: { title: 'Tidy the docs', id: 'tidy-docs', manual: true } });
+      assert.ok(added.ok, !added.ok ? added.message : '');
+      await waitFor(() => redraws > 0, 5_000, 'the Queue view to redraw for a new task');
+    } finally {
+      counting.dispose();
+    }
   } finally {
     provider.dispose();
   }
