@@ -104,6 +104,13 @@ const humanLines: { readonly [C in CommandName]: (value: ResultOf<C>) => string[
     `exported ${counts.transitions} transitions to .foreman/transitions.jsonl and ${counts.messages} messages to .foreman/bus.jsonl`,
   ],
   compact: (compacted) => [`compacted ${compacted.removed} messages below seq ${compacted.below}`],
+  archive: (report) => [
+    ...(report.recovered > 0 ? [`applied ${report.recovered} segments a crash had left written but not applied`] : []),
+    report.batch === null
+      ? 'nothing is due for the archive'
+      : `archived ${report.tasks} tasks, ${report.transitions} transitions and ${report.messages} messages to .foreman/archive/ (segment ${report.batch})${report.more ? '; more is due: run it again' : ''}`,
+    `live: ${report.live.tasks} tasks, ${report.live.transitions} transitions, ${report.live.messages} messages`,
+  ],
 };
 
 /** What landed where; a repeated request (same --request-id) has only the worker to show. */

@@ -156,6 +156,11 @@ const commands = {
   metrics: z.object({}),
   export: z.object({}),
   compact: z.object({}),
+  /** Retention: one batch of finished work older than the window (the settings' unless given) to the archive. */
+  archive: z.object({
+    olderThanMs: z.number().int().min(0).optional(),
+    limit: z.number().int().min(1).max(10_000).default(1000),
+  }),
 } as const;
 
 export type CommandName = keyof typeof commands;

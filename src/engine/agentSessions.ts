@@ -1,8 +1,17 @@
-import { type Usage, zeroUsage } from '../core/agentEvents';
+import { type Usage, addUsage, zeroUsage } from '../core/agentEvents';
 import type { CommandArgs } from '../core/requests';
 import { type Result, notFound, ok, refused } from '../core/result';
 import type { Reader } from './ports';
-import { type UsageSumRow, addSessionUsage, findSessionRow, findWorker, sumUsage, sumUsageByTask, sumUsageByWorker } from './queries';
+import {
+  type UsageSumRow,
+  addSessionUsage,
+  findSessionRow,
+  findWorker,
+  listRollups,
+  sumUsage,
+  sumUsageByTask,
+  sumUsageByWorker,
+} from './queries';
 import { checkAttempt } from './transitions';
 import type { Unit } from './unit';
 
@@ -68,6 +77,24 @@ export function findSession(reader: Reader, taskId: string, attempt: number): Ag
 export function usageTotals(reader: Reader): { byTask: Map<string, Usage>; byWorker: Map<string, Usage>; total: Usage } {
   const byKey = (rows: UsageSumRow[]) => new Map(rows.map((row) => [row.key, usageOf(row)]));
   const byTask = byKey(sumUsageByTask(reader));
-  const total = sumUsage(reader);
-  return { byTask, byWorker: byKey(sumUsageByWorker(reader)), total: total ? usageOf(total) : zeroUsage };
+  const byWorker = byKey(sumUsageByWorker(reader));
+  const live = sumUsage(reader);
+  let total = live ? usageOf(live) : zeroUsage;
+  // Archived tasks took their sessions along; what they used stays counted in the rollups.
+  for (const [workerId, archived] of archivedUsageByWorker(reader)) {
+    byWorker.set(workerId, addUsage(byWorker.get(workerId) ?? zeroUsage, archived));
+    total = addUsage(total, archived);
+  }
+  return { byTask, byWorker, total };
+}
+
+function archivedUsageByWorker(reader: Reader): Map<string, Usage> {
+  const byWorker = new Map<string, Usage>();
+  const field = { usage_input: 'inputTokens', usage_output: 'outputTokens', usage_cost: 'costUsd' } as const;
+  for (const metric of ['usage_input', 'usage_output', 'usage_cost'] as const) {
+    for (const row of listRollups(reader, metric)) {
+      byWorker.set(row.a, { ...(byWorker.get(row.a) ?? zeroUsage), [field[metric]]: row.total });
+    }
+  }
+  return byWorker;
 }

@@ -4,12 +4,23 @@ import { ChainCoordinator } from './chainCoordinator';
 import { Crew, type CrewSettings } from './crew';
 import { Dispatcher } from './dispatcher';
 import { type Disposable, DisposableStore, Emitter, type Event } from './events';
+import { Archiver } from './archiver';
+import { RunOnceScheduler } from './async';
 import { Exporter } from './exporter';
 import { type Services, createHandlers } from './handlers';
 import { HeartbeatService } from './heartbeats';
 import { MessageBus } from './messageBus';
 import { Monitor } from './monitor';
-import { type AgentPort, type BlobStore, type Clock, type ExportSink, type GitPort, type Store, systemClock } from './ports';
+import {
+  type AgentPort,
+  type ArchiveSink,
+  type BlobStore,
+  type Clock,
+  type ExportSink,
+  type GitPort,
+  type Store,
+  systemClock,
+} from './ports';
 import { QueuePicker } from './queuePicker';
 import { QueueWaker } from './queueWaker';
 import type { ResultOf, TxCommand } from './results';
@@ -24,6 +35,8 @@ export interface EngineDeps {
   readonly settings: EngineSettings;
   readonly blobs: BlobStore;
   readonly exports: ExportSink;
+  /** Where retention writes its segments (`.foreman/archive/`). */
+  readonly archive: ArchiveSink;
   /** Worktrees, branches and merges: `start` and `merge` do their git work through it. */
   readonly git: GitPort;
   /** Launched agents (a long-running, trusted owner); without it nothing is launched. */
@@ -32,6 +45,15 @@ export interface EngineDeps {
   readonly clock?: Clock;
   readonly random?: () => number;
 }
+
+/**
+ * Retention runs soon after an owner starts, then after a commit once the oldest archivable row
+ * has come due (no timer of its own while nothing happens); a backlog goes a batch at a time.
+ */
+const archiveFirstMs = 5_000;
+const archiveBacklogPauseMs = 50;
+/** Tasks per retention batch: small enough that one batch is a short write (bench/retention.bench.ts). */
+const archiveBatchTasks = 50;
 
 /** How each command is carried out: its transaction, or a flow of git and agent steps around it. */
 type Routes = { readonly [C in CommandName]: (request: RequestOf<C>) => Promise<Result<ResultOf<C>>> };
@@ -61,6 +83,9 @@ export class Engine implements Disposable {
   private readonly services: Services;
   private readonly disposables = new DisposableStore();
   private waker: QueueWaker | undefined;
+  private archiving: RunOnceScheduler | undefined;
+  /** When the oldest row retention would take comes due (Infinity: none). */
+  private archiveDueAt = Number.POSITIVE_INFINITY;
 
   constructor(private readonly deps: EngineDeps) {
     const { settings } = deps;
@@ -75,6 +100,7 @@ export class Engine implements Disposable {
     );
     const monitor = new Monitor(settings, state);
     const agents = deps.agents;
+    const exporter = new Exporter(deps.exports);
     if (agents) monitor.useSignals((workerId) => agents.signals(workerId));
     this.services = {
       state,
@@ -85,7 +111,9 @@ export class Engine implements Disposable {
       dispatcher: new Dispatcher(settings.concurrency, picker, state),
       heartbeats: new HeartbeatService(settings.liveness.staleMs),
       bus: new MessageBus(settings, deps.blobs),
-      exporter: new Exporter(deps.exports),
+      exporter,
+      archiver: new Archiver(deps.archive, exporter),
+      retainFinishedMs: settings.retainFinishedMs,
     };
     this.tx = this.disposables.add(new Transactor(deps.store, settings, this.clock, this.services, createHandlers(this.services)));
     this.onDidCommit = this.tx.onDidCommit;
@@ -122,6 +150,7 @@ export class Engine implements Disposable {
       metrics: tx,
       export: tx,
       compact: tx,
+      archive: tx,
     };
     this.disposables.add(this._onDidFailInBackground);
   }
@@ -162,6 +191,33 @@ export class Engine implements Disposable {
       ),
     );
     this.waker.wake();
+    const archiving = this.disposables.add(new RunOnceScheduler(() => this.archiveDue(), archiveFirstMs, this.clock));
+    this.archiving = archiving;
+    archiving.schedule();
+    this.disposables.add(
+      this.tx.onDidCommit(() => {
+        const now = this.clock.now();
+        // With nothing archivable before, what this commit wrote is the oldest: due a window from now.
+        if (this.archiveDueAt === Number.POSITIVE_INFINITY) this.archiveDueAt = now + this.deps.settings.retainFinishedMs;
+        if (!archiving.isScheduled && now >= this.archiveDueAt) archiving.schedule(0);
+      }),
+    );
+  }
+
+  /** One retention batch; a backlog continues after a short pause, so requests are answered in between. */
+  private archiveDue(): void {
+    let more = false;
+    try {
+      const done = this.tx.internal('archiver', (unit) =>
+        ok(this.services.archiver.archive(unit, unit.now - this.deps.settings.retainFinishedMs, archiveBatchTasks)),
+      );
+      more = done.ok && done.value.more;
+      const oldest = this.tx.read((reader, services) => services.archiver.oldestArchivable(reader));
+      this.archiveDueAt = oldest === undefined ? Number.POSITIVE_INFINITY : oldest + this.deps.settings.retainFinishedMs;
+    } catch (error) {
+      this._onDidFailInBackground.fire(error);
+    }
+    if (more) this.archiving?.schedule(archiveBacklogPauseMs);
   }
 
   /** After an owner restart: agents of WORKING workers are gone; their work is saved and retried. */

@@ -47,6 +47,11 @@ export class Exporter {
     return { transitions: this.exportStream(unit, 'transitions'), messages: this.exportStream(unit, 'messages') };
   }
 
+  /** The last seq the export files hold, as read back from the files themselves. */
+  exportedThrough(): Record<ExportStream, number> {
+    return { transitions: this.sink.lastExportedSeq('transitions') ?? 0, messages: this.sink.lastExportedSeq('messages') ?? 0 };
+  }
+
   private exportStream(unit: Unit, stream: ExportStream): number {
     const recorded = readExportedSeq(unit.tx, stream);
     const after = Math.max(recorded, this.sink.lastExportedSeq(stream) ?? 0);

@@ -3,6 +3,7 @@ import { type Result, notFound, ok } from '../core/result';
 import type { ChainCoordinator } from './chainCoordinator';
 import type { Dispatcher } from './dispatcher';
 import { recordUsage } from './agentSessions';
+import type { Archiver } from './archiver';
 import { readTransitions, type Exporter } from './exporter';
 import type { HeartbeatService } from './heartbeats';
 import type { MessageBus } from './messageBus';
@@ -28,6 +29,9 @@ export interface Services {
   readonly monitor: Monitor;
   readonly picker: QueuePicker;
   readonly exporter: Exporter;
+  readonly archiver: Archiver;
+  /** How long finished work stays live before `archive` moves it out. */
+  readonly retainFinishedMs: number;
 }
 
 type ReadHandler<C extends TxCommand> = {
@@ -89,6 +93,7 @@ export function createHandlers(s: Services): HandlerMap {
     metrics: read((reader, _args, now) => ok(readMetrics(reader, now))),
     export: write((unit) => ok(s.exporter.export(unit))),
     compact: write((unit) => s.bus.compact(unit)),
+    archive: write((unit, args) => ok(s.archiver.archive(unit, unit.now - (args.olderThanMs ?? s.retainFinishedMs), args.limit))),
   };
 }
 

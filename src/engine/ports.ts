@@ -74,6 +74,19 @@ export interface ExportSink {
   lastExportedSeq(stream: ExportStream): number | undefined;
 }
 
+/**
+ * Where retention puts finished history (issue 13): append-only segments, each sealed whole or
+ * absent, never changed once written.
+ */
+export interface ArchiveSink {
+  /** Writes segment `batch` (the lines, then a sealing `end` line) durably, reads it back, and throws unless it is what was written. */
+  write(batch: number, lines: readonly string[]): void;
+  /** The lines of sealed segment `batch`, without its `end` line; undefined when there is none. */
+  read(batch: number): string[] | undefined;
+  /** The highest batch with a sealed segment, 0 when there is none. */
+  lastBatch(): number;
+}
+
 /** The task at hand for git and agent operations. */
 export interface WorkRef {
   readonly workerId: string;

@@ -1,6 +1,7 @@
 import type { CommandName } from '../core/requests';
 import type { TransitionEvent } from '../core/transitionLog';
 import type { AgentSession } from './agentSessions';
+import type { ArchiveReport } from './archiver';
 import type { ChainView } from './chainCoordinator';
 import type { Assignment } from './dispatcher';
 import type { HeartbeatReceipt } from './heartbeats';
@@ -62,6 +63,7 @@ export interface CommandResults {
   metrics: Metrics;
   export: Record<ExportStream, number>;
   compact: { removed: number; below: number };
+  archive: ArchiveReport;
 }
 
 /** The value a successful `command` returns. */

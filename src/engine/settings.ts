@@ -18,6 +18,8 @@ export interface EngineSettings {
   /** Whether a review left waiting longer than `reviewTimeoutMs` moves the worker to STALE (seed) or only alerts. */
   readonly reviewTimeoutMs: number;
   readonly reviewTimeoutMovesToStale: boolean;
+  /** Done and cancelled tasks stay in the live database this long after they finished, then go to the archive. */
+  readonly retainFinishedMs: number;
 }
 
 export const defaultEngineSettings: EngineSettings = {
@@ -31,6 +33,7 @@ export const defaultEngineSettings: EngineSettings = {
   maxPayloadBytes: 1024 * 1024,
   reviewTimeoutMs: 3600_000,
   reviewTimeoutMovesToStale: false,
+  retainFinishedMs: 7 * 24 * 3600_000,
 };
 
 /**
@@ -84,6 +87,8 @@ export const settingsFileSchema = z
     copyFiles: z.array(copyFileGlobSchema).optional(),
     portRange: portRangeSchema.optional(),
     allowEmptyResults: z.boolean().optional(),
+    /** At least an hour, so the last hour's throughput is always counted from live rows. */
+    retainFinishedMs: z.number().int().min(3600_000).optional(),
   })
   .strict();
 export type SettingsFile = z.infer<typeof settingsFileSchema>;
@@ -102,6 +107,7 @@ export function mergeSettings(file: SettingsFile, base: EngineSettings = default
     branchTemplate: file.branchTemplate ?? base.branchTemplate,
     reviewTimeoutMs: file.reviewTimeoutMs ?? base.reviewTimeoutMs,
     reviewTimeoutMovesToStale: file.reviewTimeoutMovesToStale ?? base.reviewTimeoutMovesToStale,
+    retainFinishedMs: file.retainFinishedMs ?? base.retainFinishedMs,
   };
 }
 

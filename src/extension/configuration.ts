@@ -26,6 +26,11 @@ const configurationSchema = z.object({
   // VS Code has no "absent" for an object setting; its default is null.
   portRange: portRangeSchema.nullable(),
   allowEmptyResults: z.boolean(),
+  /** Done and cancelled tasks stay live this many days, then retention moves them to .foreman/archive/. */
+  retentionDays: z
+    .number()
+    .min(1 / 24)
+    .max(3650),
   notifications: z.object({
     reviewReady: z.boolean(),
     stale: z.boolean(),
@@ -52,6 +57,7 @@ const defaults: ForemanConfiguration = {
   copyFiles: [],
   portRange: null,
   allowEmptyResults: false,
+  retentionDays: 7,
   notifications: { reviewReady: true, stale: true, failed: true, mergeProblems: true, needsInput: true },
 };
 
@@ -63,6 +69,7 @@ const settingNames: Partial<Record<keyof ForemanConfiguration, string>> = {
   setupCommand: 'setup.command',
   copyFiles: 'setup.copyFiles',
   portRange: 'setup.portRange',
+  retentionDays: 'retention.finishedDays',
 };
 
 export function readConfiguration(scope: vscode.ConfigurationScope | undefined, report: (message: string) => void): ForemanConfiguration {
@@ -83,6 +90,7 @@ export function readConfiguration(scope: vscode.ConfigurationScope | undefined, 
     copyFiles: config.get('setup.copyFiles'),
     portRange: config.get('setup.portRange'),
     allowEmptyResults: config.get('allowEmptyResults'),
+    retentionDays: config.get('retention.finishedDays'),
     notifications: {
       reviewReady: config.get('notifications.reviewReady'),
       stale: config.get('notifications.stale'),
@@ -114,6 +122,7 @@ export function engineSettingsOf(configuration: ForemanConfiguration): EngineSet
     defaultMaxAttempts: configuration.maxAttempts,
     concurrency: configuration.concurrency,
     branchTemplate: configuration.branchTemplate,
+    retainFinishedMs: Math.round(configuration.retentionDays * 86_400_000),
   };
 }
 

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Request } from '../core/requests';
 import { Engine } from '../engine/engine';
-import type { BlobStore, Clock, ExportSink, Store, WorktreeSetupPort } from '../engine/ports';
+import type { ArchiveSink, BlobStore, Clock, ExportSink, Store, WorktreeSetupPort } from '../engine/ports';
 import type { CrewSettingsFile, EngineSettings } from '../engine/settings';
 import { readMeta } from '../engine/rows';
 import type { AgentEvent } from '../core/agentEvents';
@@ -82,6 +82,7 @@ export interface EngineParts {
   readonly store: Store;
   readonly blobs: BlobStore;
   readonly exports: ExportSink;
+  readonly archive: ArchiveSink;
   readonly settings: { readonly engine: EngineSettings; readonly crew: CrewSettingsFile };
   readonly clock?: Clock;
 }
@@ -142,6 +143,7 @@ export function assembleCrew(repoRoot: string, foremanDir: string, parts: Engine
     settings: engineSettings,
     blobs: parts.blobs,
     exports: parts.exports,
+    archive: parts.archive,
     git,
     ...(agents ? { agents } : {}),
     ...(parts.clock ? { clock: parts.clock } : {}),

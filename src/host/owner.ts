@@ -10,7 +10,7 @@ import type { CrewSettingsFile, EngineSettings } from '../engine/settings';
 import { type CrewParts, assembleCrew } from './crewParts';
 import { type WorktreeReport, branchFor } from '../infra/git';
 import { type OwnerLock, SqlJsStore, acquireOwnerLock, readOwner, waitForOwnerLock } from '../infra/db';
-import { FileBlobStore, JsonlExportSink } from '../infra/fs';
+import { FileArchiveSink, FileBlobStore, JsonlExportSink } from '../infra/fs';
 import { foremanDir as foremanDirOf, isInitialised } from '../infra/workspace/paths';
 import { loadWorkspaceSettings } from '../infra/workspace/settings';
 
@@ -120,6 +120,7 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
       settings: loaded.value,
       blobs: new FileBlobStore(path.join(dir, 'blobs')),
       exports: new JsonlExportSink(dir),
+      archive: new FileArchiveSink(dir),
       ...(options.clock ? { clock: options.clock } : {}),
     },
     {

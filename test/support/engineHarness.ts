@@ -6,9 +6,10 @@ import { type CommandInput, type CommandName, type ReadCommand, parseCommand } f
 import type { Result } from '../../src/core/result';
 import { Engine } from '../../src/engine/engine';
 import type { ResultOf } from '../../src/engine/results';
+import type { ArchiveSink } from '../../src/engine/ports';
 import { defaultEngineSettings, type EngineSettings } from '../../src/engine/settings';
 import { SqlJsStore } from '../../src/infra/db';
-import { FileBlobStore, JsonlExportSink } from '../../src/infra/fs';
+import { FileArchiveSink, FileBlobStore, JsonlExportSink } from '../../src/infra/fs';
 import { GitPortAdapter } from '../../src/infra/git/gitPort';
 import { ManualClock } from './manualClock';
 
@@ -43,7 +44,10 @@ function initRepository(dir: string): void {
  * A real engine on a real sql.js store and a real git repository in a temp folder; only the
  * clock is driven by the test. No agents are launched.
  */
-export async function openEngine(overrides: Partial<EngineSettings> = {}): Promise<EngineHarness> {
+export async function openEngine(
+  overrides: Partial<EngineSettings> = {},
+  ports: { archive?: (foremanDir: string) => ArchiveSink } = {},
+): Promise<EngineHarness> {
   const dir = mkdtempSync(join(tmpdir(), 'foreman-engine-'));
   initRepository(dir);
   const foremanDir = join(dir, '.foreman');
@@ -56,6 +60,7 @@ export async function openEngine(overrides: Partial<EngineSettings> = {}): Promi
     settings,
     blobs: new FileBlobStore(join(foremanDir, 'blobs')),
     exports: new JsonlExportSink(foremanDir),
+    archive: ports.archive?.(foremanDir) ?? new FileArchiveSink(foremanDir),
     git: new GitPortAdapter(dir, () => 'main', { branchTemplate: settings.branchTemplate }),
     crew: { mergeStrategy: 'rebase' },
     clock,

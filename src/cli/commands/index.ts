@@ -1,4 +1,5 @@
 import { type CommandName, readOnlyCommands } from '../../core/requests';
+import { archiveCommands } from './archive';
 import { busCommands } from './bus';
 import { agentReportCommands } from './agentReports';
 import type { CommandSpec } from './spec';
@@ -21,6 +22,7 @@ export const commandTable: readonly CommandSpec[] = [
   ...agentReportCommands,
   ...wipCommands,
   ...workspaceCommands.filter((spec) => spec.name !== 'init'),
+  ...archiveCommands,
 ];
 
 /** The first words that need a second one ("worker add"). */

@@ -1,12 +1,10 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { booleanFlag, integerFlag, stringFlag } from '../argv';
 import { type Printer, printFailure, processPrinter } from '../format';
 import { resolveTarget, route } from '../route';
 import { ExitCode, type Result, invalid, ok } from '../../core/result';
 import { taskStatuses } from '../../core/taskMachine';
-import { validateTransitionLog } from '../../core/transitionLog';
-import { draft, required } from './helpers';
+import { draft } from './helpers';
 import type { CommandInput, CommandSpec, RequestDraft } from './spec';
 
 const json = (input: CommandInput): boolean => input.argv.flags.get('json') === true;
@@ -42,29 +40,6 @@ async function init(input: CommandInput): Promise<number> {
     }
   }
   return printFailure(printer, report, json(input));
-}
-
-function validateTransitions(input: CommandInput): number {
-  const printer = processPrinter;
-  const file = required(input, 'file');
-  let text: string;
-  try {
-    text = fs.readFileSync(path.resolve(input.cwd, file), 'utf8');
-  } catch (error) {
-    return printFailure(
-      printer,
-      invalid('unreadableFile', `file: cannot read '${file}' (${(error as NodeJS.ErrnoException).code ?? String(error)}).`),
-      json(input),
-    );
-  }
-  const report = validateTransitionLog(text);
-  if (json(input)) printer.out(JSON.stringify(report));
-  else if (report.ok) printer.out(`${file}: ${report.count} transitions, all valid`);
-  else {
-    for (const error of report.errors) printer.err(`${file}:${error.line}: ${error.message}`);
-    printer.err(`foreman: ${file}: ${report.errors.length} problems in ${report.count} transitions`);
-  }
-  return report.ok ? ExitCode.ok : ExitCode.refused;
 }
 
 /** Tasks `foreman status` shows unless told otherwise: the full list of a long history is `--all`. */
@@ -150,14 +125,6 @@ export const workspaceCommands: readonly CommandSpec[] = [
     build: () => draft('export', {}),
   },
   { kind: 'engine', name: 'compact', usage: '', summary: 'drop messages every agent has acknowledged', build: () => draft('compact', {}) },
-  {
-    kind: 'local',
-    name: 'validate-transitions',
-    usage: '<file>',
-    summary: 'check an exported transitions log (exit 3 when it has problems)',
-    positionals: ['file'],
-    run: (input) => Promise.resolve(validateTransitions(input)),
-  },
   {
     kind: 'local',
     name: 'serve',

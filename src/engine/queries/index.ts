@@ -14,6 +14,7 @@
  * view's filters, the claim compiled per branch template) say so.
  */
 export * from './agentSessions';
+export * from './archive';
 export * from './exportState';
 export * from './heartbeats';
 export * from './idempotencyKeys';

@@ -16,3 +16,7 @@ export function incrementIdempotencyHits(tx: Tx): void {
     `INSERT INTO meta (key, value) VALUES ('idempotency_hits', '1') ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`,
   );
 }
+
+export function writeMeta(tx: Tx, key: string, value: string): void {
+  tx.run('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value', [key, value]);
+}

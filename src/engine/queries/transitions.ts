@@ -44,7 +44,6 @@ export function insertTransition(
   );
 }
 
-/** Transitions after `afterSeq`, oldest first; only those of `entityId` when it is given. */
 /** The latest `limit` transitions after `afterSeq`, oldest first. */
 export function listLatestTransitions(reader: Reader, afterSeq: number, limit: number, entityId?: string): TransitionRow[] {
   return entityId
@@ -58,6 +57,7 @@ export function listLatestTransitions(reader: Reader, afterSeq: number, limit: n
       ]);
 }
 
+/** Transitions after `afterSeq`, oldest first; only those of `entityId` when it is given. */
 export function listTransitions(reader: Reader, afterSeq: number, limit: number, entityId?: string): TransitionRow[] {
   return entityId
     ? reader.all<TransitionRow>('SELECT * FROM transitions WHERE entity_id = ? AND seq > ? ORDER BY seq LIMIT ?', [
@@ -92,9 +92,9 @@ export function countTransitionPairs(reader: Reader): Array<{ entity: string; fr
 /** How long entities stayed in each state, from consecutive audit rows of the same entity. */
 export function summarizeTimeInState(
   reader: Reader,
-): Array<{ entity: string; state: string; count: number; meanMs: number; maxMs: number }> {
-  return reader.all<{ entity: string; state: string; count: number; meanMs: number; maxMs: number }>(
-    `SELECT entity AS entity, state AS state, COUNT(*) AS count, CAST(AVG(duration) AS INTEGER) AS meanMs, MAX(duration) AS maxMs
+): Array<{ entity: string; state: string; count: number; totalMs: number; maxMs: number }> {
+  return reader.all<{ entity: string; state: string; count: number; totalMs: number; maxMs: number }>(
+    `SELECT entity AS entity, state AS state, COUNT(*) AS count, SUM(duration) AS totalMs, MAX(duration) AS maxMs
      FROM (SELECT entity_type AS entity, to_state AS state,
                   LEAD(ts_ms) OVER (PARTITION BY entity_type, entity_id ORDER BY seq) - ts_ms AS duration
            FROM transitions)

@@ -16,7 +16,7 @@ import { migrations as knownMigrations } from './migrations/index';
 import { loadSqlJs } from './sqlJsModule';
 import { StoreError } from './storeError';
 import { assertNothingAcknowledged } from './acknowledged';
-import { configure, loadDatabase } from './storeLoader';
+import { configure, loadDatabase, useIncrementalVacuum } from './storeLoader';
 import {
   completeInterruptedCheckpoint,
   ensureForemanDir,
@@ -69,6 +69,7 @@ export class SqlJsStore implements Store {
     let journal: JournalWriter | undefined;
     let ack: AckFile | undefined;
     try {
+      const vacuumed = useIncrementalVacuum(connection);
       const applied = applyMigrations(connection, migrations);
       const lastSeq = loaded?.lastSeq ?? 0;
       // The mark exists before the first image that requires it (a crash in between leaves a folder
@@ -84,7 +85,7 @@ export class SqlJsStore implements Store {
       const store = new SqlJsStore(connection, disk, lastSeq, schemaVersionOf(connection), log);
       // Migrations are not journalled, a recovery should not have to be repeated next time, and an
       // image from before foreman.ack must learn that the file is now required.
-      if (!fresh && (applied.length > 0 || loaded?.recovered || loaded?.ackRequired === false)) store.checkpoint();
+      if (!fresh && (applied.length > 0 || vacuumed || loaded?.recovered || loaded?.ackRequired === false)) store.checkpoint();
       if (!fresh && applied.length > 0) log(`Migrated the database in ${foremanDir} to schema version ${applied.at(-1) ?? 0}.`);
       return store;
     } catch (error) {
@@ -106,6 +107,7 @@ export class SqlJsStore implements Store {
   /** A store with no files, for tests and benchmarks: writes commit but are never journalled. */
   static async openInMemory(options: Pick<SqlJsStoreOptions, 'migrations'> = {}): Promise<SqlJsStore> {
     const connection = SqlJsStore.newConnection(await loadSqlJs());
+    useIncrementalVacuum(connection);
     applyMigrations(connection, options.migrations ?? knownMigrations);
     return new SqlJsStore(connection, undefined, 0, schemaVersionOf(connection), () => undefined);
   }

@@ -41,6 +41,17 @@ export function configure(connection: Connection): void {
   connection.exec('PRAGMA journal_mode = MEMORY; PRAGMA foreign_keys = ON;');
 }
 
+/**
+ * Puts the database in auto_vacuum=INCREMENTAL, so pages retention frees can be given back
+ * (`PRAGMA incremental_vacuum`) and the image shrinks as history leaves. A database made before
+ * this is rewritten once by VACUUM, at open, before any request; true when that happened.
+ */
+export function useIncrementalVacuum(connection: Connection): boolean {
+  if (connection.scalar('PRAGMA auto_vacuum') === 2) return false;
+  connection.exec('PRAGMA auto_vacuum = INCREMENTAL; VACUUM;');
+  return true;
+}
+
 /** Opens one image and checks it; returns the reason it cannot be used instead of throwing. */
 function openImage(SQL: SqlJsStatic, file: GenerationFile): { connection: Connection; journalSeq: number; ackRequired: boolean } | string {
   const read = readImageFile(file.path);

@@ -53,6 +53,7 @@ test("metrics include the agents' tokens and cost", () => {
     queue: {},
     throughputPerHour: 0,
     usage: { inputTokens: 900, outputTokens: 100, costUsd: 0.05 },
+    archived: {},
   };
   assert.ok(print('metrics', metrics).includes('agent usage: 1k tokens · $0.05 (900 in · 100 out tokens · $0.0500)'));
   assert.ok(print('metrics', { ...metrics, usage: zeroUsage }).includes('agent usage: none reported'));

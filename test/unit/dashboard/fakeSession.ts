@@ -50,6 +50,7 @@ export class FakeSession implements ForemanSession {
       queue: {},
       throughputPerHour: 3,
       usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+      archived: {},
     }),
   };
 

@@ -129,6 +129,7 @@ test('statistics come from the status at once and from the metrics once read', (
     queue: {},
     throughputPerHour: 12,
     usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+    archived: {},
   };
   const after = buildDashboardSnapshot(input(status, {}, { activity: { transitions: [], metrics, loadedAt: now } })).folder!.stats;
   assert.equal(after.throughputPerHour, 12);

@@ -6,6 +6,7 @@ import { migration0001 } from './0001_initial';
 import { migration0002 } from './0002_picker_indexes';
 import { migration0003 } from './0003_agent_signals';
 import { migration0004 } from './0004_finished_index';
+import { migration0005 } from './0005_archive';
 
 export interface Migration {
   /** Consecutive from 1; stored in `meta.schema_version` once applied. */
@@ -18,4 +19,5 @@ export const migrations: readonly Migration[] = [
   { version: 2, sql: migration0002 },
   { version: 3, sql: migration0003 },
   { version: 4, sql: migration0004 },
+  { version: 5, sql: migration0005 },
 ];

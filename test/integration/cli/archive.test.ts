@@ -1,0 +1,53 @@
+/**
+ * Retention through the real CLI (issue 13): `foreman archive` moves finished work to
+ * .foreman/archive/, `status` no longer lists it, `metrics` still counts it, and
+ * `validate-transitions --archive` checks the whole trail (the archive and the live log).
+ */
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { Metrics } from '../../../src/engine/metrics';
+import type { StatusSnapshot } from '../../../src/engine/statusView';
+import { foreman, foremanJson, makeRepo } from './harness';
+
+test('archive: finished work leaves the live state, the metrics and the audit trail stay whole', { timeout: 120_000 }, async () => {
+  const repo = makeRepo();
+  assert.equal((await foreman(repo, ['init'])).code, 0);
+  for (const id of ['one', 'two', 'three']) assert.equal((await foreman(repo, ['task', 'add', `Task ${id}`, '--id', id])).code, 0);
+  for (const id of ['one', 'two']) assert.equal((await foreman(repo, ['cancel', id])).code, 0);
+
+  // The default window is a week: nothing is due yet.
+  const early = await foreman(repo, ['archive']);
+  assert.equal(early.code, 0, early.stderr);
+  assert.match(early.stdout, /nothing is due for the archive/);
+
+  const archived = await foreman(repo, ['archive', '--older-than', '0s']);
+  assert.equal(archived.code, 0, archived.stderr);
+  assert.match(archived.stdout, /archived 2 tasks, \d+ transitions and \d+ messages to \.foreman\/archive\/ \(segment 1\)/);
+  assert.match(archived.stdout, /live: 1 tasks/);
+  assert.deepEqual(readdirSync(join(repo, '.foreman', 'archive')), ['000001.jsonl']);
+
+  const status = await foremanJson<StatusSnapshot>(repo, ['status', '--all']);
+  assert.deepEqual(
+    status.tasks.map((task) => task.id),
+    ['three'],
+  );
+  const metrics = await foremanJson<Metrics>(repo, ['metrics']);
+  assert.deepEqual(metrics.archived, { cancelled: 2 });
+  assert.equal(metrics.transitions.find((pair) => pair.entity === 'task' && pair.to === 'cancelled')?.count, 2);
+
+  const trail = await foreman(repo, ['validate-transitions', '--archive']);
+  assert.equal(trail.code, 0, trail.stderr);
+  assert.match(trail.stdout, /archive \+ live log: \d+ transitions, all valid/);
+  // The export file holds the same transitions: given beside the archive, each counts once.
+  const withExport = await foreman(repo, ['validate-transitions', '.foreman/transitions.jsonl', '--archive']);
+  assert.equal(withExport.code, 0, withExport.stderr);
+
+  const bad = await foreman(repo, ['archive', '--older-than', 'a week']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--older-than: 'a week' is not a duration; give one such as 90s, 30m, 2h or 7d/);
+  const nothing = await foreman(repo, ['validate-transitions']);
+  assert.equal(nothing.code, 2);
+  assert.match(nothing.stderr, /give a transitions file, or --archive/);
+});
