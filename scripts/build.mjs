@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Bundles the extension host entry, the CLI and the webview separately (STYLE: Tooling), and
+// Bundles the extension host entry, the CLI (thin entry + full CLI) and the webview separately (STYLE: Tooling), and
 // copies sql.js's wasm next to the bundles that load it.
 import { build } from 'esbuild';
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
@@ -22,7 +22,10 @@ const webviewZod = {
 
 const common = { bundle: true, sourcemap: true, logLevel: 'warning', absWorkingDir: root };
 const entries = [
-  { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', target: 'node20', format: 'cjs' },
+  // The CLI is two bundles: the thin entry sends routable commands to a running owner and loads
+  // the full CLI (zod, sql.js, the engine) only when it has to (src/cli/thin.ts).
+  { entryPoints: ['src/cli/thin.ts'], outfile: 'dist/cli.js', platform: 'node', target: 'node20', format: 'cjs' },
+  { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli-local.js', platform: 'node', target: 'node20', format: 'cjs' },
   {
     entryPoints: ['src/extension/extension.ts'],
     outfile: 'dist/extension.js',

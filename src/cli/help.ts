@@ -1,9 +1,6 @@
-import { commandTable, findCommand } from './commands';
-import type { CommandSpec } from './commands';
+import { commandTable, findCommand, usageOf } from './commands';
 
-export function usageOf(spec: CommandSpec): string {
-  return `foreman ${spec.name}${spec.usage ? ` ${spec.usage}` : ''}`;
-}
+export { usageOf } from './commands';
 
 /** The whole help, or one command's. */
 export function helpText(words: readonly string[] = []): string[] {

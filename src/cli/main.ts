@@ -5,10 +5,11 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { type ParsedArgv, globalFlags, nextToken, parseArgv } from './argv';
-import { type CliEnvironment, type CommandSpec, commandGroups, commandTable, findCommand, isMutating } from './commands';
+import { parseArgv } from './argv';
+import { flagsOf, namePositionals, readEnvironment, splitCommand } from './commandLine';
+import { type CliEnvironment, commandGroups, commandTable, findCommand } from './commands';
 import { type Printer, printFailure, printResult, processPrinter } from './format';
-import { helpText, usageOf } from './help';
+import { helpText } from './help';
 import { type Target, resolveTarget, route } from './route';
 import { foremanVersion } from './version';
 import { workerIdSchema } from '../core/ids';
@@ -18,73 +19,9 @@ import { StoreError, storeFailure } from '../infra/db/storeError';
 import type { EndpointAnswer } from '../infra/endpoint';
 import { foremanDirName } from '../infra/workspace/paths';
 
-/** Values of these flags may come before the command words (`foreman --dir x status`). */
-const leadingValueFlags = new Set(['--dir', '--request-id']);
-
-function readEnvironment(env: NodeJS.ProcessEnv): CliEnvironment {
-  // An empty variable counts as unset, so `FOREMAN_DIR= foreman status` means the default.
-  const pick = (name: string): string | undefined => (env[name] === '' ? undefined : env[name]);
-  const dir = pick('FOREMAN_DIR');
-  const workerId = pick('FOREMAN_WORKER_ID');
-  const attempt = pick('FOREMAN_ATTEMPT');
-  const endpoint = pick('FOREMAN_ENDPOINT');
-  const token = pick('FOREMAN_TOKEN');
-  return {
-    ...(dir !== undefined ? { dir } : {}),
-    ...(workerId !== undefined ? { workerId } : {}),
-    ...(attempt !== undefined ? { attempt } : {}),
-    ...(endpoint !== undefined ? { endpoint } : {}),
-    ...(token !== undefined ? { token } : {}),
-    debug: env['FOREMAN_DEBUG'] === '1',
-  };
-}
-
-/** Whether a first word needs a second one ("worker"). */
-const isGroup = (word: string | undefined): boolean => word !== undefined && commandGroups.has(word);
-
-/** Takes the command words ("worker add") out of argv, wherever the leading global flags put them. */
-function splitCommand(argv: readonly string[]): { words: string[]; rest: string[] } {
-  const words: string[] = [];
-  const rest: string[] = [];
-  const tokens = argv.values();
-  for (const token of tokens) {
-    const wanted = words.length === 0 || (words.length === 1 && isGroup(words[0]));
-    if (token === '--') {
-      rest.push(token, ...tokens);
-      break;
-    }
-    if (token.startsWith('-') || !wanted) {
-      rest.push(token);
-      const value = words.length === 0 && leadingValueFlags.has(token) ? nextToken(tokens) : undefined;
-      if (value !== undefined) rest.push(value);
-      continue;
-    }
-    words.push(token);
-  }
-  return { words, rest };
-}
-
-/** Maps positionals onto the names the spec declares; too few or too many is a usage error. */
-function namePositionals(spec: CommandSpec, argv: ParsedArgv): Result<Record<string, string | undefined>> {
-  const names = spec.positionals ?? [];
-  const named: Record<string, string | undefined> = {};
-  for (const [index, declared] of names.entries()) {
-    const optional = declared.endsWith('?');
-    const name = optional ? declared.slice(0, -1) : declared;
-    const value = argv.positionals[index];
-    if (value === undefined && !optional)
-      return invalid('missingArgument', `${name}: missing; usage: ${usageOf(spec)}`, { argument: name });
-    named[name] = value;
-  }
-  const extra = argv.positionals[names.length];
-  if (extra !== undefined)
-    return invalid('unexpectedArgument', `unexpected argument '${extra}'; usage: ${usageOf(spec)}`, { argument: extra });
-  return ok(named);
-}
-
 async function main(argv: readonly string[], env: CliEnvironment, cwd: string, printer: Printer): Promise<number> {
   const json = argv.includes('--json');
-  const { words, rest } = splitCommand(argv);
+  const { words, rest } = splitCommand(argv, commandGroups);
   if (words.length === 0 && rest.some((token) => token === '--version' || token === '-V')) {
     printer.out(json ? JSON.stringify({ version: foremanVersion }) : `foreman ${foremanVersion}`);
     return ExitCode.ok;
@@ -99,14 +36,15 @@ async function main(argv: readonly string[], env: CliEnvironment, cwd: string, p
   }
   const spec = findCommand(words);
   if (!spec) {
-    const group = isGroup(words[0]) ? commandTable.filter((command) => command.name.startsWith(`${words[0]} `)) : [];
+    const [first] = words;
+    const group =
+      first !== undefined && commandGroups.has(first) ? commandTable.filter((command) => command.name.startsWith(`${first} `)) : [];
     const message = group.length
       ? `'${words.join(' ')}' is not a command; did you mean ${group.map((command) => `\`foreman ${command.name}\``).join(' or ')}? (see \`foreman help\`)`
       : `unknown command '${words[0]}'; run \`foreman help\` for the list.`;
     return printFailure(printer, invalid('unknownCommand', message, { command: words.join(' ') }), json);
   }
-  const flagSpec = { ...globalFlags, ...spec.flags, ...(isMutating(spec) ? { 'request-id': 'string' as const } : {}) };
-  const parsed = parseArgv(rest, flagSpec);
+  const parsed = parseArgv(rest, flagsOf(spec));
   if (!parsed.ok) return printFailure(printer, parsed, json);
   if (parsed.value.flags.get('help') === true) {
     for (const line of helpText(spec.name.split(' '))) printer.out(line);

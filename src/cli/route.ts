@@ -1,40 +1,20 @@
-import * as path from 'node:path';
 import type { CommandName, RequestOf } from '../core/requests';
 import { invalid, refused } from '../core/result';
-// Narrow imports on purpose: a call routed to an owner never loads sql.js, git or the engine.
-import { readOwner } from '../infra/db/ownerLock';
-import { type EndpointAddress, type EndpointAnswer, type SendOutcome, answerTo, sendRequest, sendToEndpoint } from '../infra/endpoint';
-import { findWorkspaceRoot, foremanDir, isInitialised } from '../infra/workspace/paths';
-import type { CliEnvironment } from './commands/spec';
+import { sendRequest, sendToEndpoint } from '../infra/endpoint/client';
+import type { EndpointAnswer } from '../infra/endpoint/wire';
+import { readOwner } from '../infra/workspace/ownerFile';
+import { foremanDir, isInitialised } from '../infra/workspace/paths';
+import { type Target, answerOf, responseTimeoutMs } from './target';
+
+export { type Target, resolveTarget } from './target';
 
 /** A one-shot call exports the whole image only once the journal has grown this long. */
 const oneShotCheckpointBytes = 1024 * 1024;
 
-/** Where a request goes: a workspace folder (owner or local), or an endpoint given by the environment. */
-export type Target =
-  { readonly kind: 'workspace'; readonly repoRoot: string } | { readonly kind: 'endpoint'; readonly address: EndpointAddress };
-
-/** How long an owner may take to answer one request. */
-const responseTimeoutMs = 60_000;
 /** How long to wait for an owner that holds the lock but does not answer yet (starting or stopping). */
 const endpointPatienceMs = 5_000;
 /** How long to wait for another one-shot CLI call to finish with the lock. */
 const lockPatienceMs = 30_000;
-
-/**
- * `--dir`, else `FOREMAN_DIR`, else an endpoint from `FOREMAN_ENDPOINT` + `FOREMAN_TOKEN` (agents
- * in worktrees outside the repository), else the current folder searched upwards for an
- * initialised `.foreman/`, as git does for `.git`. A folder given by name is used exactly: climbing
- * from it would act on an enclosing workspace the caller did not name (say, when the named one is
- * mid-recovery or not initialised yet).
- */
-export function resolveTarget(dirFlag: string | undefined, env: CliEnvironment, cwd: string): Target {
-  const given = dirFlag ?? env.dir;
-  if (given === undefined && env.endpoint && env.token)
-    return { kind: 'endpoint', address: { socketPath: env.endpoint, token: env.token } };
-  if (given !== undefined) return { kind: 'workspace', repoRoot: path.resolve(cwd, given) };
-  return { kind: 'workspace', repoRoot: findWorkspaceRoot(cwd) ?? path.resolve(cwd) };
-}
 
 export interface RouteOptions {
   readonly log?: (line: string) => void;
@@ -50,7 +30,8 @@ export async function route<C extends CommandName>(
   request: RequestOf<C>,
   options: RouteOptions = {},
 ): Promise<EndpointAnswer<C>> {
-  if (target.kind === 'endpoint') return answerOf(request, await sendToEndpoint(target.address, request, { timeoutMs: responseTimeoutMs }));
+  if (target.kind === 'endpoint')
+    return answerOf(request.command, await sendToEndpoint(target.address, request, { timeoutMs: responseTimeoutMs }));
   const dir = foremanDir(target.repoRoot);
   if (!isInitialised(dir)) {
     return invalid(
@@ -65,7 +46,7 @@ export async function route<C extends CommandName>(
     let patience = lockPatienceMs;
     if (owner && owner.endpoint) {
       const sent = await sendRequest(dir, request, { timeoutMs: responseTimeoutMs });
-      if (sent.kind !== 'unreachable') return answerOf(request, sent);
+      if (sent.kind !== 'unreachable') return answerOf(request.command, sent);
       patience = endpointPatienceMs;
     } else if (!owner) {
       const { openOwner } = await import('../host/owner.js');
@@ -96,19 +77,6 @@ export async function route<C extends CommandName>(
       );
     }
     await sleep(Math.min(200, 10 + round * 10) * (0.5 + Math.random()));
-  }
-}
-
-function answerOf<C extends CommandName>(request: RequestOf<C>, sent: SendOutcome): EndpointAnswer<C> {
-  switch (sent.kind) {
-    case 'response':
-      return answerTo(request, sent.response);
-    case 'unreachable':
-      return refused('ownerUnreachable', `The owner's endpoint cannot be reached (${sent.reason}).`);
-    case 'denied':
-      return refused('permissionDenied', `${sent.reason}.`, { path: sent.path });
-    case 'failed':
-      return { ok: false, kind: 'unexpected', code: 'endpointFailed', message: `The request to the owner failed: ${sent.reason}.` };
   }
 }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { idPattern } from './idPattern';
 
-/** Worker and task ids: kebab-case, safe as a path segment, a branch component and an argv value. */
-export const idPattern = /^[a-z0-9][a-z0-9-]{0,62}$/;
+export { idPattern } from './idPattern';
 const idRule = 'lowercase letters, digits and dashes, starting with a letter or digit, at most 63 characters';
 
 export const workerIdSchema = z.string().regex(idPattern, `a worker id is ${idRule}`);

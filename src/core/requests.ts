@@ -168,9 +168,7 @@ export const commandNames = Object.keys(commands) as CommandName[];
 export type CommandArgs<C extends CommandName> = z.output<(typeof commands)[C]>;
 export type CommandInput<C extends CommandName> = z.input<(typeof commands)[C]>;
 
-/** Commands that only read: a read-only window may send them; every other command changes state. */
-export type ReadCommand = 'worker.list' | 'status' | 'transitions' | 'metrics' | 'poll';
-export const readOnlyCommands: ReadonlySet<CommandName> = new Set<ReadCommand>(['worker.list', 'status', 'transitions', 'metrics', 'poll']);
+export { readOnlyCommands, type ReadCommand } from './readCommands';
 
 /** One command's request. Code generic in the command takes this: its `command` is exactly `C`. */
 export interface RequestOf<C extends CommandName> {

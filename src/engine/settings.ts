@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { defaultMaxPayloadBytes } from '../core/limits';
 import { type BackoffSettings, type LivenessSettings, defaultBackoff, defaultLiveness } from '../core/policies';
 
 /** Engine settings: passed in from one place (the composition root), never read inside logic. */
@@ -30,7 +31,7 @@ export const defaultEngineSettings: EngineSettings = {
   branchTemplate: '{worker}/{task}',
   idempotencyTtlMs: 24 * 3600_000,
   inlinePayloadBytes: 4096,
-  maxPayloadBytes: 1024 * 1024,
+  maxPayloadBytes: defaultMaxPayloadBytes,
   reviewTimeoutMs: 3600_000,
   reviewTimeoutMovesToStale: false,
   retainFinishedMs: 7 * 24 * 3600_000,

@@ -1,24 +1,14 @@
 import { integerFlag, parseNumber, stringFlag } from '../argv';
 import { ok } from '../../core/result';
-import { runClaudeHook } from './claudeHook';
 import { attemptOf, collect, draft, required, workerOf } from './helpers';
 import type { CommandSpec } from './spec';
 
 /**
  * How agents report what Foreman cannot see from outside: `foreman usage` (tokens, cost, session)
- * for any agent that can run a command, and `foreman hook claude`, what Claude Code's hooks run
- * (the settings Foreman generates for it).
+ * for any agent that can run a command, and `foreman answer` for a person replying to a waiting
+ * agent. `foreman hook claude`, what Claude Code's hooks run, is in claudeHook.ts.
  */
 export const agentReportCommands: readonly CommandSpec[] = [
-  {
-    kind: 'local',
-    name: 'hook',
-    usage: 'claude  (hook payload JSON on stdin; FOREMAN_WORKER_ID and FOREMAN_ATTEMPT from the agent)',
-    summary:
-      "report a Claude Code hook (tool call, turn end) as the worker's heartbeat; ask a person for a tool call the allow-list does not cover",
-    positionals: ['agent'],
-    run: (input) => runClaudeHook(input),
-  },
   {
     kind: 'engine',
     name: 'answer',

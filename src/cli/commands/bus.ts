@@ -1,8 +1,7 @@
 import { integerFlag, parseInteger, stringFlag } from '../argv';
+import { defaultMaxPayloadBytes } from '../../core/limits';
 import { type Result, invalid, ok } from '../../core/result';
-import { defaultEngineSettings } from '../../engine/settings';
-import { draft, required, requiredFlag } from './helpers';
-import { readTextFile } from './task';
+import { draft, readTextFile, required, requiredFlag } from './helpers';
 import type { CommandInput, CommandSpec } from './spec';
 
 /** `--payload <json>` or `--payload-file <f>` (argv cannot carry large values), parsed as JSON. */
@@ -16,7 +15,7 @@ function payloadOf(input: CommandInput): Result<unknown> {
   if (!text.ok) return text;
   // Checked here as well as in the engine, so the answer is the same with or without an owner
   // (an owner's endpoint would refuse the oversized line before the engine saw it).
-  const limit = defaultEngineSettings.maxPayloadBytes;
+  const limit = defaultMaxPayloadBytes;
   const bytes = Buffer.byteLength(text.value);
   if (bytes > limit)
     return invalid('payloadTooLarge', `payload: ${bytes} bytes is over the limit of ${limit}; put large data in a file and send its path.`);

@@ -19,7 +19,7 @@ import { allowedToolsVariable, permissionDecision, toolAllowed } from '../../inf
 import { stringFlag } from '../argv';
 import { resolveTarget, route } from '../route';
 import { attemptOf, workerOf } from './helpers';
-import type { CommandInput } from './spec';
+import type { CommandInput, CommandSpec } from './spec';
 
 /** How often a waiting hook asks whether a person answered. */
 const answerPollMs = 500;
@@ -128,3 +128,16 @@ async function askPerson(
   await heartbeat({ activity: `no answer to: ${question}` });
   return { answer: 'deny', reason: `no one answered within ${Math.round(waitMs / 60_000)} min; do without this tool call` };
 }
+
+/** What Claude Code's hooks run (the settings Foreman generates for it). */
+export const hookCommands: readonly CommandSpec[] = [
+  {
+    kind: 'local',
+    name: 'hook',
+    usage: 'claude  (hook payload JSON on stdin; FOREMAN_WORKER_ID and FOREMAN_ATTEMPT from the agent)',
+    summary:
+      "report a Claude Code hook (tool call, turn end) as the worker's heartbeat; ask a person for a tool call the allow-list does not cover",
+    positionals: ['agent'],
+    run: (input) => runClaudeHook(input),
+  },
+];

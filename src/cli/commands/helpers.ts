@@ -1,3 +1,5 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { type ParsedArgv, integerFlag, parseInteger, stringFlag } from '../argv';
 import type { CommandName } from '../../core/requests';
 import { type Result, invalid, ok } from '../../core/result';
@@ -46,4 +48,17 @@ export function required(input: CommandInput, name: string): string {
   const value = input.positional[name];
   if (value === undefined) throw new Error(`positional '${name}' was declared required but is missing`);
   return value;
+}
+
+/** A file named on the command line, read relative to the current folder. */
+export function readTextFile(field: string, file: string, cwd: string): Result<string> {
+  try {
+    return ok(fs.readFileSync(path.resolve(cwd, file), 'utf8'));
+  } catch (error) {
+    return invalid(
+      'unreadableFile',
+      `${field}: cannot read '${file}' (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`,
+      { file },
+    );
+  }
 }

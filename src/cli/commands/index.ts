@@ -1,42 +1,40 @@
-import { type CommandName, readOnlyCommands } from '../../core/requests';
 import { archiveCommands } from './archive';
-import { busCommands } from './bus';
 import { agentReportCommands } from './agentReports';
-import type { CommandSpec } from './spec';
-import { taskCommands } from './task';
+import { busCommands } from './bus';
+import { chainCommands } from './chain';
+import { hookCommands } from './claudeHook';
+import { inspectCommands } from './inspect';
+import { type CommandSpec, groupsOf } from './spec';
+import { planCommands, taskCommands } from './task';
 import { waitCommands } from './wait';
 import { wipCommands } from './wip';
 import { workerCommands } from './worker';
 import { workspaceCommands } from './workspace';
 
 export type { CommandSpec, CommandInput, CliEnvironment, RequestDraft } from './spec';
+export { isMutating, usageOf } from './spec';
 
 /** Every command, in the order `foreman help` lists them. */
 export const commandTable: readonly CommandSpec[] = [
   ...workspaceCommands.filter((spec) => spec.name === 'init'),
   ...workerCommands.filter((spec) => spec.name.startsWith('worker ')),
   ...taskCommands,
+  ...chainCommands,
+  ...planCommands,
   ...workerCommands.filter((spec) => !spec.name.startsWith('worker ')),
   ...waitCommands,
   ...busCommands,
+  ...hookCommands,
   ...agentReportCommands,
   ...wipCommands,
+  ...inspectCommands,
   ...workspaceCommands.filter((spec) => spec.name !== 'init'),
   ...archiveCommands,
 ];
 
-/** The first words that need a second one ("worker add"). */
-export const commandGroups: ReadonlySet<string> = new Set(
-  commandTable.filter((spec) => spec.name.includes(' ')).map((spec) => spec.name.slice(0, spec.name.indexOf(' '))),
-);
+/** The first words that need a second one ("worker"). */
+export const commandGroups: ReadonlySet<string> = groupsOf(commandTable);
 
 export function findCommand(words: readonly string[]): CommandSpec | undefined {
   return commandTable.find((spec) => spec.name === words.join(' '));
-}
-
-/** Whether a command changes state (and so takes `--request-id`): what the request contract does not list as read-only. */
-export function isMutating(spec: CommandSpec): boolean {
-  if (spec.kind !== 'engine') return false;
-  const command = spec.name.replace(' ', '.');
-  return !readOnlyCommands.has(command as CommandName);
 }

@@ -1,4 +1,5 @@
 import type { FlagSpec, ParsedArgv } from '../argv';
+import { readOnlyCommands } from '../../core/readCommands';
 import type { CommandName } from '../../core/requests';
 import type { Result } from '../../core/result';
 
@@ -55,3 +56,19 @@ export interface LocalCommand extends SpecBase {
 }
 
 export type CommandSpec = EngineCommand | LocalCommand;
+
+/** Whether a command changes state (and so takes `--request-id`): what the request contract does not list as read-only. */
+export function isMutating(spec: CommandSpec): boolean {
+  if (spec.kind !== 'engine') return false;
+  const command = spec.name.replace(' ', '.');
+  return !readOnlyCommands.has(command as CommandName);
+}
+
+/** The first words of the table's two-word commands ("worker", "plan"). */
+export function groupsOf(table: readonly CommandSpec[]): ReadonlySet<string> {
+  return new Set(table.filter((spec) => spec.name.includes(' ')).map((spec) => spec.name.slice(0, spec.name.indexOf(' '))));
+}
+
+export function usageOf(spec: CommandSpec): string {
+  return `foreman ${spec.name}${spec.usage ? ` ${spec.usage}` : ''}`;
+}

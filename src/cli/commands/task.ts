@@ -1,23 +1,7 @@
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { booleanFlag, integerFlag, stringFlag } from '../argv';
-import { type ParsedChain, parseChainJson, parseChecklist } from '../../core/checklist';
 import { type Result, invalid, ok } from '../../core/result';
-import { draft, required, requiredFlag } from './helpers';
+import { draft, readTextFile, required } from './helpers';
 import type { CommandInput, CommandSpec } from './spec';
-
-/** A file named on the command line, read relative to the current folder. */
-export function readTextFile(field: string, file: string, cwd: string): Result<string> {
-  try {
-    return ok(fs.readFileSync(path.resolve(cwd, file), 'utf8'));
-  } catch (error) {
-    return invalid(
-      'unreadableFile',
-      `${field}: cannot read '${file}' (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`,
-      { file },
-    );
-  }
-}
 
 /** `--prompt <text>` or `--prompt-file <f>`, never both. */
 function promptOf(input: CommandInput): Result<string | undefined> {
@@ -27,19 +11,7 @@ function promptOf(input: CommandInput): Result<string | undefined> {
   return file === undefined ? ok(text) : readTextFile('prompt-file', file, input.cwd);
 }
 
-/** A chain file: a markdown checklist (`.md`) or JSON (`.json`), by extension. */
-function readChain(file: string, cwd: string): Result<ParsedChain> {
-  const extension = path.extname(file).toLowerCase();
-  if (extension !== '.md' && extension !== '.markdown' && extension !== '.json') {
-    return invalid('badChainFile', `from: '${file}' is neither a .md checklist nor a .json file.`, { file });
-  }
-  const text = readTextFile('from', file, cwd);
-  if (!text.ok) return text;
-  const parsed = extension === '.json' ? parseChainJson(text.value) : parseChecklist(text.value);
-  return parsed.ok ? parsed : invalid(parsed.code, `from: ${file}: ${parsed.message}`, { file });
-}
-
-/** Tasks (seed 001), chains and planning. */
+/** Tasks (seed 001). */
 export const taskCommands: readonly CommandSpec[] = [
   {
     kind: 'engine',
@@ -71,22 +43,10 @@ export const taskCommands: readonly CommandSpec[] = [
     positionals: ['task'],
     build: (input) => draft('retry', { task: required(input, 'task') }),
   },
-  {
-    kind: 'engine',
-    name: 'chain add',
-    usage: '[<name>] --from <file.md|file.json>',
-    summary: "a parent with ordered children, each blocked on the one before (name: default the file's heading or name)",
-    positionals: ['name?'],
-    flags: { from: 'string' },
-    build: (input) => {
-      const file = requiredFlag(input.argv, 'from', 'file.md|file.json');
-      if (!file.ok) return file;
-      const chain = readChain(file.value, input.cwd);
-      if (!chain.ok) return chain;
-      const name = input.positional['name'] ?? chain.value.name ?? path.basename(file.value, path.extname(file.value));
-      return draft('chain.add', { name, steps: chain.value.steps });
-    },
-  },
+];
+
+/** Planning: a task that collects children, then queues them as a chain. */
+export const planCommands: readonly CommandSpec[] = [
   {
     kind: 'engine',
     name: 'plan start',

@@ -9,24 +9,14 @@ import * as path from 'node:path';
 import { ok, refused } from '../../core/result';
 import type { Result } from '../../core/result';
 import { ensureForemanDir } from './storeFiles';
+import { type OwnerInfo, isAlive, lockName, readLockFile } from '../workspace/ownerFile';
 
-const lockName = 'owner.lock';
+export { readOwner, type OwnerInfo } from '../workspace/ownerFile';
+
 /** A lock file that cannot be parsed is being written right now, unless it is older than this. */
 const unparsableGraceMs = 10_000;
 /** Takeover markers are kept this long so that no slow racer can reuse a stale judgement. */
 const markerLifetimeMs = 24 * 60 * 60 * 1000;
-
-/** Who owns the workspace: what is written in `owner.lock`. */
-export interface OwnerInfo {
-  readonly pid: number;
-  readonly host: string;
-  /** Epoch ms when the lock was taken. */
-  readonly startedAt: number;
-  /** What kind of process owns it, e.g. `window`, `serve`, `cli`. */
-  readonly role: string;
-  /** Where clients send commands, once the owner listens. */
-  readonly endpoint?: string;
-}
 
 export interface OwnerLock {
   readonly info: OwnerInfo;
@@ -34,70 +24,6 @@ export interface OwnerLock {
   update(change: { readonly role?: string; readonly endpoint?: string }): void;
   /** Deletes the lock if it is still ours. Safe to call twice. */
   release(): void;
-}
-
-type LockFile =
-  | { readonly kind: 'missing' }
-  | { readonly kind: 'parsed'; readonly info: OwnerInfo; readonly stat: fs.Stats }
-  | { readonly kind: 'unparsable'; readonly stat: fs.Stats };
-
-function readLockFile(lockPath: string): LockFile {
-  let fd: number;
-  try {
-    fd = fs.openSync(lockPath, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'missing' };
-    throw error;
-  }
-  try {
-    // Content and identity (inode, mtime) come from one open file, so they describe the same lock.
-    const stat = fs.fstatSync(fd);
-    const text = fs.readFileSync(fd, 'utf8');
-    try {
-      const parsed = JSON.parse(text) as Partial<OwnerInfo> | null;
-      if (
-        parsed &&
-        Number.isSafeInteger(parsed.pid) &&
-        typeof parsed.host === 'string' &&
-        typeof parsed.startedAt === 'number' &&
-        typeof parsed.role === 'string'
-      ) {
-        return { kind: 'parsed', info: parsed as OwnerInfo, stat };
-      }
-    } catch {
-      // Falls through: a half-written or foreign file.
-    }
-    return { kind: 'unparsable', stat };
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-/** Epoch ms when a local process started, where the OS tells (Linux); undefined elsewhere. */
-function processStartedAt(pid: number): number | undefined {
-  if (pid === process.pid) return performance.timeOrigin;
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
-    const bootSeconds = Number(/^btime (\d+)$/m.exec(fs.readFileSync('/proc/stat', 'utf8'))?.[1]);
-    // Linux reports start times in clock ticks of 1/100 s (USER_HZ) on every common platform.
-    return Number.isFinite(ticks) && Number.isFinite(bootSeconds) ? bootSeconds * 1000 + ticks * 10 : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Whether the lock's process still runs. Another host's process cannot be checked: assume it does. */
-function isAlive(info: OwnerInfo): boolean {
-  if (info.host !== os.hostname()) return true;
-  try {
-    process.kill(info.pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  // A process that started after the lock was taken only reuses the pid (common after a reboot).
-  const startedAt = processStartedAt(info.pid);
-  return startedAt === undefined || startedAt <= info.startedAt + 2000;
 }
 
 function describe(info: OwnerInfo): string {
@@ -239,10 +165,4 @@ export function acquireOwnerLock(
     }
   }
   return refused('ownedByOther', `Could not take ${lockPath}: other processes keep changing it; try again.`);
-}
-
-/** The live owner of the workspace, or undefined when there is none (or its process is gone). */
-export function readOwner(foremanDir: string): OwnerInfo | undefined {
-  const existing = readLockFile(path.join(foremanDir, lockName));
-  return existing.kind === 'parsed' && isAlive(existing.info) ? existing.info : undefined;
 }

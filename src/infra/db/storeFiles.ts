@@ -7,22 +7,13 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { imageName, journalName, tempImageName } from '../workspace/storeFileNames';
 import { readImageFile } from './imageFile';
 
-export const imageName = 'foreman.db';
-export const journalName = 'foreman.journal';
-export const tempImageName = 'foreman.db.tmp';
+export { imageName, isStoreFileName, journalName, tempImageName } from '../workspace/storeFileNames';
 
 /** Hears the name of each file-system step of a checkpoint before it happens (tests kill there). */
 export type FileStep = (step: string) => void;
-
-/**
- * True for the names only a store creates: any generation of the image or journal, the temp image
- * of an interrupted checkpoint, and the acknowledged mark (ackFile.ts).
- */
-export function isStoreFileName(name: string): boolean {
-  return /^foreman\.(db|journal)(\.(0|[1-9]\d{0,5}))?$/.test(name) || name === tempImageName || name === 'foreman.ack';
-}
 
 /** A store file and how many checkpoints old it is (0 = current). */
 export interface GenerationFile {

@@ -1,10 +1,10 @@
 import * as net from 'node:net';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { type Announcement, isPermissionError, readAnnouncement } from './announcement';
+import { type Announcement, isPermissionError, readAnnouncement } from './discovery';
 import { LineBuffer } from './lineBuffer';
 import type { CommandName, RequestOf } from '../../core/requests';
-import { type EndpointAnswer, type EndpointResponse, endpointResponseSchema, tokenFileName } from './protocol';
+import { type EndpointAnswer, type EndpointResponse, readEndpointResponse, tokenFileName } from './wire';
 
 /** Where to send and the secret to send with it. */
 export interface EndpointAddress {
@@ -95,8 +95,8 @@ export function sendToEndpoint(address: EndpointAddress, request: unknown, optio
 
 function parseResponse(line: string): SendOutcome {
   try {
-    const parsed = endpointResponseSchema.safeParse(JSON.parse(line));
-    if (parsed.success) return { kind: 'response', response: parsed.data };
+    const response = readEndpointResponse(JSON.parse(line));
+    if (response) return { kind: 'response', response };
   } catch {
     // Falls through to the failure below.
   }
@@ -121,9 +121,14 @@ function permissionReason(what: string, file: string): string {
 
 /**
  * The owner's answer to `request`, typed by its command. The wire's one point of trust: the
- * envelope was parsed with the endpoint's schema, and the owner's engine answered this very
+ * envelope was read with `readEndpointResponse`, and the owner's engine answered this very
  * request with its result for this command (`CommandResults`).
  */
-export function answerTo<C extends CommandName>(_request: RequestOf<C>, response: EndpointResponse): EndpointAnswer<C> {
+export function answerTo<C extends CommandName>(request: RequestOf<C>, response: EndpointResponse): EndpointAnswer<C> {
+  return answerFor(request.command, response);
+}
+
+/** `answerTo` for a request sent before parsing (the thin CLI's): the owner parsed it as `command`. */
+export function answerFor<C extends CommandName>(_command: C, response: EndpointResponse): EndpointAnswer<C> {
   return response.result as EndpointAnswer<C>;
 }

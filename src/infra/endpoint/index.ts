@@ -1,6 +1,6 @@
 /** The owner's local endpoint: a token-guarded Unix socket speaking newline-delimited JSON. */
 export { EndpointServer, type EndpointServerOptions, type Executor } from './server';
-export { answerTo, sendRequest, sendToEndpoint, type EndpointAddress, type SendOptions, type SendOutcome } from './client';
+export { answerFor, answerTo, sendRequest, sendToEndpoint, type EndpointAddress, type SendOptions, type SendOutcome } from './client';
 export { readAnnouncement, type Announcement } from './announcement';
 export { socketPathInside } from './socketLocation';
 export type { ConnectionLimits } from './connection';

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isStoreFileName } from '../db/storeFiles';
+import { isStoreFileName } from './storeFileNames';
 
 /** The folder that holds a workspace's tool state; never committed (it holds a `.gitignore` of `*`). */
 export const foremanDirName = '.foreman';

@@ -1,0 +1,122 @@
+/**
+ * A CLI call through a running owner, thin vs full (issue 13: "≤ 1.5× `node -e 0`"). Measured side
+ * by side in one run, interleaved so a slow moment of the machine hits every kind alike:
+ *   - `node -e 0`: the floor of starting Node at all;
+ *   - `foreman heartbeat` through dist/cli.js, the thin CLI, to a real `foreman serve`;
+ *   - the same call through dist/cli-local.js, the full CLI (zod, sql.js, the engine), which is
+ *     what every call loaded before the thin entry;
+ *   - `foreman status --limit 10` through the thin CLI (a read with a larger answer).
+ * Each heartbeat carries its sample's progress, read back at the end, so every one really landed.
+ *
+ * Usage: node --import tsx bench/cliThin.bench.ts [--samples 40]. Builds dist/ first. Prints one JSON object.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { percentile, round, tails } from './support/stats';
+
+const root = path.join(__dirname, '..');
+const thinCli = path.join(root, 'dist', 'cli.js');
+const fullCli = path.join(root, 'dist', 'cli-local.js');
+const samplesIndex = process.argv.indexOf('--samples');
+const samples = Number(samplesIndex >= 0 ? process.argv[samplesIndex + 1] : 40) || 40;
+
+/** Spawn to exit of one command, in ms; fails loudly on a non-zero exit. */
+function timed(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const [file, ...args] = argv;
+    if (file === undefined) throw new Error('nothing to run');
+    const child = spawn(file, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let errors = '';
+    child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+    child.on('close', (code) => {
+      const elapsed = performance.now() - started;
+      if (code === 0) resolve(elapsed);
+      else reject(new Error(`${argv.join(' ')} exited ${code}: ${errors}`));
+    });
+  });
+}
+
+function git(cwd: string, ...args: string[]): void {
+  execFileSync('git', args, { cwd, stdio: 'ignore' });
+}
+
+function foreman(cwd: string, ...args: string[]): string {
+  return execFileSync(process.execPath, [thinCli, ...args], { cwd, encoding: 'utf8' });
+}
+
+async function startServe(cwd: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [thinCli, 'serve', '--no-agents'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      if (/foreman serve: owner of .*, endpoint/.test(output)) resolve();
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('close', () => reject(new Error(`serve exited: ${output}`)));
+  });
+  return child;
+}
+
+async function main(): Promise<void> {
+  execFileSync(process.execPath, [path.join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' });
+  const repo = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'foreman-thin-bench-')));
+  git(repo, 'init', '--quiet', '-b', 'main');
+  git(repo, '-c', 'user.name=Bench', '-c', 'user.email=bench@example.com', 'commit', '--quiet', '--allow-empty', '-m', 'initial');
+  foreman(repo, 'init');
+  foreman(repo, 'worker', 'add', 'ada');
+  foreman(repo, 'task', 'add', 'Bench', '--id', 'bench', '--manual');
+  const serve = await startServe(repo);
+  try {
+    foreman(repo, 'assign', 'ada', 'bench');
+    foreman(repo, 'start', 'ada');
+    const env = { ...process.env, FOREMAN_DIR: repo, FOREMAN_WORKER_ID: 'ada', FOREMAN_ATTEMPT: '1' };
+    const progress = (index: number): string => String(round((index + 1) / (2 * samples + 1), 4));
+    const results = { nodeFloor: [] as number[], thinHeartbeat: [] as number[], fullHeartbeat: [] as number[], thinStatus: [] as number[] };
+    for (let index = 0; index < samples; index++) {
+      results.nodeFloor.push(await timed([process.execPath, '-e', '0'], env));
+      results.fullHeartbeat.push(await timed([process.execPath, fullCli, 'heartbeat', '--progress', progress(2 * index)], env));
+      results.thinHeartbeat.push(await timed([process.execPath, thinCli, 'heartbeat', '--progress', progress(2 * index + 1)], env));
+      results.thinStatus.push(await timed([process.execPath, thinCli, 'status', '--limit', '10'], env));
+    }
+    const status = JSON.parse(foreman(repo, 'status', '--json')) as { workers: Array<{ progress: number | null }> };
+    const landed = status.workers[0]?.progress;
+    if (landed !== Number(progress(2 * samples - 1))) throw new Error(`the last heartbeat did not land: progress ${landed}`);
+    const median = (values: readonly number[]): number => percentile(values, 0.5);
+    const floor = median(results.nodeFloor);
+    console.log(
+      JSON.stringify(
+        {
+          samples,
+          machine: { cpus: os.cpus().length, node: process.version, loadAverage: os.loadavg().map((load) => round(load, 2)) },
+          bundles: { thinBytes: fs.statSync(thinCli).size, fullBytes: fs.statSync(fullCli).size },
+          nodeFloor: tails(results.nodeFloor),
+          thinHeartbeat: tails(results.thinHeartbeat),
+          fullHeartbeat: tails(results.fullHeartbeat),
+          thinStatus: tails(results.thinStatus),
+          thinHeartbeatOverNodeFloor: {
+            median: round(median(results.thinHeartbeat) / floor, 2),
+            p99: round(percentile(results.thinHeartbeat, 0.99) / percentile(results.nodeFloor, 0.99), 2),
+            target: 1.5,
+          },
+          fullHeartbeatOverNodeFloor: round(median(results.fullHeartbeat) / floor, 2),
+          thinStatusOverNodeFloor: round(median(results.thinStatus) / floor, 2),
+          thinOverFullHeartbeat: round(median(results.thinHeartbeat) / median(results.fullHeartbeat), 2),
+        },
+        null,
+        2,
+      ),
+    );
+  } finally {
+    serve.kill('SIGTERM');
+    await new Promise((resolve) => serve.once('close', resolve));
+    fs.rmSync(repo, { recursive: true, force: true });
+  }
+}
+
+void main();
