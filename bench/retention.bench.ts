@@ -4,7 +4,7 @@
  * messages — a million history rows at the default — plus 1,000 queued tasks of work in hand.
  * Measured in one run, before and after retention moves the finished work to the archive:
  *   - the image on disk, a checkpoint, the process's RSS (after a GC);
- *   - `metrics`, and a new agent's first `poll`;
+ *   - `metrics`, a new agent's first `poll`, `status --json` (the default page and `--all`);
  *   - a durable request (`task.add`) on the owner's thread, with its tails;
  * and every archive batch, itself one write on that thread (median, p99, max).
  *
@@ -91,6 +91,14 @@ async function main(): Promise<void> {
     const rssMiB = process.memoryUsage().rss / 2 ** 20;
     const metricsMs = [0, 1, 2].map(() => time(() => harness.query('metrics', {})));
     const firstPollMs = [0, 1, 2].map((n) => time(() => harness.query('poll', { agent: `newcomer-${label}-${n}` })));
+    // `foreman status --json`: the default page (100 tasks) against the full dump (`--all`), as JSON.
+    const statusOf = (args: { limit?: number }) => {
+      let bytes = 0;
+      const ms = [0, 1, 2].map(() => time(() => (bytes = JSON.stringify(harness.query('status', args)).length)));
+      return { maxMs: round(Math.max(...ms)), KiB: round(bytes / 1024) };
+    };
+    const statusDefault = statusOf({ limit: 100 });
+    const statusAll = statusOf({});
     const requests: number[] = [];
     for (let n = 0; n < 300; n++) {
       requests.push(await timeAsync(() => harness.value('task.add', { title: `Probe ${n}`, id: `probe-${label}-${n}`, manual: true })));
@@ -101,6 +109,8 @@ async function main(): Promise<void> {
       rssMiB: round(rssMiB),
       metricsMs: round(Math.max(...metricsMs)),
       firstPollMs: round(Math.max(...firstPollMs)),
+      statusDefault,
+      statusAll,
       durableRequest: tails(requests, 2),
     };
   };
