@@ -90,8 +90,12 @@ export class Archiver {
     const ids = tasks.map((task) => task.id);
     const taskTransitions = ids.length > 0 ? listTransitionsOfTasks(unit.tx, ids) : [];
     const sessions = ids.length > 0 ? listSessionsOfTasks(unit.tx, ids) : [];
-    const workerTransitions = listWorkerTransitionsBefore(unit.tx, before, limit * rowsPerTask);
-    const messages = listMessagesBefore(unit.tx, before, limit * rowsPerTask);
+    // A full batch of tasks leaves the rest of the history for later: worker transitions and messages
+    // go up to the last task's finish, so every batch takes one stretch of time and reads only it.
+    const last = tasks.length === limit ? Math.max(...tasks.map((task) => task.finished_at ?? 0)) : before;
+    const horizon = Math.min(before, last + 1);
+    const workerTransitions = listWorkerTransitionsBefore(unit.tx, horizon, limit * rowsPerTask);
+    const messages = listMessagesBefore(unit.tx, horizon, limit * rowsPerTask);
     const more = tasks.length === limit || workerTransitions.length === limit * rowsPerTask || messages.length === limit * rowsPerTask;
     if (tasks.length + workerTransitions.length + messages.length === 0) {
       return { batch: null, tasks: 0, transitions: 0, messages: 0, recovered, more: false, live: countLiveRows(unit.tx) };

@@ -42,11 +42,12 @@ export interface RollupRow {
 
 /**
  * Done and cancelled tasks finished before `before`, oldest first, that no worker still holds.
- * (Failed tasks can be retried; they stay.)
+ * (Failed tasks can be retried; they stay.) Along the finish-time index, named: the planner would
+ * take the status index and sort every finished task.
  */
 export function listFinishedTasksBefore(reader: Reader, before: number, limit: number): TaskRow[] {
   return reader.all<TaskRow>(
-    `SELECT * FROM tasks WHERE finished_at IS NOT NULL AND finished_at < ? AND status IN ('done', 'cancelled')
+    `SELECT * FROM tasks INDEXED BY tasks_finished WHERE finished_at IS NOT NULL AND finished_at < ? AND status IN ('done', 'cancelled')
        AND id NOT IN (SELECT task_id FROM workers WHERE task_id IS NOT NULL)
      ORDER BY finished_at LIMIT ?`,
     [before, limit],
@@ -82,15 +83,16 @@ export function listSessionsOfTasks(reader: Reader, ids: readonly string[]): Ses
 /**
  * Worker transitions before `before`, oldest first, each with the time of the worker's next one;
  * a worker's latest transition has none and stays, so its current state is always in the live log.
- * The oldest rows come first in seq order, so a batch reads about as many rows as it returns; the
- * successor is one step along the entity index.
+ * Walked along the time index (named: the planner would take the entity index and sort every
+ * worker row), so a batch reads about as many rows as it returns; the successor is one step along
+ * the entity index.
  */
 export function listWorkerTransitionsBefore(reader: Reader, before: number, limit: number): WorkerTransitionRow[] {
   return reader.all<WorkerTransitionRow>(
     `SELECT * FROM (
        SELECT t.*, (SELECT n.ts_ms FROM transitions n WHERE n.entity_type = 'worker' AND n.entity_id = t.entity_id AND n.seq > t.seq
                     ORDER BY n.seq LIMIT 1) AS next_ts
-       FROM transitions t WHERE t.entity_type = 'worker' AND t.ts_ms < ? ORDER BY t.seq LIMIT ?)
+       FROM transitions t INDEXED BY transitions_ts WHERE t.entity_type = 'worker' AND t.ts_ms < ? ORDER BY t.ts_ms, t.seq LIMIT ?)
      WHERE next_ts IS NOT NULL`,
     [before, limit],
   );
@@ -106,9 +108,9 @@ export function findOldestArchivable(reader: Reader): number | undefined {
   return row?.oldest ?? undefined;
 }
 
-/** Messages published before `before`, oldest first: a walk in seq order that stops at the first newer one it needs. */
+/** Messages published before `before`, oldest first, along the time index. */
 export function listMessagesBefore(reader: Reader, before: number, limit: number): MessageRow[] {
-  return reader.all<MessageRow>('SELECT * FROM messages WHERE ts_ms < ? ORDER BY seq LIMIT ?', [before, limit]);
+  return reader.all<MessageRow>('SELECT * FROM messages WHERE ts_ms < ? ORDER BY ts_ms, seq LIMIT ?', [before, limit]);
 }
 
 /** Removes an archived task with its sessions and claim; only while it is still finished. */

@@ -1,7 +1,7 @@
 /**
  * Version 5: retention (issue 13). Finished work moves out to archive segments; what the metrics
- * counted of it stays here as rollups, added to what the live rows give. (Old messages and worker
- * transitions are found by walking seq order from the start, where the oldest are: no index needed.)
+ * counted of it stays here as rollups, added to what the live rows give. The time indexes let a
+ * batch find the oldest worker transitions and messages by reading about as many rows as it takes.
  *
  * `archive_rollups` holds one row per (metric, entity, a, b): a count, a total and a maximum.
  *   transition_pair  entity, a = from, b = to      count
@@ -20,4 +20,6 @@ CREATE TABLE archive_rollups (
   max REAL NOT NULL DEFAULT 0,
   PRIMARY KEY (metric, entity, a, b)
 );
+CREATE INDEX transitions_ts ON transitions(ts_ms);
+CREATE INDEX messages_ts ON messages(ts_ms);
 `;
