@@ -176,11 +176,21 @@ export class JournalWriter {
   private unsynced = false;
 
   private constructor(
-    readonly path: string,
+    private filePath: string,
     fd: number,
     private bytes: number,
   ) {
     this.fd = fd;
+  }
+
+  /** Where the file is now (a checkpoint renames the segment it appends to). */
+  get path(): string {
+    return this.filePath;
+  }
+
+  /** Records that the open file was renamed: appends go on through the same descriptor. */
+  movedTo(newPath: string): void {
+    this.filePath = newPath;
   }
 
   /** Opens (creating if needed) for appending; `validBytes` cuts off a torn tail first. */
