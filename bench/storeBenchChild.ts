@@ -32,7 +32,7 @@ const peekSql = `SELECT id FROM tasks WHERE status = 'queued' AND blocked_by_tas
 type Value = string | number | null;
 
 /** Seeds `count` tasks (one in four already done) through `insert`, 500 rows per statement. */
-function seed(count: number, insert: (sql: string, params: Value[]) => void): void {
+export function seed(count: number, insert: (sql: string, params: Value[]) => void): void {
   const base = 1_700_000_000_000;
   for (let start = 0; start < count; start += rowsPerInsert) {
     const params: Value[] = [];
@@ -52,7 +52,7 @@ function seed(count: number, insert: (sql: string, params: Value[]) => void): vo
   }
 }
 
-function claimIn(tx: Tx): Result<{ id: string; attempt: number }> {
+export function claimIn(tx: Tx): Result<{ id: string; attempt: number }> {
   const now = Date.now();
   const [row] = tx.returning<{ id: string; attempt: number }>(claimSql, [now, workerId, now]);
   if (!row) return refused('empty', 'No queued task left.');

@@ -25,15 +25,21 @@ function sha256(bytes: Uint8Array): Buffer {
   return crypto.createHash('sha256').update(bytes).digest();
 }
 
+/** The 48 bytes that follow an image: its SHA-256, its length and the magic. */
+export function imageTrailer(imageSha256: Buffer, imageLength: number): Buffer {
+  const trailer = Buffer.alloc(trailerBytes);
+  imageSha256.copy(trailer, 0);
+  trailer.writeBigUInt64LE(BigInt(imageLength), 32);
+  magic.copy(trailer, 40);
+  return trailer;
+}
+
 /**
  * Writes the image and its trailer, and fsyncs; the caller renames the file into place.
  * `fileStep` hears each step before it happens (tests kill there).
  */
 export function writeImageFile(file: string, image: Uint8Array, fileStep: (step: string) => void = () => undefined): void {
-  const trailer = Buffer.alloc(trailerBytes);
-  sha256(image).copy(trailer, 0);
-  trailer.writeBigUInt64LE(BigInt(image.length), 32);
-  magic.copy(trailer, 40);
+  const trailer = imageTrailer(sha256(image), image.length);
   const name = path.basename(file);
   fileStep(`write ${name}`);
   const fd = fs.openSync(file, 'w', 0o600);

@@ -7,6 +7,7 @@
  * per record over the database's whole life, across checkpoints and journal rotations.
  */
 import * as fs from 'node:fs';
+import * as zlib from 'node:zlib';
 import type { SqlValue } from '../../engine/ports';
 
 /** One write statement as executed: its SQL text and the values bound to its placeholders. */
@@ -36,8 +37,16 @@ const crcTable = (() => {
   return table;
 })();
 
+/**
+ * zlib's CRC-32 where Node has it (20.15 and later): ~50× faster than the loop below, which was half
+ * of reading a full 8 MiB journal at open (92 ms of 175). VS Code 1.90's Node (20.9) lacks it.
+ */
+const nativeCrc32: ((bytes: Uint8Array) => number) | undefined =
+  'crc32' in zlib && typeof zlib.crc32 === 'function' ? zlib.crc32 : undefined;
+
 /** CRC-32 (IEEE 802.3, the zlib/PNG polynomial). */
 export function crc32(bytes: Uint8Array): number {
+  if (nativeCrc32) return nativeCrc32(bytes);
   let crc = 0xffffffff;
   // The index is masked to 0..255, inside the table; `?? 0` only satisfies the index type.
   for (const byte of bytes) crc = (crcTable[(crc ^ byte) & 0xff] ?? 0) ^ (crc >>> 8);
@@ -176,11 +185,21 @@ export class JournalWriter {
   private unsynced = false;
 
   private constructor(
-    readonly path: string,
+    private filePath: string,
     fd: number,
     private bytes: number,
   ) {
     this.fd = fd;
+  }
+
+  /** Where the file is now (a checkpoint renames the segment it appends to). */
+  get path(): string {
+    return this.filePath;
+  }
+
+  /** Records that the open file was renamed: appends go on through the same descriptor. */
+  movedTo(newPath: string): void {
+    this.filePath = newPath;
   }
 
   /** Opens (creating if needed) for appending; `validBytes` cuts off a torn tail first. */

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import { scanJournal } from './journal';
 import type { JournalRecord, JournalScan } from './journal';
 import { StoreError } from './storeError';
-import { journalName } from './storeFiles';
+import { journalName, nextJournalName } from './storeFiles';
 import type { GenerationFile } from './storeFiles';
 
 interface ScannedJournal {
@@ -77,8 +77,19 @@ export class JournalSet {
     return this.current?.scan.validBytes;
   }
 
+  /**
+   * The segment appends go on to: `foreman.journal.next` once it holds anything (a checkpoint had
+   * rotated to it), else `foreman.journal`. Only it can end in a torn record: the other was fsync'd
+   * whole before the rotation.
+   */
+  get activeName(): typeof journalName | typeof nextJournalName {
+    const next = [...this.scans.values()].find((journal) => journal.file.name === nextJournalName);
+    return next && (next.scan.validBytes > 0 || next.scan.tornTail) ? nextJournalName : journalName;
+  }
+
   private get current(): ScannedJournal | undefined {
-    return [...this.scans.values()].find((journal) => journal.file.generation === 0);
+    const active = this.activeName;
+    return [...this.scans.values()].find((journal) => journal.file.name === active);
   }
 
   /**
@@ -98,7 +109,7 @@ export class JournalSet {
 
   /** What a person should know about the current journal when writes are missing. */
   describeCurrent(): string {
-    const file = this.files.find((candidate) => candidate.generation === 0);
+    const file = this.files.find((candidate) => candidate.name === journalName);
     if (!file) return `${journalName} is missing`;
     const { scan } = this.scan(file);
     if (scan.validBytes === 0 && !scan.tornTail) return `${journalName} is empty`;

@@ -23,7 +23,7 @@ import { latestVersion, schemaVersionOf } from './migrator';
 import type { Migration } from './migrations/index';
 import type { LoadedDatabase } from './storeLoader';
 import { loadDatabase, replay } from './storeLoader';
-import { journalName, listStoreFiles, tempImageName } from './storeFiles';
+import { journalName, listStoreFiles, nextJournalName, tempImageName } from './storeFiles';
 import type { StoreFiles } from './storeFiles';
 
 /** A database loaded without the lock, with what it was loaded from. */
@@ -57,6 +57,8 @@ export function preloadStore(SQL: SqlJsStatic, dir: string, migrations: readonly
   let loaded: LoadedDatabase | undefined;
   try {
     if (fs.existsSync(path.join(dir, tempImageName))) return undefined;
+    // Records in foreman.journal.next: a checkpoint was interrupted; catching up reads only foreman.journal.
+    if (fileSize(path.join(dir, nextJournalName)) > 0) return undefined;
     const files = listStoreFiles(dir);
     const before = fingerprintOf(files);
     if (!before || !files.images.some((image) => image.generation === 0)) return undefined;
@@ -122,6 +124,16 @@ export function catchUp(
   } catch {
     loaded.connection.close();
     return undefined;
+  }
+}
+
+/** The size of a file, 0 when there is none. */
+function fileSize(filePath: string): number {
+  try {
+    return fs.statSync(filePath).size;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw error;
   }
 }
 

@@ -17,17 +17,11 @@ import { loadSqlJs } from './sqlJsModule';
 import { StoreError } from './storeError';
 import { assertNothingAcknowledged } from './acknowledged';
 import { configure, loadDatabase, useIncrementalVacuum } from './storeLoader';
-import {
-  completeInterruptedCheckpoint,
-  ensureForemanDir,
-  fsyncDirectory,
-  installImage,
-  journalName,
-  listStoreFiles,
-  setDamagedImageAside,
-} from './storeFiles';
+import { completeInterruptedCheckpoint, ensureForemanDir, journalName, listStoreFiles, setDamagedImageAside } from './storeFiles';
 import { GuardedReader, Transaction } from './transaction';
-import { type Disk, type SqlJsStoreOptions, appendFailure, diskOf, writeFirstImage, writeTempImage } from './storeDisk';
+import { type Disk, type SqlJsStoreOptions, appendFailure, diskOf, snapshotImage, writeFirstImage, writeTempImage } from './storeDisk';
+import { installNow, prepareNextSegment, rotate } from './checkpointer';
+import { CheckpointScheduler } from './checkpointScheduler';
 
 export type { SqlJsStoreOptions } from './storeDisk';
 import { type PreloadedStore, catchUp, preloadStore } from './preload';
@@ -39,6 +33,8 @@ export class SqlJsStore implements Store {
   private brokenBecause = '';
   private writing = false;
   private readonly reader: Reader;
+  /** Runs checkpoints while the store answers (checkpointer.ts); absent for a store in memory. */
+  private readonly checkpoints: CheckpointScheduler | undefined;
 
   private constructor(
     private readonly connection: Connection,
@@ -50,6 +46,15 @@ export class SqlJsStore implements Store {
     private readonly log: (line: string) => void,
   ) {
     this.reader = new GuardedReader(connection);
+    this.checkpoints =
+      disk &&
+      new CheckpointScheduler(disk, {
+        usable: () => this.state === 'open',
+        syncJournal: () => this.syncJournal(disk),
+        snapshot: () => snapshotImage(this.connection, this.lastSeq),
+        log,
+        markBroken: (reason) => this.markBroken(reason),
+      });
   }
 
   /** Opens (recovering or creating as needed) the store kept in `foremanDir`, usually `.foreman/`. */
@@ -80,8 +85,9 @@ export class SqlJsStore implements Store {
       if (fresh) writeFirstImage(foremanDir, connection);
       if (loaded?.recovered) setDamagedImageAside(foremanDir, files.images, loaded.image?.name, log);
       // Cutting a torn tail first: records appended after garbage would read as damage later.
-      journal = JournalWriter.open(path.join(foremanDir, journalName), loaded?.currentJournalValidBytes);
-      const disk = diskOf(foremanDir, journal, ack, options);
+      const active = loaded?.activeJournal ?? journalName;
+      journal = JournalWriter.open(path.join(foremanDir, active), loaded?.currentJournalValidBytes);
+      const disk = diskOf(foremanDir, journal, active, ack, options);
       const store = new SqlJsStore(connection, disk, lastSeq, schemaVersionOf(connection), log);
       // Migrations are not journalled, a recovery should not have to be repeated next time, and an
       // image from before foreman.ack must learn that the file is now required.
@@ -174,22 +180,22 @@ export class SqlJsStore implements Store {
       throw new StoreError('misuse', 'Store.checkpoint was called inside Store.write; sql.js cannot export inside a transaction.');
     const disk = this.disk;
     if (!disk) return;
-    disk.fileStep('fsync foreman.journal');
-    this.syncJournal(disk);
+    this.checkpoints?.settle();
+    this.assertUsable('checkpoint');
+    rotate(disk, () => this.syncJournal(disk));
     writeTempImage(disk.dir, this.connection, this.lastSeq, disk.fileStep);
     try {
-      disk.journal.close();
-      installImage(disk.dir, disk.backups, disk.fileStep);
-      disk.fileStep('create foreman.journal');
-      disk.journal = JournalWriter.open(path.join(disk.dir, journalName));
-      disk.fileStep('fsync the folder');
-      fsyncDirectory(disk.dir);
+      installNow(disk);
     } catch (error) {
-      // Files are half rotated (each step still loadable) and no journal is open to append to.
+      // Files are half rotated (each step still loadable); what follows would not know which.
       this.markBroken(`a checkpoint failed while replacing files: ${String(error)}`);
       throw error;
     }
-    disk.nextCheckpointAt = disk.checkpointBytes;
+  }
+
+  /** Resolves once no checkpoint is due or under way (tests and benchmarks wait here). */
+  async whenIdle(): Promise<void> {
+    await this.checkpoints?.whenIdle();
   }
 
   /** Checkpoints (unless the store is broken) and releases the database. Safe to call twice. */
@@ -197,9 +203,11 @@ export class SqlJsStore implements Store {
     if (this.state === 'closed') return;
     if (this.writing) throw new StoreError('misuse', 'Store.close was called inside Store.write.');
     try {
-      // Below the threshold the journal stays (replayed at the next open); only what is unsynced is synced.
+      if (this.state === 'open') this.checkpoints?.settle();
+      // Below the threshold the journal stays (replayed at the next open); only what is unsynced is
+      // synced. A rotated store has records in two segments: one image folds them back into one.
       if (this.state === 'open' && this.disk) {
-        if (this.disk.journal.size >= this.disk.closeCheckpointBytes) this.checkpoint();
+        if (this.disk.journal.size >= this.disk.closeCheckpointBytes || this.disk.active !== journalName) this.checkpoint();
         else this.syncJournal(this.disk);
       }
     } finally {
@@ -255,7 +263,8 @@ export class SqlJsStore implements Store {
   private afterCommit(disk: Disk, durable: boolean): void {
     this.lastSeq++;
     if (durable) this.raiseAck(disk);
-    if (disk.journal.size > disk.nextCheckpointAt) this.checkpointAfterWrite(disk);
+    if (disk.journal.size > disk.checkpointBytes / 2) prepareNextSegment(disk, this.log);
+    this.checkpoints?.afterCommit();
   }
 
   /** Makes every appended record durable, then says so in foreman.ack. */
@@ -273,16 +282,6 @@ export class SqlJsStore implements Store {
       disk.ack.record(this.lastSeq);
     } catch (error) {
       this.log(`Updating the acknowledged mark in ${disk.dir} failed (${String(error)}); the write itself is saved.`);
-    }
-  }
-
-  /** The write is already durable, so a failed checkpoint is logged, not thrown, and retried later. */
-  private checkpointAfterWrite(disk: Disk): void {
-    try {
-      this.checkpoint();
-    } catch (error) {
-      disk.nextCheckpointAt = disk.journal.size + disk.checkpointBytes;
-      this.log(`Checkpoint of ${disk.dir} failed (${String(error)}); the journal keeps every write and it will be retried.`);
     }
   }
 

@@ -13,7 +13,7 @@ import type { Migration } from './migrations/index';
 import type { PreloadedStore } from './preload';
 import { StoreError } from './storeError';
 import { ackRequiredKey } from './storeLoader';
-import { fsyncDirectory, imageName, tempImageName } from './storeFiles';
+import { fsyncDirectory, imageName, type journalName, type nextJournalName, tempImageName } from './storeFiles';
 import type { FileStep } from './storeFiles';
 
 export interface SqlJsStoreOptions {
@@ -51,7 +51,13 @@ export interface SqlJsStoreOptions {
 /** Where a store keeps its files; absent for a store that lives only in memory. */
 export interface Disk {
   readonly dir: string;
+  /** The segment appended to: `foreman.journal`, or `foreman.journal.next` from a rotation until its install. */
   journal: JournalWriter;
+  active: typeof journalName | typeof nextJournalName;
+  /** Whether `foreman.journal.next` is ready for the next rotation (created, its name fsync'd). */
+  nextSegment: 'none' | 'preparing' | 'ready';
+  /** Counts rotations, so that a preparation finishing late knows it is stale. */
+  epoch: number;
   /** The acknowledged high-water mark kept beside the journal (ackFile.ts). */
   readonly ack: AckFile;
   readonly fileStep: FileStep;
@@ -66,11 +72,14 @@ export interface Disk {
 }
 
 /** The store's files with the options' defaults: 8 MiB journals, a checkpoint at any close, two backups. */
-export function diskOf(dir: string, journal: JournalWriter, ack: AckFile, options: SqlJsStoreOptions): Disk {
+export function diskOf(dir: string, journal: JournalWriter, active: Disk['active'], ack: AckFile, options: SqlJsStoreOptions): Disk {
   const checkpointBytes = options.checkpointBytes ?? 8 * 1024 * 1024;
   return {
     dir,
     journal,
+    active,
+    nextSegment: 'none',
+    epoch: 0,
     ack,
     fileStep: options.fileStep ?? (() => undefined),
     checkpointBytes,
@@ -87,17 +96,29 @@ export function diskOf(dir: string, journal: JournalWriter, ack: AckFile, option
  * the mark that from now on `foreman.ack` must exist beside it.
  */
 export function writeTempImage(dir: string, connection: Connection, journalSeq: number, fileStep: FileStep = () => undefined): void {
-  const upsert = `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
-  connection.run(upsert, ['journal_seq', String(journalSeq)]);
-  connection.run(upsert, [ackRequiredKey, '1']);
+  const image = snapshotImage(connection, journalSeq);
   const tempPath = path.join(dir, tempImageName);
   try {
-    writeImageFile(tempPath, connection.export(), fileStep);
+    // A fresh file, never one a checkpoint in the background may still have writes queued for.
+    fs.rmSync(tempPath, { force: true });
+    writeImageFile(tempPath, image, fileStep);
   } catch (error) {
     // Nothing has moved yet: the image and journal on disk are intact, and the store goes on.
     fs.rmSync(tempPath, { force: true });
     throw error;
   }
+}
+
+/**
+ * The database's bytes with the journal seq they include recorded in them, and the mark that from
+ * now on `foreman.ack` must exist beside them. The only part of a checkpoint that needs the
+ * database, and the only one that stops the owner: sql.js copies its pages synchronously.
+ */
+export function snapshotImage(connection: Connection, journalSeq: number): Uint8Array {
+  const upsert = `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
+  connection.run(upsert, ['journal_seq', String(journalSeq)]);
+  connection.run(upsert, [ackRequiredKey, '1']);
+  return connection.export();
 }
 
 export function writeFirstImage(dir: string, connection: Connection): void {

@@ -7,10 +7,10 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { imageName, journalName, tempImageName } from '../workspace/storeFileNames';
+import { imageName, journalName, nextJournalName, tempImageName } from '../workspace/storeFileNames';
 import { readImageFile } from './imageFile';
 
-export { imageName, isStoreFileName, journalName, tempImageName } from '../workspace/storeFileNames';
+export { imageName, isStoreFileName, journalName, nextJournalName, tempImageName } from '../workspace/storeFileNames';
 
 /** Hears the name of each file-system step of a checkpoint before it happens (tests kill there). */
 export type FileStep = (step: string) => void;
@@ -46,9 +46,11 @@ export function listStoreFiles(dir: string): StoreFiles {
         list.push({ path: path.join(dir, name), name, generation: Number(match) });
       }
     }
+    if (name === nextJournalName) journals.push({ path: path.join(dir, name), name, generation: 0 });
   }
   images.sort((a, b) => a.generation - b.generation);
-  journals.sort((a, b) => b.generation - a.generation);
+  // Within generation 0, foreman.journal before foreman.journal.next: the order they were written.
+  journals.sort((a, b) => b.generation - a.generation || a.name.length - b.name.length);
   return { images, journals };
 }
 
@@ -109,40 +111,91 @@ function shiftGenerations(dir: string, base: string, backups: number, fileStep: 
 }
 
 /**
- * Installs the fsync'd `foreman.db.tmp` as the new `foreman.db`, keeping `backups` older images and
- * their journals, and leaves no current journal (the caller opens a fresh one).
+ * One step of installing a checkpoint: `renames` run at once (microseconds); `fsync` of the folder
+ * is the slow part, which a checkpoint in the background awaits while the owner goes on answering.
+ */
+export type InstallStep = { readonly kind: 'renames'; readonly run: () => void } | { readonly kind: 'fsync' };
+
+/**
+ * The steps that install the fsync'd `foreman.db.tmp` as the new `foreman.db`, keeping `backups`
+ * older images and their journals. Writes went to `foreman.journal.next` since the image was taken
+ * (checkpointer.ts); the last step renames it to `foreman.journal`, through which it goes on.
  *
  * Invariant, at every instant and so after a crash at any point: some image on disk plus the
  * journals on disk hold every record newer than that image. It holds because
- *  - the new image is complete and fsync'd before anything moves, and holds every record;
+ *  - the new image is complete and fsync'd before anything moves, and holds every record up to the
+ *    seq it was taken at; every later record is in `foreman.journal.next`, which moves last;
  *  - images and journals only move one generation older, oldest first: an image is overwritten only
  *    by the next newer image, and a journal only by the next newer journal, after the image that
  *    needed it was itself overwritten;
- *  - with no backups kept, the journal is deleted only after the new image has replaced the old
+ *  - with no backups kept, the old journal is deleted only after the new image has replaced the old
  *    one, and holds nothing newer than it.
- * While `foreman.db` is briefly missing (between the rotation and the final rename), the next open
- * finishes the rename (`foreman.db.tmp` is whole and fsync'd by then); failing that, the loader
+ * While `foreman.db` is briefly missing (between the rotation and the rename of the image), the next
+ * open finishes the rename (`foreman.db.tmp` is whole and fsync'd by then); failing that, the loader
  * uses `foreman.db.1` plus the journals. The folder is fsync'd after the rotation and after the
- * final rename so that, on file systems that reorder metadata, no later step lands before an
- * earlier one.
+ * final renames so that, on file systems that reorder metadata, no later step lands before an
+ * earlier one, and the new `foreman.journal` is durable under its name.
  */
-export function installImage(dir: string, backups: number, fileStep: FileStep = () => undefined): void {
-  const install = (): void => {
+export function installSteps(dir: string, backups: number, fileStep: FileStep = () => undefined): InstallStep[] {
+  const installImage = (): void => {
     fileStep(`rename ${tempImageName} to ${imageName}`);
     fs.renameSync(path.join(dir, tempImageName), path.join(dir, imageName));
   };
+  const installJournal = (): void => renameIfExists(path.join(dir, nextJournalName), path.join(dir, journalName), fileStep);
   if (backups > 0) {
-    shiftGenerations(dir, imageName, backups, fileStep);
-    shiftGenerations(dir, journalName, backups, fileStep);
-    fileStep('fsync the folder');
-    fsyncDirectory(dir);
-    install();
-  } else {
-    install();
-    fileStep('fsync the folder');
-    fsyncDirectory(dir);
-    fileStep(`remove ${journalName}`);
-    fs.rmSync(path.join(dir, journalName), { force: true });
+    return [
+      {
+        kind: 'renames',
+        run: () => {
+          shiftGenerations(dir, imageName, backups, fileStep);
+          shiftGenerations(dir, journalName, backups, fileStep);
+        },
+      },
+      { kind: 'fsync' },
+      {
+        kind: 'renames',
+        run: () => {
+          installImage();
+          installJournal();
+        },
+      },
+      { kind: 'fsync' },
+    ];
+  }
+  return [
+    { kind: 'renames', run: installImage },
+    { kind: 'fsync' },
+    {
+      kind: 'renames',
+      run: () => {
+        fileStep(`remove ${journalName}`);
+        fs.rmSync(path.join(dir, journalName), { force: true });
+        installJournal();
+      },
+    },
+    { kind: 'fsync' },
+  ];
+}
+
+/** Runs the steps of `installSteps` at once (a checkpoint at open, at close, or asked for). */
+export function runInstallSteps(dir: string, steps: readonly InstallStep[], fileStep: FileStep = () => undefined): void {
+  for (const step of steps) {
+    if (step.kind === 'renames') step.run();
+    else {
+      fileStep('fsync the folder');
+      fsyncDirectory(dir);
+    }
+  }
+}
+
+/** `fsyncDirectory` on the thread pool, so that the owner answers requests meanwhile. */
+export async function fsyncDirectoryAsync(dir: string): Promise<void> {
+  if (process.platform === 'win32') return;
+  const handle = await fs.promises.open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }
 

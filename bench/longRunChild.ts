@@ -1,0 +1,185 @@
+/**
+ * One measurement of bench/longRun.bench.ts, in its own process.
+ * Usage: node --import tsx bench/longRunChild.ts <variant> <tasks> <workDir> <writes> <intervalMs> <checkpointMiB> [storeRoot]
+ * Variants: seed, store, crashOpen, better, floor. `storeRoot` is the checkout whose
+ * src/infra/db/index.ts is measured (default: this one), so that an older commit can be measured
+ * in the same run. Prints one JSON object.
+ */
+import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
+import * as path from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { ok } from '../src/core/result';
+import type { Result } from '../src/core/result';
+import type { Store, Tx } from '../src/engine/ports';
+import { migrations } from '../src/infra/db/migrations/index';
+import { claimIn, claimSql, seed, transitionSql } from './storeBenchChild';
+
+interface StoreOptions {
+  readonly checkpointBytes?: number;
+  readonly fileStep?: (step: string) => void;
+}
+interface StoreModule {
+  readonly SqlJsStore: { open(dir: string, options?: StoreOptions): Promise<Store & { whenIdle?: () => Promise<void> }> };
+}
+
+async function storeModule(root: string): Promise<StoreModule> {
+  // The checkout to measure is chosen at run time; its module has the shape declared above.
+  return (await import(path.join(root, 'src', 'infra', 'db', 'index.ts'))) as StoreModule;
+}
+
+/**
+ * Runs `writes` requests arriving every `intervalMs` (an open loop: arrivals do not wait for
+ * answers), turning the event loop while waiting, as an owner does between requests. Latency is
+ * from the request's arrival to its answer, so time the owner spent on anything else (a
+ * checkpoint) counts for the requests that arrived meanwhile; service is the write alone.
+ */
+/** Turns of the event loop taken by `openLoop` so far: steps heard in one turn ran in one block. */
+let turns = 0;
+
+async function openLoop(writes: number, intervalMs: number, write: () => void): Promise<{ latencyMs: number[]; serviceMs: number[] }> {
+  const latencyMs: number[] = [];
+  const serviceMs: number[] = [];
+  const start = performance.now();
+  for (let i = 0; i < writes; i++) {
+    const arrival = start + i * intervalMs;
+    // Each request is its own turn of the event loop, as one read from a socket is, even when late.
+    do {
+      await nextTurn();
+      turns++;
+    } while (performance.now() < arrival);
+    const begun = performance.now();
+    write();
+    const done = performance.now();
+    latencyMs.push(done - arrival);
+    serviceMs.push(done - begun);
+  }
+  return { latencyMs, serviceMs };
+}
+
+async function seedFolder(root: string, tasks: number, dir: string): Promise<object> {
+  const { SqlJsStore } = await storeModule(root);
+  const store = await SqlJsStore.open(dir, { checkpointBytes: 2 ** 40 });
+  seed(tasks, (sql, params) => store.write((tx: Tx): Result<number> => ok(tx.run(sql, params))));
+  store.close();
+  return { imageBytes: fs.statSync(path.join(dir, 'foreman.db')).size };
+}
+
+async function storeRun(root: string, dir: string, writes: number, intervalMs: number, checkpointBytes: number): Promise<object> {
+  const { SqlJsStore } = await storeModule(root);
+  let checkpoints = 0;
+  // A checkpoint's file steps heard within one turn of the event loop ran as one block the owner
+  // could not answer during; from its first step to its last is (a lower bound of) that block.
+  const blocks = new Map<number, { first: number; last: number }>();
+  const store = await SqlJsStore.open(dir, {
+    checkpointBytes,
+    fileStep: (step) => {
+      if (step === 'rename foreman.db.tmp to foreman.db') checkpoints++;
+      const now = performance.now();
+      const block = blocks.get(turns);
+      if (block) block.last = now;
+      else blocks.set(turns, { first: now, last: now });
+    },
+  });
+  store.write(claimIn);
+  const samples = await openLoop(writes, intervalMs, () => {
+    const result = store.write(claimIn);
+    if (!result.ok) throw new Error(result.message);
+  });
+  await store.whenIdle?.();
+  const rssMiB = process.memoryUsage().rss / 2 ** 20;
+  store.close();
+  const checkpointBlockMs = [...blocks.values()].map((block) => block.last - block.first).sort((a, b) => b - a);
+  return { ...samples, checkpoints, longestCheckpointBlockMs: checkpointBlockMs[0] ?? 0, rssMiB };
+}
+
+/** Fills the journal to its maximum without a checkpoint, copies the folder (a crash), and opens the copy. */
+async function crashOpen(root: string, dir: string, checkpointBytes: number): Promise<object> {
+  const { SqlJsStore } = await storeModule(root);
+  const store = await SqlJsStore.open(dir, { checkpointBytes: 2 ** 40 });
+  const journal = path.join(dir, 'foreman.journal');
+  let records = 0;
+  while (fs.statSync(journal).size < checkpointBytes) {
+    store.write(claimIn);
+    records++;
+  }
+  const copy = `${dir}-crash`;
+  fs.cpSync(dir, copy, { recursive: true });
+  const journalBytes = fs.statSync(journal).size;
+  store.close();
+  const start = performance.now();
+  const reopened = await SqlJsStore.open(copy, { checkpointBytes: 2 ** 40 });
+  reopened.read((reader) => reader.get('SELECT count(*) AS n FROM tasks'));
+  const openMs = performance.now() - start;
+  return { openMs, replayedRecords: records, journalBytes };
+}
+
+interface BetterDatabase {
+  pragma(source: string): unknown;
+  exec(source: string): void;
+  prepare(source: string): { get(...params: unknown[]): unknown; run(...params: unknown[]): unknown };
+  transaction<A extends unknown[]>(fn: (...args: A) => void): (...args: A) => void;
+  close(): void;
+}
+
+async function betterRun(tasks: number, dir: string, writes: number, intervalMs: number): Promise<object> {
+  // A dev dependency without bundled types: loaded untyped, the few calls used are declared above.
+  const Database = createRequire(__filename)('better-sqlite3') as new (file: string) => BetterDatabase;
+  const db = new Database(path.join(dir, 'better.db'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  db.exec(migrations.map((migration) => migration.sql).join('\n'));
+  db.transaction(() => seed(tasks, (sql, params) => db.prepare(sql).run(...params)))();
+  const claim = db.prepare(claimSql);
+  const transition = db.prepare(transitionSql);
+  const claimOnce = db.transaction(() => {
+    const now = Date.now();
+    const row = claim.get(now, 'worker-1', now) as { id: string; attempt: number };
+    transition.run(now, row.id, 'worker-1', row.attempt);
+  });
+  claimOnce();
+  const samples = await openLoop(writes, intervalMs, claimOnce);
+  db.close();
+  return samples;
+}
+
+/** The floor: a 4 KiB append and its fsync, the least any durable write on this disk costs. */
+async function floorRun(dir: string, writes: number, intervalMs: number): Promise<object> {
+  const fd = fs.openSync(path.join(dir, 'floor.bin'), 'a');
+  const block = Buffer.alloc(4096, 1);
+  const samples = await openLoop(writes, intervalMs, () => {
+    fs.writeSync(fd, block);
+    fs.fsyncSync(fd);
+  });
+  fs.closeSync(fd);
+  return samples;
+}
+
+async function main(): Promise<void> {
+  const [variant, tasksText, dir, writesText, intervalText, checkpointMiBText, rootArgument] = process.argv.slice(2);
+  const tasks = Number(tasksText);
+  const writes = Number(writesText);
+  const intervalMs = Number(intervalText);
+  const checkpointBytes = Number(checkpointMiBText) * 2 ** 20;
+  const root = rootArgument ?? path.join(__dirname, '..');
+  if (!variant || !dir || !(tasks > 0) || !(writes >= 0) || !(intervalMs > 0) || !(checkpointBytes > 0)) {
+    throw new Error('usage: longRunChild.ts <variant> <tasks> <dir> <writes> <intervalMs> <checkpointMiB> [storeRoot]');
+  }
+  const result =
+    variant === 'seed'
+      ? await seedFolder(root, tasks, dir)
+      : variant === 'store'
+        ? await storeRun(root, dir, writes, intervalMs, checkpointBytes)
+        : variant === 'crashOpen'
+          ? await crashOpen(root, dir, checkpointBytes)
+          : variant === 'better'
+            ? await betterRun(tasks, dir, writes, intervalMs)
+            : variant === 'floor'
+              ? await floorRun(dir, writes, intervalMs)
+              : undefined;
+  if (!result) throw new Error(`unknown variant ${variant}`);
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+void main();
