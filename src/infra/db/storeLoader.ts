@@ -38,17 +38,9 @@ export interface LoadedDatabase {
 /** The meta key an image carries once its store keeps `foreman.ack`; from then on the file must exist. */
 export const ackRequiredKey = 'ack_file';
 
-/**
- * Sets the connection pragmas; they are per connection and do not come with the image.
- *
- * The page cache may hold the whole database (up to 1 GiB): sql.js keeps the file in memory
- * anyway, but every page missing from SQLite's cache is read through the emulated file system,
- * and a checkpoint's export reads every page. Measured at 100k tasks (15 MiB): the export takes
- * 60–90 ms with the default 2 MiB cache and 5–8 ms once the pages are cached. The cost is a
- * second copy of the pages touched, in the wasm heap.
- */
+/** Sets the connection pragmas; they are per connection and do not come with the image. */
 export function configure(connection: Connection): void {
-  connection.exec('PRAGMA journal_mode = MEMORY; PRAGMA foreign_keys = ON; PRAGMA cache_size = -1048576;');
+  connection.exec('PRAGMA journal_mode = MEMORY; PRAGMA foreign_keys = ON;');
 }
 
 /**
