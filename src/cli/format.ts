@@ -109,7 +109,7 @@ const humanLines: { readonly [C in CommandName]: (value: ResultOf<C>) => string[
     report.batch === null
       ? 'nothing is due for the archive'
       : `archived ${report.tasks} tasks, ${report.transitions} transitions and ${report.messages} messages to .foreman/archive/ (segment ${report.batch})${report.more ? '; more is due: run it again' : ''}`,
-    `live: ${report.live.tasks} tasks, ${report.live.transitions} transitions, ${report.live.messages} messages`,
+    ...(report.live ? [`live: ${report.live.tasks} tasks, ${report.live.transitions} transitions, ${report.live.messages} messages`] : []),
   ],
 };
 

@@ -21,5 +21,7 @@ CREATE TABLE archive_rollups (
   PRIMARY KEY (metric, entity, a, b)
 );
 CREATE INDEX transitions_ts ON transitions(ts_ms);
+-- A new task goes after MAX(sort_order): without this, every task.add read every task.
+CREATE INDEX tasks_sort_order ON tasks(sort_order);
 CREATE INDEX messages_ts ON messages(ts_ms);
 `;
