@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestOf } from '../core/requests';
-import { type Result, invalid, ok } from '../core/result';
+import { type Result, invalid, ok, refused } from '../core/result';
 import { WorkerState } from '../core/workerMachine';
 import { type Disposable, Emitter, type Event } from './events';
 import { type Handler, type HandlerMap, type Services, subjectOf } from './handlers';
@@ -72,6 +72,11 @@ export class Transactor implements Disposable {
   }
 
   private write<T>(request: RequestHeader, now: number, work: (unit: Unit) => Result<T>, durable: boolean): Result<T> {
+    // A flow whose git or agent step outlived the engine (an owner closing mid-start) ends here,
+    // not on a closed store; what it did not record is picked up when the workspace opens again.
+    if (this.disposed) {
+      return refused('closing', `Foreman is closing: '${request.command}' was not recorded; it is taken up again when the workspace opens.`);
+    }
     const events: EngineEvent[] = [];
     const { requestId } = request;
     const result = this.store.write(
@@ -153,7 +158,10 @@ export class Transactor implements Disposable {
     this._onDidCommit.fire([{ kind: 'rejected', entity, id: subject.id, code }]);
   }
 
+  private disposed = false;
+
   dispose(): void {
+    this.disposed = true;
     this._onDidCommit.dispose();
   }
 }
