@@ -3,7 +3,7 @@ import { type Exporter, toTransitionEvent } from './exporter';
 import type { ArchiveSink, Reader } from './ports';
 import {
   type RollupRow,
-  type SessionArchiveRow,
+  type SessionRow,
   type TransitionRow,
   type WorkerTransitionRow,
   addRollup,
@@ -218,7 +218,7 @@ function finishedStatus(task: TaskRow): 'done' | 'cancelled' {
 /** What the metrics counted of these rows, to be added to the rollups as they leave. */
 function rollupsOf(
   tasks: readonly TaskRow[],
-  sessions: readonly SessionArchiveRow[],
+  sessions: readonly SessionRow[],
   taskTransitions: readonly TransitionRow[],
   workerTransitions: readonly WorkerTransitionRow[],
 ): RollupLine[] {

@@ -16,6 +16,7 @@ export interface SessionRow {
   input_tokens: number;
   output_tokens: number;
   cost_usd: number;
+  updated_at: number;
 }
 
 /** Summed usage; `key` is the task or worker id for grouped sums. */

@@ -1,5 +1,6 @@
 import type { Reader, Tx } from '../ports';
 import type { TaskRow } from '../rows';
+import type { SessionRow } from './agentSessions';
 import type { MessageRow } from './messages';
 import type { TransitionRow } from './transitions';
 
@@ -8,20 +9,6 @@ import type { TransitionRow } from './transitions';
  * the metrics whole. Lists of ids travel as one JSON parameter (`json_each`), so every statement
  * here is a constant string.
  */
-
-/** An agent session as stored (per task attempt). */
-export interface SessionArchiveRow {
-  task_id: string;
-  attempt: number;
-  worker_id: string;
-  agent_kind: string;
-  session_id: string | null;
-  runs: number;
-  input_tokens: number;
-  output_tokens: number;
-  cost_usd: number;
-  updated_at: number;
-}
 
 /** A worker transition with the time of the next one of the same worker: how long it lasted. */
 export interface WorkerTransitionRow extends TransitionRow {
@@ -73,8 +60,8 @@ export function listTransitionsOfTasks(reader: Reader, ids: readonly string[]): 
 }
 
 /** The agent sessions of these tasks. */
-export function listSessionsOfTasks(reader: Reader, ids: readonly string[]): SessionArchiveRow[] {
-  return reader.all<SessionArchiveRow>(
+export function listSessionsOfTasks(reader: Reader, ids: readonly string[]): SessionRow[] {
+  return reader.all<SessionRow>(
     `SELECT * FROM agent_sessions WHERE task_id IN (SELECT value FROM json_each(?)) ORDER BY task_id, attempt`,
     [JSON.stringify(ids)],
   );
