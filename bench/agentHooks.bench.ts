@@ -12,56 +12,17 @@
  * Usage: node --import tsx bench/agentHooks.bench.ts [--samples 40]. Needs dist/ (built when missing).
  * Prints one JSON object.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { cliPath, foreman, git, startServe, timed } from './support/cliProcesses';
 import { percentile, round, tails } from './support/stats';
 
 const root = path.join(__dirname, '..');
-const cli = path.join(root, 'dist', 'cli.js');
+const cli = cliPath;
 const samplesIndex = process.argv.indexOf('--samples');
 const samples = Number(samplesIndex >= 0 ? process.argv[samplesIndex + 1] : 40) || 40;
-
-/** Spawn to exit of one command, in ms; fails loudly on a non-zero exit. */
-function timed(argv: readonly string[], env: NodeJS.ProcessEnv, stdin = ''): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(argv[0]!, argv.slice(1), { env, stdio: ['pipe', 'ignore', 'pipe'] });
-    let errors = '';
-    child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
-    child.stdin.end(stdin);
-    child.on('close', (code) => {
-      const elapsed = performance.now() - started;
-      if (code === 0 && !errors.includes('foreman hook:')) resolve(elapsed);
-      else reject(new Error(`${argv.join(' ')} exited ${code}: ${errors}`));
-    });
-  });
-}
-
-function git(cwd: string, ...args: string[]): void {
-  execFileSync('git', args, { cwd, stdio: 'ignore' });
-}
-
-function foreman(cwd: string, ...args: string[]): string {
-  return execFileSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8' });
-}
-
-async function startServe(cwd: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [cli, 'serve', '--no-agents'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (/foreman serve: owner of .*, endpoint/.test(output)) resolve();
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('close', () => reject(new Error(`serve exited: ${output}`)));
-  });
-  return child;
-}
 
 async function main(): Promise<void> {
   if (!fs.existsSync(cli)) execFileSync(process.execPath, [path.join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' });
@@ -83,7 +44,9 @@ async function main(): Promise<void> {
     for (let index = 0; index < samples; index++) {
       results['nodeFloor']!.push(await timed([process.execPath, '-e', '0'], env));
       results['cliHeartbeat']!.push(await timed([process.execPath, cli, 'heartbeat'], env));
-      results['hookToCommittedHeartbeat']!.push(await timed([process.execPath, cli, 'hook', 'claude'], env, payload(index)));
+      results['hookToCommittedHeartbeat']!.push(
+        await timed([process.execPath, cli, 'hook', 'claude'], env, { stdin: payload(index), failWhen: 'foreman hook:' }),
+      );
     }
     const status = JSON.parse(foreman(repo, 'status', '--json')) as { workers: Array<{ activity: { text: string } | null }> };
     const landed = status.workers[0]?.activity?.text;

@@ -10,58 +10,18 @@
  *
  * Usage: node --import tsx bench/cliThin.bench.ts [--samples 40]. Builds dist/ first. Prints one JSON object.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { cliPath, foreman, git, startServe, timed } from './support/cliProcesses';
 import { percentile, round, tails } from './support/stats';
 
 const root = path.join(__dirname, '..');
-const thinCli = path.join(root, 'dist', 'cli.js');
+const thinCli = cliPath;
 const fullCli = path.join(root, 'dist', 'cli-local.js');
 const samplesIndex = process.argv.indexOf('--samples');
 const samples = Number(samplesIndex >= 0 ? process.argv[samplesIndex + 1] : 40) || 40;
-
-/** Spawn to exit of one command, in ms; fails loudly on a non-zero exit. */
-function timed(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const [file, ...args] = argv;
-    if (file === undefined) throw new Error('nothing to run');
-    const child = spawn(file, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
-    let errors = '';
-    child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
-    child.on('close', (code) => {
-      const elapsed = performance.now() - started;
-      if (code === 0) resolve(elapsed);
-      else reject(new Error(`${argv.join(' ')} exited ${code}: ${errors}`));
-    });
-  });
-}
-
-function git(cwd: string, ...args: string[]): void {
-  execFileSync('git', args, { cwd, stdio: 'ignore' });
-}
-
-function foreman(cwd: string, ...args: string[]): string {
-  return execFileSync(process.execPath, [thinCli, ...args], { cwd, encoding: 'utf8' });
-}
-
-async function startServe(cwd: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [thinCli, 'serve', '--no-agents'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
-      if (/foreman serve: owner of .*, endpoint/.test(output)) resolve();
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('close', () => reject(new Error(`serve exited: ${output}`)));
-  });
-  return child;
-}
 
 async function main(): Promise<void> {
   execFileSync(process.execPath, [path.join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' });

@@ -1,0 +1,56 @@
+/** Timing real CLI processes against a real `foreman serve`, for the benches that measure start-up. */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+/** The CLI's entry (the thin client) in this checkout. */
+export const cliPath = path.join(__dirname, '..', '..', 'dist', 'cli.js');
+
+/**
+ * Spawn to exit of one command, in ms; fails loudly on a non-zero exit, or when stderr holds
+ * `failWhen` (a hook that exits 0 by design but says it failed).
+ */
+export function timed(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  options: { stdin?: string; failWhen?: string } = {},
+): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const [file, ...args] = argv;
+    if (file === undefined) throw new Error('nothing to run');
+    const child = spawn(file, args, { env, stdio: ['pipe', 'ignore', 'pipe'] });
+    let errors = '';
+    child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+    child.stdin.end(options.stdin ?? '');
+    child.on('close', (code) => {
+      const elapsed = performance.now() - started;
+      if (code === 0 && !(options.failWhen !== undefined && errors.includes(options.failWhen))) resolve(elapsed);
+      else reject(new Error(`${argv.join(' ')} exited ${code}: ${errors}`));
+    });
+  });
+}
+
+export function git(cwd: string, ...args: string[]): void {
+  execFileSync('git', args, { cwd, stdio: 'ignore' });
+}
+
+export function foreman(cwd: string, ...args: string[]): string {
+  return execFileSync(process.execPath, [cliPath, ...args], { cwd, encoding: 'utf8' });
+}
+
+/** A `foreman serve --no-agents` in `cwd`, resolved once it says it owns the workspace. */
+export async function startServe(cwd: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [cliPath, 'serve', '--no-agents'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      if (/foreman serve: owner of .*, endpoint/.test(output)) resolve();
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('close', () => reject(new Error(`serve exited: ${output}`)));
+  });
+  return child;
+}
