@@ -88,11 +88,20 @@ async function storeRun(root: string, dir: string, writes: number, intervalMs: n
   });
   await store.whenIdle?.();
   const rssMiB = process.memoryUsage().rss / 2 ** 20;
+  // Where the checkpoints' images came from (absent in checkouts from before the replica).
+  const imageSources: unknown = (store as { imageSources?: unknown }).imageSources;
   store.close();
   // In the order they happened, the blocks of more than a millisecond: the first after an open reads
   // every page cold; later ones find them in SQLite's cache.
   const checkpointBlocksMs = [...blocks.values()].map((block) => Math.round((block.last - block.first) * 10) / 10).filter((ms) => ms > 1);
-  return { ...samples, checkpoints, longestCheckpointBlockMs: Math.max(0, ...checkpointBlocksMs), checkpointBlocksMs, rssMiB };
+  return {
+    ...samples,
+    checkpoints,
+    ...(imageSources ? { imageSources } : {}),
+    longestCheckpointBlockMs: Math.max(0, ...checkpointBlocksMs),
+    checkpointBlocksMs,
+    rssMiB,
+  };
 }
 
 /** Fills the journal to its maximum without a checkpoint, copies the folder (a crash), and opens the copy. */

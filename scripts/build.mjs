@@ -34,6 +34,8 @@ const entries = [
     format: 'cjs',
     external: ['vscode'],
   },
+  // The store's replica runs on a worker thread of whichever bundle opened the store (src/infra/db/replica.ts).
+  { entryPoints: ['src/infra/db/replicaWorker.ts'], outfile: 'dist/store-replica.js', platform: 'node', target: 'node20', format: 'cjs' },
   { entryPoints: ['src/infra/agents/demoAgent.ts'], outfile: 'dist/demo-agent.js', platform: 'node', target: 'node20', format: 'cjs' },
   {
     entryPoints: ['webview/main.ts'],

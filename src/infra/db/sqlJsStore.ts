@@ -3,6 +3,7 @@
  * appended to a redo journal and fsync'd before it is acknowledged, and checkpoints that export the
  * whole image without ever leaving the folder unloadable.
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
 import type { Reader, Store, Tx, WriteOptions } from '../../engine/ports';
@@ -10,23 +11,42 @@ import type { Result } from '../../core/result';
 import { AckFile, readAckFile } from './ackFile';
 import { Connection } from './connection';
 import { JournalCutFailed, JournalWriter } from './journal';
-import type { JournalStatement } from './journal';
+import type { JournalRecord } from './journal';
 import { applyMigrations, schemaVersionOf } from './migrator';
 import { migrations as knownMigrations } from './migrations/index';
 import { loadSqlJs } from './sqlJsModule';
 import { StoreError } from './storeError';
 import { assertNothingAcknowledged } from './acknowledged';
 import { configure, loadDatabase, useIncrementalVacuum } from './storeLoader';
-import { completeInterruptedCheckpoint, ensureForemanDir, journalName, listStoreFiles, setDamagedImageAside } from './storeFiles';
+import {
+  completeInterruptedCheckpoint,
+  ensureForemanDir,
+  imageName,
+  journalName,
+  listStoreFiles,
+  setDamagedImageAside,
+} from './storeFiles';
 import { GuardedReader, Transaction } from './transaction';
 import { type Disk, type SqlJsStoreOptions, appendFailure, diskOf, snapshotImage, writeFirstImage, writeTempImage } from './storeDisk';
 import { installNow, prepareNextSegment, rotate } from './checkpointer';
-import { CheckpointScheduler } from './checkpointScheduler';
+import { CheckpointScheduler, type ImageSources } from './checkpointScheduler';
+import { StoreReplica } from './replica';
 
 export type { SqlJsStoreOptions } from './storeDisk';
 import { type PreloadedStore, catchUp, preloadStore } from './preload';
 
 type StoreState = 'open' | 'broken' | 'closed';
+
+/** Replicas started per store before it stops trying (each failure is logged). */
+const maxReplicaStarts = 3;
+
+function fileSizeOr0(filePath: string): number {
+  try {
+    return fs.statSync(filePath).size;
+  } catch {
+    return 0;
+  }
+}
 
 export class SqlJsStore implements Store {
   private state: StoreState = 'open';
@@ -35,6 +55,11 @@ export class SqlJsStore implements Store {
   private readonly reader: Reader;
   /** Runs checkpoints while the store answers (checkpointer.ts); absent for a store in memory. */
   private readonly checkpoints: CheckpointScheduler | undefined;
+  /** A copy on another thread that exports for checkpoints (replica.ts), once the image is large. */
+  private replica: StoreReplica | undefined;
+  private replicaStarts = 0;
+  /** The size of the last image written, which decides whether a replica is worth its memory. */
+  private imageBytes: number;
 
   private constructor(
     private readonly connection: Connection,
@@ -46,12 +71,16 @@ export class SqlJsStore implements Store {
     private readonly log: (line: string) => void,
   ) {
     this.reader = new GuardedReader(connection);
+    this.imageBytes = disk ? fileSizeOr0(path.join(disk.dir, imageName)) : 0;
     this.checkpoints =
       disk &&
       new CheckpointScheduler(disk, {
         usable: () => this.state === 'open',
         syncJournal: () => this.syncJournal(disk),
         snapshot: () => snapshotImage(this.connection, this.lastSeq),
+        snapshotElsewhere: () => (this.replica?.ready ? this.replica.image(this.lastSeq) : undefined),
+        replicaLoading: () => this.replica?.loading === true,
+        installed: (imageBytes) => (this.imageBytes = imageBytes),
         log,
         markBroken: (reason) => this.markBroken(reason),
       });
@@ -142,6 +171,7 @@ export class SqlJsStore implements Store {
     const tx = new Transaction(this.connection);
     const durable = options.durable ?? true;
     let result: Result<T>;
+    let record: JournalRecord | undefined;
     this.writing = true;
     try {
       this.connection.run('BEGIN');
@@ -158,7 +188,9 @@ export class SqlJsStore implements Store {
         this.rollback();
         return result;
       }
-      const journalled = this.disk && tx.changedAnything ? this.journalBeforeCommit(this.disk, tx.statements, durable) : undefined;
+      record =
+        this.disk && tx.changedAnything ? { seq: this.lastSeq + 1, ts: Date.now(), schema: this.schema, stmts: tx.statements } : undefined;
+      const journalled = this.disk && record ? this.journalBeforeCommit(this.disk, record, durable) : undefined;
       try {
         this.connection.run('COMMIT');
       } catch (error) {
@@ -170,7 +202,7 @@ export class SqlJsStore implements Store {
       tx.close();
       this.writing = false;
     }
-    if (this.disk && tx.changedAnything) this.afterCommit(this.disk, durable);
+    if (this.disk && record) this.afterCommit(this.disk, record, durable);
     return result;
   }
 
@@ -183,7 +215,7 @@ export class SqlJsStore implements Store {
     this.checkpoints?.settle();
     this.assertUsable('checkpoint');
     rotate(disk, () => this.syncJournal(disk));
-    writeTempImage(disk.dir, this.connection, this.lastSeq, disk.fileStep);
+    this.imageBytes = writeTempImage(disk.dir, this.connection, this.lastSeq, disk.fileStep);
     try {
       installNow(disk);
     } catch (error) {
@@ -191,6 +223,16 @@ export class SqlJsStore implements Store {
       this.markBroken(`a checkpoint failed while replacing files: ${String(error)}`);
       throw error;
     }
+  }
+
+  /** How many background checkpoints took their image from the replica, and how many exported here. */
+  get imageSources(): Readonly<ImageSources> {
+    return { ...(this.checkpoints?.sources ?? { fromReplica: 0, exportedHere: 0 }) };
+  }
+
+  /** Whether a replica is loaded and following the writes (tests and benchmarks look). */
+  get replicaReady(): boolean {
+    return this.replica?.ready === true;
   }
 
   /** Resolves once no checkpoint is due or under way (tests and benchmarks wait here). */
@@ -211,6 +253,7 @@ export class SqlJsStore implements Store {
         else this.syncJournal(this.disk);
       }
     } finally {
+      this.replica?.dispose();
       this.disk?.journal.close();
       this.disk?.ack.close();
       this.connection.close();
@@ -228,10 +271,10 @@ export class SqlJsStore implements Store {
    * cut back by the journal and the transaction rolled back: the write fails, the store does not.
    * Only a journal that could not be cut back leaves the store broken (it may end in garbage).
    */
-  private journalBeforeCommit(disk: Disk, statements: JournalStatement[], durable: boolean): number {
+  private journalBeforeCommit(disk: Disk, record: JournalRecord, durable: boolean): number {
     const start = disk.journal.size;
     try {
-      disk.journal.append({ seq: this.lastSeq + 1, ts: Date.now(), schema: this.schema, stmts: statements }, durable);
+      disk.journal.append(record, durable);
       if (disk.savingProblem !== undefined) {
         disk.savingProblem = undefined;
         disk.onSavingChange(undefined);
@@ -260,11 +303,27 @@ export class SqlJsStore implements Store {
     }
   }
 
-  private afterCommit(disk: Disk, durable: boolean): void {
+  private afterCommit(disk: Disk, record: JournalRecord, durable: boolean): void {
     this.lastSeq++;
     if (durable) this.raiseAck(disk);
-    if (disk.journal.size > disk.checkpointBytes / 2) prepareNextSegment(disk, this.log);
+    this.replica?.send(record);
+    if (disk.journal.size > disk.checkpointBytes / 2) {
+      prepareNextSegment(disk, this.log);
+      this.startReplica(disk);
+    }
     this.checkpoints?.afterCommit();
+  }
+
+  /**
+   * Starts a replica half way to a checkpoint, when the image is large enough for its export to be
+   * felt (a one-shot call or a small store never gets one), while no checkpoint moves the files it
+   * loads. A replica that keeps failing is given up on; checkpoints then export here.
+   */
+  private startReplica(disk: Disk): void {
+    if (this.replica?.failed === false || this.imageBytes < disk.replicaFromBytes || this.checkpoints?.busy) return;
+    if (disk.active !== journalName || this.replicaStarts >= maxReplicaStarts) return;
+    this.replicaStarts++;
+    this.replica = new StoreReplica(disk.dir, this.lastSeq, this.log);
   }
 
   /** Makes every appended record durable, then says so in foreman.ack. */
@@ -294,6 +353,8 @@ export class SqlJsStore implements Store {
   }
 
   private markBroken(reason: string): void {
+    this.replica?.dispose();
+    this.replica = undefined;
     this.state = 'broken';
     this.brokenBecause = reason;
     this.log(`Store is unusable: ${reason}`);

@@ -1,0 +1,108 @@
+/**
+ * A copy of the store's database on a worker thread, so that a checkpoint's export does not stop the
+ * owner (issue 13). sql.js can only copy its database synchronously: 70–90 ms at a 15 MiB image,
+ * during which no request is answered. The replica (replicaWorker.ts) loads the files on disk, is
+ * sent every committed journal record in order, and exports its own copy when asked; the owner's
+ * thread only posts records (microseconds each) and receives the finished image.
+ *
+ * It is an optimisation, never a source of truth: the image it returns is written and checked like
+ * any other, and if it fails in any way (a gap, a statement that fails, a thread that dies) the store
+ * exports on its own thread as before and starts a fresh replica after its next checkpoint.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { JournalRecord } from './journal';
+import type { ReplicaReply, ReplicaRequest, ReplicaStart } from './replicaProtocol';
+
+/** The worker's script: the bundle's copy beside this one in dist/, or the source under tsx (tests). */
+function startWorker(start: ReplicaStart): Worker {
+  const bundled = path.join(__dirname, 'store-replica.js');
+  if (fs.existsSync(bundled)) return new Worker(bundled, { workerData: start, execArgv: [] });
+  const source = path.join(__dirname, 'replicaWorker.ts');
+  return new Worker(`require('tsx/cjs'); require(${JSON.stringify(source)});`, { eval: true, workerData: start });
+}
+
+type State = 'loading' | 'ready' | 'failed';
+
+export class StoreReplica {
+  private state: State = 'loading';
+  private readonly worker: Worker;
+  private nextId = 1;
+  private readonly waiting = new Map<number, { resolve: (image: Uint8Array) => void; reject: (error: Error) => void }>();
+  private whyFailed = '';
+
+  /** Starts a replica of the store in `dir` as of `baseSeq`; records after it must be sent with `send`. */
+  constructor(
+    dir: string,
+    baseSeq: number,
+    private readonly log: (line: string) => void,
+  ) {
+    this.worker = startWorker({ dir, baseSeq });
+    // The owner's process must be free to exit while the replica idles.
+    this.worker.unref();
+    this.worker.on('message', (reply: ReplicaReply) => this.receive(reply));
+    this.worker.on('error', (error) => this.fail(`its thread threw: ${error.message}`));
+    this.worker.on('exit', (code) => this.fail(`its thread exited (code ${code})`));
+  }
+
+  /** True once the replica holds every record sent so far and can be asked for an image. */
+  get ready(): boolean {
+    return this.state === 'ready';
+  }
+
+  get loading(): boolean {
+    return this.state === 'loading';
+  }
+
+  get failed(): boolean {
+    return this.state === 'failed';
+  }
+
+  /** Sends one committed record; records must be sent in seq order, every one of them. */
+  send(record: JournalRecord): void {
+    if (this.state === 'failed') return;
+    this.post({ kind: 'record', record });
+  }
+
+  /** The image at `seq` (every record up to it sent), exported on the replica's thread. */
+  image(seq: number): Promise<Uint8Array> {
+    if (this.state !== 'ready') return Promise.reject(new Error(`the replica is not ready (${this.whyFailed || this.state})`));
+    const id = this.nextId++;
+    return new Promise<Uint8Array>((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.post({ kind: 'image', id, seq });
+    });
+  }
+
+  /** Stops the thread; pending images are refused. */
+  dispose(): void {
+    this.fail('the store closed it', false);
+    void this.worker.terminate();
+  }
+
+  private post(request: ReplicaRequest): void {
+    this.worker.postMessage(request);
+  }
+
+  private receive(reply: ReplicaReply): void {
+    if (this.state === 'failed') return;
+    if (reply.kind === 'ready') this.state = 'ready';
+    else if (reply.kind === 'failed') this.fail(reply.reason);
+    else {
+      const waiter = this.waiting.get(reply.id);
+      this.waiting.delete(reply.id);
+      waiter?.resolve(reply.bytes);
+    }
+  }
+
+  private fail(reason: string, logIt = true): void {
+    if (this.state === 'failed') return;
+    this.state = 'failed';
+    this.whyFailed = reason;
+    if (logIt) this.log(`The store's replica stopped (${reason}); checkpoints export on the owner's thread until a new one is ready.`);
+    for (const waiter of this.waiting.values()) waiter.reject(new Error(`the replica stopped: ${reason}`));
+    this.waiting.clear();
+    void this.worker.terminate();
+  }
+}

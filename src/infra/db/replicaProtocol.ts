@@ -1,0 +1,20 @@
+/** The messages between a store and its replica on a worker thread (replica.ts, replicaWorker.ts). */
+import type { JournalRecord } from './journal';
+
+/** Given to the worker as `workerData`. */
+export interface ReplicaStart {
+  /** The store's folder: the replica loads its image and journals. */
+  readonly dir: string;
+  /** The seq the store held when it started the replica; later records arrive as messages. */
+  readonly baseSeq: number;
+}
+
+/** Store to replica, in commit order. */
+export type ReplicaRequest =
+  { readonly kind: 'record'; readonly record: JournalRecord } | { readonly kind: 'image'; readonly id: number; readonly seq: number };
+
+/** Replica to store. */
+export type ReplicaReply =
+  | { readonly kind: 'ready'; readonly seq: number }
+  | { readonly kind: 'image'; readonly id: number; readonly seq: number; readonly bytes: Uint8Array }
+  | { readonly kind: 'failed'; readonly reason: string };

@@ -1,0 +1,155 @@
+/**
+ * The store's replica, on a worker thread (replica.ts starts it): a second sql.js database that
+ * loads the image on disk, replays the journal up to the seq it was started at, then applies every
+ * committed record the owner sends it, in order. When a checkpoint asks, it exports its copy, so
+ * the owner's thread never pays sql.js's synchronous `export()`.
+ *
+ * It never writes a file. Anything unexpected (a gap in the seqs, a statement that fails, a seq
+ * asked for that it does not hold) ends it with `failed`; the owner then exports itself, as before.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parentPort, workerData } from 'node:worker_threads';
+import { Connection } from './connection';
+import { readImageFile } from './imageFile';
+import { type JournalRecord, scanJournal } from './journal';
+import { migrations } from './migrations/index';
+import type { ReplicaReply, ReplicaRequest, ReplicaStart } from './replicaProtocol';
+import { snapshotImage } from './storeDisk';
+import { imageName, journalName, nextJournalName } from './storeFiles';
+import { configure, replay } from './storeLoader';
+import { loadSqlJs } from './sqlJsModule';
+
+const port = parentPort;
+if (!port) throw new Error('replicaWorker.ts runs on a worker thread (replica.ts starts it).');
+
+function send(reply: ReplicaReply, transfer: ArrayBuffer[] = []): void {
+  port?.postMessage(reply, transfer);
+}
+
+/** The journal records on disk after `fromSeq` and up to `toSeq`, from both segments, in seq order. */
+function recordsOnDisk(dir: string, fromSeq: number, toSeq: number): JournalRecord[] {
+  const records: JournalRecord[] = [];
+  for (const name of [journalName, nextJournalName]) {
+    let bytes: Buffer;
+    try {
+      bytes = fs.readFileSync(path.join(dir, name));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw error;
+    }
+    for (const record of scanJournal(bytes).records) if (record.seq > fromSeq && record.seq <= toSeq) records.push(record);
+  }
+  return records.sort((a, b) => a.seq - b.seq);
+}
+
+class Replica {
+  private lastSeq: number;
+  /** Records received and not yet applied: applied together on the next turn, in one transaction. */
+  private pending: JournalRecord[] = [];
+  private flushScheduled = false;
+
+  private constructor(
+    private readonly connection: Connection,
+    seq: number,
+  ) {
+    this.lastSeq = seq;
+  }
+
+  /** The image on disk plus the journal up to `baseSeq`: what the owner held when it started this. */
+  static async load(start: ReplicaStart): Promise<Replica> {
+    const SQL = await loadSqlJs();
+    const read = readImageFile(path.join(start.dir, imageName));
+    if (read.kind === 'damaged') throw new Error(`${imageName}: ${read.reason}`);
+    const connection = new Connection(new SQL.Database(read.bytes));
+    try {
+      configure(connection);
+      const imageSeq = Number(connection.get<{ value: string }>(`SELECT value FROM meta WHERE key = 'journal_seq'`)?.value ?? Number.NaN);
+      if (!Number.isSafeInteger(imageSeq)) throw new Error(`${imageName} does not say which journal seq it includes`);
+      const records = recordsOnDisk(start.dir, imageSeq, start.baseSeq);
+      // An image newer than the start (a checkpoint installed meanwhile) needs no journal at all.
+      const expected = Math.max(0, start.baseSeq - imageSeq);
+      if (records.length !== expected || records.some((record, index) => record.seq !== imageSeq + index + 1)) {
+        throw new Error(`the journals on disk do not hold seq ${imageSeq + 1} to ${start.baseSeq}`);
+      }
+      return new Replica(connection, replay(connection, records, imageSeq, migrations));
+    } catch (error) {
+      connection.close();
+      throw error;
+    }
+  }
+
+  get seq(): number {
+    return this.lastSeq;
+  }
+
+  receive(record: JournalRecord): void {
+    this.pending.push(record);
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      try {
+        this.flush();
+      } catch (error) {
+        fail(error);
+      }
+    });
+  }
+
+  /** Applies what was received; throws on a gap, so a replica never skips a write. */
+  flush(): void {
+    this.flushScheduled = false;
+    const records = this.pending.filter((record) => record.seq > this.lastSeq);
+    this.pending = [];
+    if (records.length === 0) return;
+    records.forEach((record, index) => {
+      if (record.seq !== this.lastSeq + index + 1) throw new Error(`record ${this.lastSeq + index + 1} never arrived (got ${record.seq})`);
+    });
+    this.lastSeq = replay(this.connection, records, this.lastSeq, migrations);
+  }
+
+  /** The image at `seq`, as the owner's own export would have made it. */
+  image(seq: number): Uint8Array {
+    this.flush();
+    if (this.lastSeq !== seq) throw new Error(`asked for the image at seq ${seq}, but the replica holds seq ${this.lastSeq}`);
+    return snapshotImage(this.connection, seq);
+  }
+}
+
+async function main(): Promise<void> {
+  const start = workerData as ReplicaStart;
+  let replica: Replica | undefined;
+  const early: ReplicaRequest[] = [];
+  const handle = (request: ReplicaRequest): void => {
+    if (!replica) {
+      early.push(request);
+      return;
+    }
+    try {
+      if (request.kind === 'record') replica.receive(request.record);
+      else {
+        const bytes = replica.image(request.seq);
+        // Handed over, not copied: the export is the replica's own fresh buffer.
+        send({ kind: 'image', id: request.id, seq: request.seq, bytes }, [bytes.buffer as ArrayBuffer]);
+      }
+    } catch (error) {
+      fail(error);
+    }
+  };
+  port?.on('message', handle);
+  try {
+    replica = await Replica.load(start);
+  } catch (error) {
+    fail(error);
+    return;
+  }
+  for (const request of early.splice(0)) handle(request);
+  send({ kind: 'ready', seq: replica.seq });
+}
+
+function fail(error: unknown): void {
+  send({ kind: 'failed', reason: error instanceof Error ? error.message : String(error) });
+  port?.close();
+}
+
+void main();

@@ -1,0 +1,197 @@
+/**
+ * The store's replica (replica.ts): a second sql.js database on a worker thread, fed every committed
+ * journal record, that exports the image for background checkpoints so the owner's thread does not.
+ * What matters: the image it exports holds exactly what the store held at that seq, checkpoints made
+ * from it load after a crash with every acknowledged write, and a replica that cannot follow fails
+ * loudly and is replaced by the store's own export. Real sql.js, real worker threads, real files.
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { ok } from '../../../src/core/result';
+import { SqlJsStore } from '../../../src/infra/db/index';
+import { readImageFile } from '../../../src/infra/db/imageFile';
+import { StoreReplica } from '../../../src/infra/db/replica';
+import { loadSqlJs } from '../../../src/infra/db/sqlJsModule';
+import { collectLog, copyOf, insertTask, tempForemanDir } from './helpers';
+
+type Dump = Record<string, unknown[]>;
+
+const tables = ['tasks', 'transitions', 'workers', 'messages'];
+
+function dumpOf(all: (sql: string) => unknown[]): Dump {
+  return Object.fromEntries(tables.map((table) => [table, all(`SELECT * FROM ${table} ORDER BY rowid`)]));
+}
+
+function storeDump(store: SqlJsStore): Dump {
+  return store.read((reader) => dumpOf((sql) => reader.all(sql)));
+}
+
+async function imageDump(dir: string): Promise<{ dump: Dump; seq: number }> {
+  const read = readImageFile(path.join(dir, 'foreman.db'));
+  if (read.kind !== 'image' || !read.checksummed) throw new Error(`the installed image is not whole: ${JSON.stringify(read)}`);
+  const SQL = await loadSqlJs();
+  const db = new SQL.Database(read.bytes);
+  try {
+    const all = (sql: string): unknown[] => {
+      const [result] = db.exec(sql);
+      return result ? result.values.map((values) => Object.fromEntries(result.columns.map((column, i) => [column, values[i]]))) : [];
+    };
+    const seq = Number(all(`SELECT value FROM meta WHERE key = 'journal_seq'`).map((row) => (row as { value: string }).value)[0]);
+    return { dump: dumpOf(all), seq };
+  } finally {
+    db.close();
+  }
+}
+
+/** Inserts, updates and deletes, so the replica replays more than appends. */
+function churn(store: SqlJsStore, i: number): void {
+  store.write(insertTask(`t${i}`, i));
+  if (i % 3 === 0)
+    store.write((tx) => ok(tx.run(`UPDATE tasks SET status = 'done', finished_at = ? WHERE id = ?`, [5000 + i, `t${i - 1}`])));
+  if (i % 7 === 0) store.write((tx) => ok(tx.run(`DELETE FROM tasks WHERE id = ?`, [`t${i - 2}`])));
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!condition()) {
+    assert.ok(Date.now() < deadline, `timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+describe('the store replica', () => {
+  it('exports for background checkpoints an image equal to the store at its seq', async () => {
+    const dir = tempForemanDir();
+    const { lines, log } = collectLog();
+    const store = await SqlJsStore.open(dir, { checkpointBytes: 40_000, replicaFromBytes: 0, log });
+    try {
+      let i = 1;
+      // Half way to the first checkpoint the replica starts; it loads while writes go on.
+      while (!store.replicaReady) {
+        churn(store, i++);
+        await nextTurn();
+        assert.ok(i < 5000, 'the replica never became ready');
+      }
+      const before = store.imageSources.fromReplica;
+      const exportedBefore = store.imageSources.exportedHere;
+      while (store.imageSources.fromReplica < before + 3) {
+        churn(store, i++);
+        if (i % 10 === 0) await nextTurn();
+        assert.ok(i < 20_000, 'no checkpoint took its image from the replica');
+      }
+      // Writes stop; the checkpoint under way (if any) finishes, and one more runs with nothing after it.
+      await store.whenIdle();
+      const image = await imageDump(dir);
+      store.checkpoint();
+      const afterSync = await imageDump(dir);
+      assert.ok(image.seq <= afterSync.seq);
+      assert.deepEqual(afterSync.dump, storeDump(store), 'the synchronous checkpoint holds the store');
+      assert.equal(store.imageSources.exportedHere, exportedBefore, 'once ready, every background checkpoint used the replica');
+      assert.deepEqual(
+        lines.filter((line) => line.includes('replica')),
+        [],
+      );
+    } finally {
+      store.close();
+    }
+  });
+
+  it('a replica checkpoint equals the store when no write follows it', async () => {
+    const dir = tempForemanDir();
+    const store = await SqlJsStore.open(dir, { checkpointBytes: 30_000, replicaFromBytes: 0 });
+    try {
+      let i = 1;
+      while (!store.replicaReady) {
+        churn(store, i++);
+        await nextTurn();
+      }
+      // Write up to the limit without yielding: the checkpoint starts on the next turn, after the last write.
+      const from = store.imageSources.fromReplica;
+      while (store.imageSources.fromReplica === from) {
+        for (let burst = 0; burst < 50; burst++) churn(store, i++);
+        await store.whenIdle();
+      }
+      const image = await imageDump(dir);
+      assert.deepEqual(image.dump, storeDump(store), 'the image from the replica is the store, row for row');
+    } finally {
+      store.close();
+    }
+  });
+
+  it('checkpoints from the replica open after a crash with every acknowledged write', async () => {
+    const dir = tempForemanDir();
+    const store = await SqlJsStore.open(dir, { checkpointBytes: 20_000, replicaFromBytes: 0 });
+    const acknowledged: string[] = [];
+    const copies: { copy: string; acknowledged: number }[] = [];
+    try {
+      for (let i = 0; store.imageSources.fromReplica < 4; i++) {
+        assert.ok(i < 20_000, 'no checkpoint took its image from the replica');
+        store.write(insertTask(`t${i}`, i));
+        acknowledged.push(`t${i}`);
+        if (i % 25 === 0) {
+          copies.push({ copy: copyOf(dir), acknowledged: acknowledged.length });
+          await nextTurn();
+        }
+      }
+    } finally {
+      // No close(): the folder is what a SIGKILL leaves.
+    }
+    copies.push({ copy: copyOf(dir), acknowledged: acknowledged.length });
+    store.close();
+    for (const { copy, acknowledged: count } of copies.slice(-12)) {
+      const reopened = await SqlJsStore.open(copy);
+      try {
+        const ids = reopened.read((reader) => reader.all<{ id: string }>('SELECT id FROM tasks ORDER BY rowid').map((row) => row.id));
+        assert.deepEqual(ids.slice(0, count), acknowledged.slice(0, count), `${copy}: the acknowledged writes, in order`);
+      } finally {
+        reopened.close();
+      }
+    }
+  });
+
+  it('fails, saying why, when the journals on disk do not reach the seq it was started at', async () => {
+    const dir = tempForemanDir();
+    const store = await SqlJsStore.open(dir, { replicaFromBytes: Number.POSITIVE_INFINITY });
+    for (let i = 0; i < 5; i++) store.write(insertTask(`t${i}`, i));
+    store.close();
+    const { lines, log } = collectLog();
+    const replica = new StoreReplica(dir, 9, log);
+    await until(() => replica.failed, 'the replica failed');
+    assert.match(lines.join('\n'), /do not hold seq \d+ to 9/);
+    await assert.rejects(replica.image(9), /replica is not ready/);
+    replica.dispose();
+  });
+
+  it('is refused an image at a seq it does not hold, and the store exports instead', async () => {
+    const dir = tempForemanDir();
+    const store = await SqlJsStore.open(dir, { replicaFromBytes: Number.POSITIVE_INFINITY });
+    for (let i = 0; i < 5; i++) store.write(insertTask(`t${i}`, i));
+    store.close();
+    const { lines, log } = collectLog();
+    const replica = new StoreReplica(dir, 5, log);
+    await until(() => replica.ready, 'the replica loaded');
+    await assert.rejects(replica.image(6), /holds seq 5/);
+    assert.ok(replica.failed);
+    assert.match(lines.join('\n'), /checkpoints export on the owner's thread/);
+    replica.dispose();
+  });
+
+  it('never starts for a store whose image is small', async () => {
+    const dir = tempForemanDir();
+    const store = await SqlJsStore.open(dir, { checkpointBytes: 20_000 });
+    try {
+      for (let i = 0; store.imageSources.exportedHere < 2; i++) {
+        store.write(insertTask(`t${i}`, i));
+        if (i % 25 === 0) await nextTurn();
+      }
+      assert.equal(store.replicaReady, false);
+      assert.equal(store.imageSources.fromReplica, 0);
+      assert.ok(fs.statSync(path.join(dir, 'foreman.db')).size < 2 * 1024 * 1024);
+    } finally {
+      store.close();
+    }
+  });
+});
