@@ -160,8 +160,10 @@ export class Engine implements Disposable {
   }
 
   /** Every request: its transaction, with the git and agent steps of the flows around it. */
-  execute<C extends CommandName>(request: RequestOf<C>): Promise<Result<ResultOf<C>>> {
-    return this.routes[request.command](request);
+  async execute<C extends CommandName>(request: RequestOf<C>): Promise<Result<ResultOf<C>>> {
+    // Async, so that a transaction that throws (a store that cannot save) rejects the promise
+    // rather than throwing at the caller, who may only be listening with `.catch`.
+    return await this.routes[request.command](request);
   }
 
   /** A read-only request, answered now (views draw from it synchronously). */
