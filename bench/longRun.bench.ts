@@ -11,7 +11,7 @@
  * Also measured: opening after a crash with the journal at its maximum (no checkpoint since).
  *
  * Usage: node --import tsx bench/longRun.bench.ts [--sizes 100000] [--writes 40000] [--interval-ms auto]
- *   [--checkpoint-mib 8] [--before /path/to/older/checkout]
+ *   [--checkpoint-mib 2] [--before /path/to/older/checkout]
  * `auto` arrives at three times the fsync floor's median measured first. A checkpoint's pause depends
  * on the image (the number of tasks), not on the journal limit; a smaller `--checkpoint-mib` only
  * fits more checkpoints into a shorter run.
@@ -24,6 +24,7 @@ import * as path from 'node:path';
 import { round, tails } from './support/stats';
 
 const child = path.join(__dirname, 'longRunChild.ts');
+const warmUpWrites = 100;
 const here = path.join(__dirname, '..');
 
 function option(name: string, fallback: string): string {
@@ -51,6 +52,8 @@ function figures(result: Run): Record<string, unknown> {
   const { latencyMs, serviceMs, ...rest } = result;
   return {
     ...(latencyMs ? { latency: tails(latencyMs, 2) } : {}),
+    // Without the first writes after the open, which read every page cold ("open → first claim").
+    ...(latencyMs ? { latencyAfterWarmUp: tails(latencyMs.slice(warmUpWrites), 2) } : {}),
     ...(serviceMs ? { service: tails(serviceMs, 2) } : {}),
     ...Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, typeof value === 'number' ? round(value, 1) : value])),
   };
@@ -112,6 +115,7 @@ function measure(tasks: number, writes: number, interval: number, checkpointMiB:
     },
     targets: {
       [`longestRequestLe${maxTargetMs}ms`]: (latency(storeFigures).maxMs ?? Infinity) <= maxTargetMs,
+      [`longestCheckpointPauseLe${maxTargetMs}ms`]: Number(store.longestCheckpointBlockMs) <= maxTargetMs,
       openAfterCrashAtMaxJournalLe300ms: Number(crash.openMs) <= 300,
       severalCheckpointsIncluded: Number(store.checkpoints) >= 3,
     },
@@ -122,13 +126,13 @@ function main(): void {
   const sizes = option('sizes', '100000').split(',').map(Number);
   const writes = Number(option('writes', '40000'));
   const intervalOption = option('interval-ms', 'auto');
-  const checkpointMiB = Number(option('checkpoint-mib', '8'));
+  const checkpointMiB = Number(option('checkpoint-mib', '2'));
   const beforeOption = option('before', '');
   const before = beforeOption ? path.resolve(beforeOption) : undefined;
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'foreman-longrun-bench-'));
   const interval = intervalOption === 'auto' ? calibrate(root) : Number(intervalOption);
   if (sizes.some((size) => !Number.isInteger(size) || size < 1) || !(writes >= 100) || !(interval > 0) || !(checkpointMiB > 0)) {
-    throw new Error('usage: --sizes 100000 --writes 40000 --interval-ms auto|1.5 --checkpoint-mib 8 [--before <checkout>]');
+    throw new Error('usage: --sizes 100000 --writes 40000 --interval-ms auto|1.5 --checkpoint-mib 2 [--before <checkout>]');
   }
   try {
     const results = sizes.map((size) => measure(size, writes, interval, checkpointMiB, before, root));

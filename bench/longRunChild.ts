@@ -90,10 +90,11 @@ async function storeRun(root: string, dir: string, writes: number, intervalMs: n
   const rssMiB = process.memoryUsage().rss / 2 ** 20;
   // Where the checkpoints' images came from (absent in checkouts from before the replica).
   const imageSources: unknown = (store as { imageSources?: unknown }).imageSources;
-  store.close();
   // In the order they happened, the blocks of more than a millisecond: the first after an open reads
-  // every page cold; later ones find them in SQLite's cache.
+  // every page cold; later ones find them in SQLite's cache. Taken before the close, whose own
+  // (synchronous) checkpoint answers no request.
   const checkpointBlocksMs = [...blocks.values()].map((block) => Math.round((block.last - block.first) * 10) / 10).filter((ms) => ms > 1);
+  store.close();
   return {
     ...samples,
     checkpoints,
