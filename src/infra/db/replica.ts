@@ -15,10 +15,12 @@ import { Worker } from 'node:worker_threads';
 import type { JournalRecord } from './journal';
 import type { ReplicaReply, ReplicaRequest, ReplicaStart } from './replicaProtocol';
 
-/** The worker's script: the bundle's copy beside this one in dist/, or the source under tsx (tests). */
-function startWorker(start: ReplicaStart): Worker {
-  const bundled = path.join(__dirname, 'store-replica.js');
-  if (fs.existsSync(bundled)) return new Worker(bundled, { workerData: start, execArgv: [] });
+/** The bundled worker beside the bundle that runs this (dist/); absent when running from sources. */
+const bundledScript = path.join(__dirname, 'store-replica.js');
+
+/** The worker's script: the bundle's copy in dist/, or the source under tsx (tests). */
+function startWorker(start: ReplicaStart, script: string): Worker {
+  if (fs.existsSync(script)) return new Worker(script, { workerData: start, execArgv: [] });
   const source = path.join(__dirname, 'replicaWorker.ts');
   return new Worker(`require('tsx/cjs'); require(${JSON.stringify(source)});`, { eval: true, workerData: start });
 }
@@ -32,13 +34,17 @@ export class StoreReplica {
   private readonly waiting = new Map<number, { resolve: (image: Uint8Array) => void; reject: (error: Error) => void }>();
   private whyFailed = '';
 
-  /** Starts a replica of the store in `dir` as of `baseSeq`; records after it must be sent with `send`. */
+  /**
+   * Starts a replica of the store in `dir` as of `baseSeq`; records after it must be sent with
+   * `send`. `script` is the bundled worker to run (tests name dist/'s from sources).
+   */
   constructor(
     dir: string,
     baseSeq: number,
     private readonly log: (line: string) => void,
+    script = bundledScript,
   ) {
-    this.worker = startWorker({ dir, baseSeq });
+    this.worker = startWorker({ dir, baseSeq }, script);
     // The owner's process must be free to exit while the replica idles.
     this.worker.unref();
     this.worker.on('message', (reply: ReplicaReply) => this.receive(reply));

@@ -179,6 +179,35 @@ describe('the store replica', () => {
     replica.dispose();
   });
 
+  it('runs from the bundle in dist/ as the extension and the CLI start it', async () => {
+    const script = path.join(__dirname, '..', '..', '..', 'dist', 'store-replica.js');
+    assert.ok(fs.existsSync(script), `${script} is missing: build first (node scripts/build.mjs)`);
+    const dir = tempForemanDir();
+    const store = await SqlJsStore.open(dir, { replicaFromBytes: Number.POSITIVE_INFINITY });
+    for (let i = 0; i < 5; i++) store.write(insertTask(`t${i}`, i));
+    const { lines, log } = collectLog();
+    const replica = new StoreReplica(dir, 5, log, script);
+    try {
+      await until(() => replica.ready || replica.failed, 'the bundled replica loaded');
+      assert.deepEqual(lines, []);
+      replica.send({
+        seq: 6,
+        ts: 0,
+        stmts: [[`INSERT INTO tasks (id, title, status, sort_order, created_at) VALUES ('late', 'Late', 'queued', 9, 9)`, []]],
+      });
+      const SQL = await loadSqlJs();
+      const db = new SQL.Database(await replica.image(6));
+      try {
+        assert.deepEqual(db.exec('SELECT id FROM tasks ORDER BY rowid')[0]?.values.flat(), ['t0', 't1', 't2', 't3', 't4', 'late']);
+      } finally {
+        db.close();
+      }
+    } finally {
+      replica.dispose();
+      store.close();
+    }
+  });
+
   it('never starts for a store whose image is small', async () => {
     const dir = tempForemanDir();
     const store = await SqlJsStore.open(dir, { checkpointBytes: 20_000 });
