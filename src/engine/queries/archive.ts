@@ -115,12 +115,24 @@ export function deleteMessage(tx: Tx, seq: number): number {
   return tx.run('DELETE FROM messages WHERE seq = ?', [seq]);
 }
 
+/** Free pages are given back once they are this many (1 MiB of 4 KiB pages)… */
+const reclaimFromPages = 256;
+/** …and at least this share of the file. */
+const reclaimFromShare = 0.25;
+
 /**
  * Gives the pages the deleted rows freed back, so the image (and every checkpoint) shrinks as
- * history leaves. Incremental: only what is free now; the store opens in auto_vacuum=INCREMENTAL.
+ * history leaves; the store opens in auto_vacuum=INCREMENTAL. Only once a good share of the file is
+ * free: sql.js keeps the file in one array that a truncation copies whole and the next growth copies
+ * again (tens of milliseconds at 16 MiB), and pages freed by one batch are soon reused by new work.
+ * True when pages were given back.
  */
-export function reclaimFreePages(tx: Tx): void {
+export function reclaimFreePages(tx: Tx): boolean {
+  const free = Number(tx.get<{ freelist_count: number }>('PRAGMA freelist_count')?.freelist_count ?? 0);
+  const pages = Number(tx.get<{ page_count: number }>('PRAGMA page_count')?.page_count ?? 0);
+  if (free < reclaimFromPages || free < pages * reclaimFromShare) return false;
   tx.run('PRAGMA incremental_vacuum');
+  return true;
 }
 
 /** Adds to a rollup: counts and totals add up, the maximum is kept. */

@@ -221,3 +221,29 @@ describe('query modules', () => {
     );
   });
 });
+
+describe('reclaimFreePages', () => {
+  const pragma = (name: string): number => read((reader) => Number(Object.values(reader.get(`PRAGMA ${name}`) ?? {})[0]));
+
+  it('leaves a few free pages for new work, and gives back a large share of the file', () => {
+    write((tx) => {
+      tx.run(`CREATE TABLE IF NOT EXISTS ballast (id INTEGER PRIMARY KEY, body TEXT)`);
+      for (let i = 0; i < 3000; i++) tx.run(`INSERT INTO ballast (body) VALUES (?)`, ['x'.repeat(2000)]);
+    });
+    write((tx) => tx.run(`DELETE FROM ballast WHERE id <= 20`));
+    assert.ok(pragma('freelist_count') > 0);
+    assert.equal(
+      write((tx) => q.reclaimFreePages(tx)),
+      false,
+      'a few free pages stay for the next rows',
+    );
+    const pagesBefore = pragma('page_count');
+    write((tx) => tx.run(`DELETE FROM ballast`));
+    assert.equal(
+      write((tx) => q.reclaimFreePages(tx)),
+      true,
+    );
+    assert.equal(pragma('freelist_count'), 0);
+    assert.ok(pragma('page_count') < pagesBefore / 2, 'the file shrank');
+  });
+});
