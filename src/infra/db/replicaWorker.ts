@@ -21,6 +21,8 @@ import { configure, replay } from './storeLoader';
 import { loadSqlJs } from './sqlJsModule';
 
 const port = parentPort;
+/** Records applied per transaction (storeLoader.ts replays a crash's journal the same way). */
+const recordsPerBatch = 500;
 if (!port) throw new Error('replicaWorker.ts runs on a worker thread (replica.ts starts it).');
 
 function send(reply: ReplicaReply, transfer: ArrayBuffer[] = []): void {
@@ -45,9 +47,8 @@ function recordsOnDisk(dir: string, fromSeq: number, toSeq: number): JournalReco
 
 class Replica {
   private lastSeq: number;
-  /** Records received and not yet applied: applied together on the next turn, in one transaction. */
+  /** Records received and not yet applied. */
   private pending: JournalRecord[] = [];
-  private flushScheduled = false;
 
   private constructor(
     private readonly connection: Connection,
@@ -83,22 +84,18 @@ class Replica {
     return this.lastSeq;
   }
 
+  /**
+   * Keeps a record until enough have come to apply them together: a commit writes every page it
+   * dirtied, so one transaction per record made the replica cost as much CPU as the owner's own
+   * writes; in batches it costs about a third of that. An image request applies the rest first.
+   */
   receive(record: JournalRecord): void {
     this.pending.push(record);
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    setImmediate(() => {
-      try {
-        this.flush();
-      } catch (error) {
-        fail(error);
-      }
-    });
+    if (this.pending.length >= recordsPerBatch) this.flush();
   }
 
   /** Applies what was received; throws on a gap, so a replica never skips a write. */
   flush(): void {
-    this.flushScheduled = false;
     const records = this.pending.filter((record) => record.seq > this.lastSeq);
     this.pending = [];
     if (records.length === 0) return;

@@ -33,8 +33,9 @@ export interface SqlJsStoreOptions {
   readonly closeCheckpointBytes?: number;
   /**
    * Once the image is at least this large, a replica on another thread exports it for checkpoints
-   * (replica.ts), so the owner's thread is not stopped by the copy. Default 2 MiB (about 10 ms of
-   * export); 0 always, Infinity never.
+   * (replica.ts), so the owner's thread is not stopped by the copy. Default 4 MiB: below it the
+   * export takes the owner about 20 ms or less, and the replica's cost (a second copy in memory,
+   * and CPU on another thread for every write replayed) is not worth it. 0 always, Infinity never.
    */
   readonly replicaFromBytes?: number;
   /** Older images (and their journals) to keep as fallbacks. Default 2. */
@@ -96,7 +97,7 @@ export function diskOf(dir: string, journal: JournalWriter, active: Disk['active
     checkpointBytes,
     closeCheckpointBytes: options.closeCheckpointBytes ?? 1,
     backups: options.backups ?? 2,
-    replicaFromBytes: options.replicaFromBytes ?? 2 * 1024 * 1024,
+    replicaFromBytes: options.replicaFromBytes ?? 4 * 1024 * 1024,
     nextCheckpointAt: checkpointBytes,
     onSavingChange: options.onSavingChange ?? (() => undefined),
     savingProblem: undefined,

@@ -218,7 +218,7 @@ describe('the store replica', () => {
       }
       assert.equal(store.replicaReady, false);
       assert.equal(store.imageSources.fromReplica, 0);
-      assert.ok(fs.statSync(path.join(dir, 'foreman.db')).size < 2 * 1024 * 1024);
+      assert.ok(fs.statSync(path.join(dir, 'foreman.db')).size < 4 * 1024 * 1024);
     } finally {
       store.close();
     }
