@@ -12,6 +12,9 @@ import {
   deleteMessage,
   deleteTransition,
   findOldestArchivable,
+  findTask,
+  hasMessage,
+  hasTransition,
   listFinishedTasksBefore,
   listMessagesBefore,
   listReferrers,
@@ -39,6 +42,15 @@ export interface ArchiveReport {
   readonly live?: { tasks: number; transitions: number; messages: number };
 }
 
+/** A batch chosen and turned into segment lines, to be written and then applied. */
+export interface ArchivePlan {
+  readonly batch: number;
+  readonly lines: readonly ArchiveLine[];
+  /** The lines as the segment holds them. */
+  readonly texts: readonly string[];
+  readonly report: ArchiveReport;
+}
+
 /** The last segment whose rows have left the live tables. */
 const appliedBatchKey = 'archive_batch';
 /** Worker transitions and messages per batch, for each task. */
@@ -64,25 +76,48 @@ export class Archiver {
     return findOldestArchivable(reader);
   }
 
-  /** Applies the segments written before a crash kept them from being applied. */
+  /**
+   * Applies the segments written before a crash (or a close) kept them from being applied, as long
+   * as their rows are still the ones they hold. A segment is written before its rows leave, and
+   * meanwhile a finished task may be reset or retried: such a segment is stale and is removed, to
+   * be chosen again later; it was never applied, so nothing in it counted.
+   */
   recover(unit: Unit): number {
     let applied = 0;
     const last = this.sink.lastBatch();
     for (let batch = appliedBatch(unit.tx) + 1; batch <= last; batch++) {
-      const lines = this.sink.read(batch);
-      if (!lines) {
+      const texts = this.sink.read(batch);
+      if (!texts) {
         throw new Error(
           `archive segment ${batch} is missing or unsealed while segment ${last} exists; restore it from a backup of .foreman/archive/`,
         );
       }
-      this.apply(unit, batch, lines.map(parseArchiveLine));
+      const lines = texts.map(parseArchiveLine);
+      if (!stillLive(unit.tx, lines)) {
+        this.sink.discardFrom(batch);
+        break;
+      }
+      this.apply(unit, batch, lines);
       applied++;
     }
     return applied;
   }
 
-  /** Archives one batch of what finished (or was sent) before `before`: at most `limit` tasks. */
+  /** Archives one batch of what finished (or was sent) before `before`: at most `limit` tasks, all in this transaction. */
   archive(unit: Unit, before: number, limit: number): ArchiveReport {
+    const plan = this.plan(unit, before, limit);
+    if (!isPlan(plan)) return plan;
+    this.sink.write(plan.batch, plan.texts);
+    this.apply(unit, plan.batch, plan.lines);
+    return this.finished(unit, plan.report);
+  }
+
+  /**
+   * The first half of archiving in steps (the owner's background retention): chooses the batch and
+   * makes its lines, or reports that nothing is due. The segment is then written off the owner's
+   * thread, and `applyPlanned` applies it in a later transaction.
+   */
+  plan(unit: Unit, before: number, limit: number): ArchivePlan | ArchiveReport {
     const recovered = this.recover(unit);
     // The continuous exports must hold every row before it leaves: they are the log tools follow.
     this.exporter.export(unit);
@@ -111,20 +146,29 @@ export class Archiver {
       ...rollupsOf(tasks, sessions, taskTransitions, workerTransitions),
     ];
     const batch = appliedBatch(unit.tx) + 1;
-    this.sink.write(
-      batch,
-      lines.map((line) => JSON.stringify(line)),
-    );
-    this.apply(unit, batch, lines);
-    return {
-      batch,
-      tasks: tasks.length,
-      transitions: transitions.length,
-      messages: messages.length,
-      recovered,
-      more,
-      ...(more ? {} : { live: countLiveRows(unit.tx) }),
-    };
+    const report = { batch, tasks: tasks.length, transitions: transitions.length, messages: messages.length, recovered, more };
+    return { batch, lines, texts: lines.map((line) => JSON.stringify(line)), report };
+  }
+
+  /**
+   * The second half: applies a planned batch whose segment is now on disk, if its rows are still
+   * as written. Meanwhile a task may have been reset, or another call (`foreman archive`) may have
+   * applied the segment already; a stale segment is removed and the batch chosen again next time.
+   */
+  applyPlanned(unit: Unit, plan: ArchivePlan): ArchiveReport {
+    const applied = appliedBatch(unit.tx);
+    if (applied >= plan.batch) return this.finished(unit, plan.report);
+    if (applied !== plan.batch - 1 || !stillLive(unit.tx, plan.lines)) {
+      this.sink.discardFrom(plan.batch);
+      return { ...plan.report, batch: null, tasks: 0, transitions: 0, messages: 0, more: true };
+    }
+    this.apply(unit, plan.batch, plan.lines);
+    return this.finished(unit, plan.report);
+  }
+
+  /** Counting the live rows reads every row: only once nothing more is due. */
+  private finished(unit: Unit, report: ArchiveReport): ArchiveReport {
+    return { ...report, ...(report.more ? {} : { live: countLiveRows(unit.tx) }) };
   }
 
   private apply(unit: Unit, batch: number, lines: readonly ArchiveLine[]): void {
@@ -163,6 +207,31 @@ export class Archiver {
       );
     }
   }
+}
+
+export function isPlan(planned: ArchivePlan | ArchiveReport): planned is ArchivePlan {
+  return 'texts' in planned;
+}
+
+/**
+ * Whether every row a segment holds is still live and unchanged: its tasks field for field (a
+ * finished task can be reset or retried), its transitions and messages by seq (they never change).
+ */
+function stillLive(reader: Reader, lines: readonly ArchiveLine[]): boolean {
+  return lines.every((line) => {
+    switch (line.kind) {
+      case 'task': {
+        const row = findTask(reader, line.id) as Record<string, unknown> | undefined;
+        return row !== undefined && Object.entries(line).every(([key, value]) => key === 'kind' || row[key] === value);
+      }
+      case 'transition':
+        return hasTransition(reader, line.seq);
+      case 'message':
+        return hasMessage(reader, line.seq);
+      default:
+        return true;
+    }
+  });
 }
 
 function appliedBatch(reader: Reader): number {

@@ -4,7 +4,7 @@ import { ChainCoordinator } from './chainCoordinator';
 import { Crew, type CrewSettings } from './crew';
 import { Dispatcher } from './dispatcher';
 import { type Disposable, DisposableStore, Emitter, type Event } from './events';
-import { Archiver } from './archiver';
+import { Archiver, isPlan } from './archiver';
 import { RunOnceScheduler } from './async';
 import { Exporter } from './exporter';
 import { type Services, createHandlers } from './handlers';
@@ -84,6 +84,8 @@ export class Engine implements Disposable {
   private readonly disposables = new DisposableStore();
   private waker: QueueWaker | undefined;
   private archiving: RunOnceScheduler | undefined;
+  /** A batch is between its steps (chosen, its segment being written): the next waits. */
+  private archivingInSteps = false;
   /** When the oldest row retention would take comes due (Infinity: none). */
   private archiveDueAt = Number.POSITIVE_INFINITY;
 
@@ -206,20 +208,41 @@ export class Engine implements Disposable {
     );
   }
 
-  /** One retention batch; a backlog continues after a short pause, so requests are answered in between. */
+  /**
+   * One retention batch, in steps so that no request waits behind its file work: the batch is chosen
+   * in one transaction, its segment written and fsync'd on the thread pool, and applied in another
+   * transaction if its rows are still as written (archiver.ts). A backlog continues after a short
+   * pause, so requests are answered in between.
+   */
   private archiveDue(): void {
-    let more = false;
+    if (this.archivingInSteps) return;
+    this.archivingInSteps = true;
+    void this.archiveInSteps().then((more) => {
+      this.archivingInSteps = false;
+      if (more) this.archiving?.schedule(archiveBacklogPauseMs);
+    });
+  }
+
+  private async archiveInSteps(): Promise<boolean> {
     try {
-      const done = this.tx.internal('archiver', (unit) =>
-        ok(this.services.archiver.archive(unit, unit.now - this.deps.settings.retainFinishedMs, archiveBatchTasks)),
-      );
-      more = done.ok && done.value.more;
+      const before = this.clock.now() - this.deps.settings.retainFinishedMs;
+      const planned = this.tx.internal('archiver', (unit) => ok(this.services.archiver.plan(unit, before, archiveBatchTasks)));
+      let done = planned.ok && !isPlan(planned.value) ? planned.value : undefined;
+      if (planned.ok && isPlan(planned.value)) {
+        const plan = planned.value;
+        // False: `foreman archive` wrote this batch meanwhile; choose again after the pause.
+        if (!(await this.deps.archive.writeInBackground(plan.batch, plan.texts))) return true;
+        const applied = this.tx.internal('archiver', (unit) => ok(this.services.archiver.applyPlanned(unit, plan)));
+        done = applied.ok ? applied.value : undefined;
+      }
+      if (!done) return false;
       const oldest = this.tx.read((reader, services) => services.archiver.oldestArchivable(reader));
       this.archiveDueAt = oldest === undefined ? Number.POSITIVE_INFINITY : oldest + this.deps.settings.retainFinishedMs;
+      return done.more;
     } catch (error) {
       this._onDidFailInBackground.fire(error);
+      return false;
     }
-    if (more) this.archiving?.schedule(archiveBacklogPauseMs);
   }
 
   /** After an owner restart: agents of WORKING workers are gone; their work is saved and retried. */

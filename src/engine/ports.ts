@@ -81,6 +81,13 @@ export interface ExportSink {
 export interface ArchiveSink {
   /** Writes segment `batch` (the lines, then a sealing `end` line) durably, reads it back, and throws unless it is what was written. */
   write(batch: number, lines: readonly string[]): void;
+  /**
+   * The same, with the file work (writes, fsyncs, read-back) off the calling thread; false, with
+   * nothing written, when segment `batch` appeared meanwhile (another call wrote it).
+   */
+  writeInBackground(batch: number, lines: readonly string[]): Promise<boolean>;
+  /** Removes segments from `batch` on, written but never applied, once their rows have changed. */
+  discardFrom(batch: number): void;
   /** The lines of sealed segment `batch`, without its `end` line; undefined when there is none. */
   read(batch: number): string[] | undefined;
   /** The highest batch with a sealed segment, 0 when there is none. */

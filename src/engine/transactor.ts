@@ -75,7 +75,10 @@ export class Transactor implements Disposable {
     // A flow whose git or agent step outlived the engine (an owner closing mid-start) ends here,
     // not on a closed store; what it did not record is picked up when the workspace opens again.
     if (this.disposed) {
-      return refused('closing', `Foreman is closing: '${request.command}' was not recorded; it is taken up again when the workspace opens.`);
+      return refused(
+        'closing',
+        `Foreman is closing: '${request.command}' was not recorded; it is taken up again when the workspace opens.`,
+      );
     }
     const events: EngineEvent[] = [];
     const { requestId } = request;

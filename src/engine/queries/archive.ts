@@ -107,6 +107,16 @@ export function deleteArchivedTask(tx: Tx, id: string): number {
   return tx.run(`DELETE FROM tasks WHERE id = ? AND status IN ('done', 'cancelled')`, [id]);
 }
 
+/** Whether transition `seq` is still in the live table (transitions never change; they only leave). */
+export function hasTransition(reader: Reader, seq: number): boolean {
+  return reader.get('SELECT 1 AS found FROM transitions WHERE seq = ?', [seq]) !== undefined;
+}
+
+/** Whether message `seq` is still in the live table (messages never change; they only leave). */
+export function hasMessage(reader: Reader, seq: number): boolean {
+  return reader.get('SELECT 1 AS found FROM messages WHERE seq = ?', [seq]) !== undefined;
+}
+
 export function deleteTransition(tx: Tx, seq: number): number {
   return tx.run('DELETE FROM transitions WHERE seq = ?', [seq]);
 }

@@ -11,6 +11,7 @@ import type { ArchiveSink } from '../../../src/engine/ports';
 import { validateTransitionLog } from '../../../src/core/transitionLog';
 import { FileArchiveSink } from '../../../src/infra/fs';
 import { type EngineHarness, openEngine } from '../../support/engineHarness';
+import { pollUntil } from '../../support/pollUntil';
 
 const hour = 3600_000;
 const harnesses: EngineHarness[] = [];
@@ -140,6 +141,8 @@ describe('retention: finished work to the archive', () => {
           files.write(batch, lines);
           if (crash) throw new Error('simulated crash after the segment reached the disk');
         },
+        writeInBackground: (batch, lines) => files.writeInBackground(batch, lines),
+        discardFrom: (batch) => files.discardFrom(batch),
         read: (batch) => files.read(batch),
         lastBatch: () => files.lastBatch(),
       };
@@ -172,7 +175,8 @@ describe('retention: finished work to the archive', () => {
     harness.clock.advance(8 * 24 * hour);
     harness.engine.startBackground();
     harness.clock.advance(5_000);
-    assert.deepEqual(ids(harness), []);
+    // The segment is written on the thread pool, between the batch's two transactions.
+    await pollUntil(() => ids(harness).length === 0, { what: 'the early task archived', intervalMs: 0 });
     // Nothing is due for a week: no timer waits for it.
     await harness.value('task.add', { title: 'Dropped later', id: 'later' });
     await harness.value('cancel', { target: 'later' });
@@ -180,7 +184,49 @@ describe('retention: finished work to the archive', () => {
     harness.clock.advance(8 * 24 * hour);
     await harness.value('task.add', { title: 'New work', id: 'new', manual: true });
     harness.clock.advance(0);
-    assert.deepEqual(ids(harness), ['new']);
+    await pollUntil(() => ids(harness).join() === 'new', {
+      what: 'only the new task live',
+      intervalMs: 0,
+      detail: () => ids(harness).join(),
+    });
+  });
+
+  it('a task reset while its segment is being written stays live, and the stale segment is removed', async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let writing = false;
+    const harness = await open((dir) => {
+      const files = new FileArchiveSink(dir);
+      return {
+        write: (batch, lines) => files.write(batch, lines),
+        async writeInBackground(batch, lines) {
+          writing = true;
+          const written = await files.writeInBackground(batch, lines);
+          await gate;
+          return written;
+        },
+        discardFrom: (batch) => files.discardFrom(batch),
+        read: (batch) => files.read(batch),
+        lastBatch: () => files.lastBatch(),
+      };
+    });
+    await harness.value('task.add', { title: 'Dropped', id: 'dropped' });
+    await harness.value('cancel', { target: 'dropped' });
+    harness.clock.advance(8 * 24 * hour);
+    harness.engine.startBackground();
+    harness.clock.advance(5_000);
+    await pollUntil(() => writing, { what: 'the segment being written', intervalMs: 0 });
+    // Between the two transactions: the person takes the cancelled task back.
+    await harness.value('retry', { task: 'dropped' });
+    release();
+    const segments = join(harness.dir, '.foreman', 'archive');
+    await pollUntil(() => readdirSync(segments).filter((name) => name.endsWith('.jsonl')).length === 0, {
+      what: 'the stale segment removed',
+      intervalMs: 0,
+    });
+    assert.deepEqual(ids(harness), ['dropped'], 'the task taken back stays live, with its history');
+    const trail = harness.query('transitions', { entity: 'dropped', limit: 100 }).map((row) => row.to_state);
+    assert.deepEqual(trail, ['queued', 'cancelled', 'queued'], 'its transitions are all live');
   });
 
   it('a torn segment (no seal) is never applied, and a sealed one is read back exactly', async () => {
