@@ -36,6 +36,8 @@ const entries = [
   },
   // The store's replica runs on a worker thread of whichever bundle opened the store (src/infra/db/replica.ts).
   { entryPoints: ['src/infra/db/replicaWorker.ts'], outfile: 'dist/store-replica.js', platform: 'node', target: 'node20', format: 'cjs' },
+  // The synchronous PostgreSQL client's connection thread (src/infra/pg/syncClient.ts).
+  { entryPoints: ['src/infra/pg/pgWorker.ts'], outfile: 'dist/foreman-pg.js', platform: 'node', target: 'node20', format: 'cjs' },
   { entryPoints: ['src/infra/agents/demoAgent.ts'], outfile: 'dist/demo-agent.js', platform: 'node', target: 'node20', format: 'cjs' },
   {
     entryPoints: ['webview/main.ts'],

@@ -9,21 +9,14 @@
  * any other, and if it fails in any way (a gap, a statement that fails, a thread that dies) the store
  * exports on its own thread as before and starts a fresh replica after its next checkpoint.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../threads/startWorker';
 import type { JournalRecord } from './journal';
 import type { ReplicaReply, ReplicaRequest, ReplicaStart } from './replicaProtocol';
 
 /** The bundled worker beside the bundle that runs this (dist/); absent when running from sources. */
 const bundledScript = path.join(__dirname, 'store-replica.js');
-
-/** The worker's script: the bundle's copy in dist/, or the source under tsx (tests). */
-function startWorker(start: ReplicaStart, script: string): Worker {
-  if (fs.existsSync(script)) return new Worker(script, { workerData: start, execArgv: [] });
-  const source = path.join(__dirname, 'replicaWorker.ts');
-  return new Worker(`require('tsx/cjs'); require(${JSON.stringify(source)});`, { eval: true, workerData: start });
-}
 
 type State = 'loading' | 'ready' | 'failed';
 
@@ -44,7 +37,8 @@ export class StoreReplica {
     private readonly log: (line: string) => void,
     script = bundledScript,
   ) {
-    this.worker = startWorker({ dir, baseSeq }, script);
+    const start: ReplicaStart = { dir, baseSeq };
+    this.worker = startWorker(script, path.join(__dirname, 'replicaWorker.ts'), { workerData: start });
     // The owner's process must be free to exit while the replica idles.
     this.worker.unref();
     this.worker.on('message', (reply: ReplicaReply) => this.receive(reply));

@@ -1,0 +1,143 @@
+/**
+ * PostgreSQL, called synchronously (issue 14). Foreman's engine is synchronous: a request is one
+ * guarded transaction run to its end on the owner's thread, which is what keeps the single-writer
+ * rules simple (ARCHITECTURE §2). The `pg` driver is asynchronous. This client keeps the engine's
+ * shape: a worker thread holds the connection, and each statement is posted to it while the calling
+ * thread waits in `Atomics.wait` (bounded by `statementTimeoutMs`) and then takes the answer with
+ * `receiveMessageOnPort`. A round trip on a local network costs what a statement costs the server,
+ * plus ~0.1 ms; the owner's thread is blocked meanwhile, as it is by sql.js's own work today.
+ *
+ * A server that does not answer in time fails the statement with an error naming the server and what
+ * to do (the URL's password is never in it), and the worker is replaced: its connection closes, so the
+ * server rolls back whatever transaction the statement was in (a COMMIT already sent may still land,
+ * as with any client that loses its server mid-commit).
+ */
+import * as path from 'node:path';
+import { MessageChannel, type MessagePort, type Worker, receiveMessageOnPort } from 'node:worker_threads';
+import { startWorker } from '../threads/startWorker';
+import type { PgReply, PgRequest, PgValue, PgWorkerStart } from './protocol';
+
+export type { PgValue } from './protocol';
+
+export interface SyncPgOptions {
+  /** How long a statement may take before it fails (and its connection is dropped). Default 10 s. */
+  readonly statementTimeoutMs?: number;
+  /** How long connecting may take. Default 5 s. */
+  readonly connectTimeoutMs?: number;
+  /** The bundled worker to run; tests from sources use the default. */
+  readonly workerScript?: string;
+}
+
+export interface PgResult<T> {
+  readonly rows: T[];
+  readonly rowCount: number;
+}
+
+/** A statement PostgreSQL refused (its SQLSTATE in `code`), or a server that could not be reached. */
+export class PgError extends Error {
+  constructor(
+    message: string,
+    /** The SQLSTATE (`23505` a unique violation, `40001` a serialisation failure, …), or a connection error code. */
+    readonly code: string | undefined,
+  ) {
+    super(message);
+    this.name = 'PgError';
+  }
+}
+
+/** The server's address without its credentials, for messages. */
+export function describeServer(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  } catch {
+    return 'the PostgreSQL server (its URL does not parse)';
+  }
+}
+
+/** One worker with its connection, and the port and shared slot it answers through. */
+interface Connection {
+  readonly worker: Worker;
+  readonly port: MessagePort;
+  readonly signal: Int32Array;
+}
+
+export class SyncPgClient {
+  private connection: Connection;
+  private nextId = 1;
+  private closed = false;
+  private readonly server: string;
+  private readonly statementTimeoutMs: number;
+
+  constructor(
+    private readonly url: string,
+    private readonly options: SyncPgOptions = {},
+  ) {
+    this.server = describeServer(url);
+    this.statementTimeoutMs = options.statementTimeoutMs ?? 10_000;
+    this.connection = this.connect();
+  }
+
+  private connect(): Connection {
+    const shared = new SharedArrayBuffer(4);
+    const { port1, port2 } = new MessageChannel();
+    const start: PgWorkerStart = { url: this.url, port: port2, signal: shared, connectTimeoutMs: this.options.connectTimeoutMs ?? 5_000 };
+    const worker = startWorker(this.options.workerScript ?? path.join(__dirname, 'foreman-pg.js'), path.join(__dirname, 'pgWorker.ts'), {
+      workerData: start,
+      transferList: [port2],
+    });
+    // The process may exit while the connection idles.
+    worker.unref();
+    port1.unref();
+    return { worker, port: port1, signal: new Int32Array(shared) };
+  }
+
+  /** Runs one statement with `$1`-style parameters and returns its rows. */
+  query<T extends object = Record<string, unknown>>(sql: string, params: readonly PgValue[] = []): PgResult<T> {
+    if (this.closed) throw new PgError(`The connection to ${this.server} was closed.`, undefined);
+    const id = this.nextId++;
+    const request: PgRequest = { id, sql, params };
+    this.connection.port.postMessage(request);
+    const reply = this.waitFor(id);
+    if (!reply.ok) throw new PgError(reply.message, reply.code);
+    return { rows: reply.rows as T[], rowCount: reply.rowCount };
+  }
+
+  /** Ends the worker and its connection. Safe to call twice. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.connection.port.close();
+    void this.connection.worker.terminate();
+  }
+
+  private waitFor(id: number): PgReply {
+    const { port, signal } = this.connection;
+    const deadline = Date.now() + this.statementTimeoutMs;
+    for (;;) {
+      const received = receiveMessageOnPort(port);
+      if (received) {
+        // Only this module's worker posts on the port (pgWorker.ts).
+        const reply: PgReply = received.message as PgReply;
+        // An answer to a statement that timed out earlier: discarded.
+        if (reply.id === id) return reply;
+        continue;
+      }
+      const left = deadline - Date.now();
+      const answered = Atomics.load(signal, 0);
+      if (left <= 0) {
+        // A new connection for what follows; closing this one rolls back its open transaction.
+        this.connection.port.close();
+        void this.connection.worker.terminate();
+        this.connection = this.connect();
+        throw new PgError(
+          `${this.server} did not answer within ${this.statementTimeoutMs} ms. Check that the server is running and reachable. ` +
+            'The statement was abandoned, and its transaction with it (the server rolls it back).',
+          'timeout',
+        );
+      }
+      // Wakes when the worker signals any answer; a stale one is read and skipped above.
+      if (answered < id) Atomics.wait(signal, 0, answered, left);
+    }
+  }
+}
