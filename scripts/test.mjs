@@ -117,6 +117,12 @@ if (spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { cwd: root, 
 env.FOREMAN_BUILT = '1';
 
 const codeTests = selected.filter((name) => name === 'unit' || name === 'integration');
+if (selected.includes('integration')) {
+  // The shared store's tests start PostgreSQL servers of their own: Debian's package, when missing.
+  console.log("\ntest: Debian packages the integration tests use (instant when present)…");
+  const apt = await run([process.execPath, join(root, 'scripts/vscode/provision.mjs'), '--apt-only']);
+  if (apt.code !== 0) tally.push({ name: 'apt packages', passed: 0, failed: 1, seconds: 0, note: 'postgresql may be missing' });
+}
 if (codeTests.length) {
   const files = codeTests.flatMap((suite) => findTests(join(root, 'test', suite), /\.test\.ts$/));
   await nodeTests(codeTests.join(' + '), files, { concurrency: 2 });

@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 // Installs what running Foreman in a real VS Code needs on a machine whose only reachable sources are
 // the npm registry and Debian's mirror (see ../shared/design/REAL-VSCODE-TESTING.md):
-//   1. Debian libkrb5-dev + chromium (apt, only when missing),
+//   1. Debian libkrb5-dev + chromium (+ postgresql, for the shared store's tests) (apt, only when missing),
 //   2. Node 24 from npm (code-server's postinstall refuses any other Node),
 //   3. code-server, the real VS Code workbench + extension host, built with Node 24.
 // Everything goes into the cache dir ($FOREMAN_VSCODE_CACHE, default <repo>/.vscode-test), never into
 // the project's node_modules. A marker file makes a second run instant.
-// Usage: node scripts/vscode/provision.mjs [--skip-apt] [--force]
+// Usage: node scripts/vscode/provision.mjs [--skip-apt] [--apt-only] [--force]
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
@@ -15,6 +15,7 @@ import { APT_PACKAGES, CODE_SERVER_VERSION, NODE_VERSION, cacheDir, codeServerPa
 const args = new Set(process.argv.slice(2));
 const skipApt = args.has('--skip-apt') || process.env.FOREMAN_SKIP_APT === '1';
 const force = args.has('--force');
+const aptOnly = args.has('--apt-only');
 const say = (message) => console.log(`provision: ${message}`);
 const started = Date.now();
 const seconds = (since) => `${((Date.now() - since) / 1000).toFixed(1)}s`;
@@ -120,6 +121,7 @@ const cache = cacheDir();
 say(`cache: ${cache}`);
 mkdirSync(cache, { recursive: true });
 ensureAptPackages();
+if (aptOnly) process.exit(0);
 const node = ensureNode24(cache);
 ensureCodeServer(cache, node);
 say(`ready in ${seconds(started)}`);
