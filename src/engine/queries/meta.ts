@@ -13,7 +13,7 @@ export function readIdempotencyHits(reader: Reader): number {
 
 export function incrementIdempotencyHits(tx: Tx): void {
   tx.run(
-    `INSERT INTO meta (key, value) VALUES ('idempotency_hits', '1') ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`,
+    `INSERT INTO meta (key, value) VALUES ('idempotency_hits', '1') ON CONFLICT(key) DO UPDATE SET value = CAST(meta.value AS INTEGER) + 1`,
   );
 }
 

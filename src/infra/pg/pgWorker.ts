@@ -5,8 +5,13 @@
  * again for the next statement; the statement that found it lost fails with the reason.
  */
 import { workerData } from 'node:worker_threads';
-import { Client } from 'pg';
+import { Client, types } from 'pg';
 import type { PgReply, PgRequest, PgWorkerStart } from './protocol';
+
+// Numbers as numbers: bigint (times in ms, counts) and numeric (sums) would otherwise arrive as text.
+// Foreman's values stay far inside 2^53.
+types.setTypeParser(types.builtins.INT8, Number);
+types.setTypeParser(types.builtins.NUMERIC, Number);
 
 const start = workerData as PgWorkerStart;
 const signal = new Int32Array(start.signal);

@@ -1,7 +1,9 @@
 /**
- * The query modules on a real sql.js store, below the services: the claim compiled per branch
- * template, the guards of the state UPDATEs, the bus cursor, and the statements the engine's front
- * door (engine.ts, crew.ts) is to switch to. Services are covered through the engine elsewhere.
+ * The query modules below the services, on both stores: a real sql.js store and a real PostgreSQL
+ * server started for the test (issue 14; the same statements through src/infra/pg/dialect.ts). The
+ * claim compiled per branch template, the guards of the state UPDATEs, the bus cursor, and the
+ * statements the engine's front door (engine.ts, crew.ts) uses. Services are covered through the
+ * engine elsewhere.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -9,20 +11,51 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ok } from '../../../src/core/result';
-import type { Reader, Tx } from '../../../src/engine/ports';
+import type { Reader, Store, Tx } from '../../../src/engine/ports';
 import * as q from '../../../src/engine/queries';
 import { SqlJsStore } from '../../../src/infra/db';
+import { PgStore } from '../../../src/infra/pg/pgStore';
+import { startPostgres } from '../../support/postgres';
 
-let dir: string;
-let store: SqlJsStore;
-before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'foreman-queries-'));
-  store = await SqlJsStore.open(join(dir, '.foreman'));
-});
-after(() => {
-  store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+let store: Store;
+
+/** Each kind of store: opened before its suite, with what ends it afterwards. */
+const kinds: ReadonlyArray<{ name: string; open: () => Promise<{ store: Store; end: () => Promise<void> }> }> = [
+  {
+    name: 'sql.js',
+    async open() {
+      const dir = mkdtempSync(join(tmpdir(), 'foreman-queries-'));
+      const opened = await SqlJsStore.open(join(dir, '.foreman'));
+      return { store: opened, end: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })) };
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    async open() {
+      const server = await startPostgres();
+      return { store: PgStore.open(server.url), end: () => server.stop() };
+    },
+  },
+];
+
+/** Runs `suite` once per kind of store, with `store` set to it. */
+function onEachStore(title: string, suite: () => void): void {
+  for (const kind of kinds) {
+    describe(`${title} (${kind.name})`, () => {
+      let end: () => Promise<void> = () => Promise.resolve();
+      before(async () => {
+        const opened = await kind.open();
+        store = opened.store;
+        end = opened.end;
+      });
+      after(async () => {
+        store.close();
+        await end();
+      });
+      suite();
+    });
+  }
+}
 
 function write<T>(fn: (tx: Tx) => T): T {
   const result = store.write((tx) => ok(fn(tx)));
@@ -46,7 +79,7 @@ function queue(tx: Tx, id: string, now: number): void {
   assert.equal(q.updateTaskStatus(tx, id, 'idle', 0, 'queued'), 1);
 }
 
-describe('query modules', () => {
+onEachStore('query modules', () => {
   it('claims the next runnable task in queue order, with the branch built inside the statement', () => {
     write((tx) => ['c1', 'c2'].forEach((id) => queue(tx, id, 1000)));
     const statement = q.compileClaimNext('foreman/{worker}/{task}');
@@ -222,7 +255,19 @@ describe('query modules', () => {
   });
 });
 
-describe('reclaimFreePages', () => {
+describe('reclaimFreePages (sql.js; PostgreSQL gives pages back by itself)', () => {
+  let end: () => Promise<void> = () => Promise.resolve();
+  before(async () => {
+    const kind = kinds[0];
+    if (!kind) throw new Error('no sql.js store');
+    const opened = await kind.open();
+    store = opened.store;
+    end = opened.end;
+  });
+  after(async () => {
+    store.close();
+    await end();
+  });
   const pragma = (name: string): number => read((reader) => Number(Object.values(reader.get(`PRAGMA ${name}`) ?? {})[0]));
 
   it('leaves a few free pages for new work, and gives back a large share of the file', () => {

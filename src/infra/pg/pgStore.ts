@@ -1,0 +1,132 @@
+/**
+ * The store port on PostgreSQL (issue 14): the same `Store`, `Reader` and `Tx` the engine uses on
+ * sql.js, run on a server that several owners share. Statements go through the synchronous client
+ * (syncClient.ts) and the dialect translation (dialect.ts); a write is one server transaction,
+ * committed before `write` returns (the server's WAL makes it durable: there is no journal or
+ * checkpoint of Foreman's own). The schema is the SQLite migrations' (pgMigrations.ts), applied under
+ * an advisory lock so that owners starting together migrate once.
+ *
+ * What is not here yet: the engine's claim with `FOR UPDATE SKIP LOCKED` (the sub-select claim is
+ * correct on PostgreSQL but may come back empty while another owner holds the row it chose), owners'
+ * leases, `LISTEN/NOTIFY` wake-ups, and the parametrised engine suites.
+ */
+import type { Reader, Row, SqlValue, Store, Tx, WriteOptions } from '../../engine/ports';
+import type { Result } from '../../core/result';
+import { toPostgres } from './dialect';
+import { applyPgMigrations } from './pgMigrations';
+import { PgError, type SyncPgOptions, SyncPgClient } from './syncClient';
+
+/** PRAGMAs tune SQLite alone (retention's free-page accounting): on PostgreSQL they read nothing and do nothing. */
+const pragma = /^\s*PRAGMA\b/i;
+
+/** Runs one of the engine's statements; a refusal names the statement (its text, never its values). */
+function query<T extends object>(client: SyncPgClient, sql: string, params: readonly SqlValue[]): { rows: T[]; rowCount: number } {
+  const translated = toPostgres(sql);
+  try {
+    return client.query<T>(translated, params);
+  } catch (error) {
+    if (error instanceof PgError && error.code !== 'timeout') {
+      throw new PgError(`${error.message} (in: ${translated.replace(/\s+/g, ' ').slice(0, 300)})`, error.code);
+    }
+    throw error;
+  }
+}
+
+class PgReader implements Reader {
+  constructor(protected readonly client: SyncPgClient) {}
+
+  get<T extends object = Row>(sql: string, params?: readonly SqlValue[]): T | undefined {
+    return this.all<T>(sql, params)[0];
+  }
+
+  all<T extends object = Row>(sql: string, params: readonly SqlValue[] = []): T[] {
+    if (pragma.test(sql)) return [];
+    return query<T>(this.client, sql, params).rows;
+  }
+}
+
+class PgTx extends PgReader implements Tx {
+  run(sql: string, params: readonly SqlValue[] = []): number {
+    if (pragma.test(sql)) return 0;
+    return query(this.client, sql, params).rowCount;
+  }
+
+  returning<T extends object = Row>(sql: string, params?: readonly SqlValue[]): T[] {
+    return this.all<T>(sql, params);
+  }
+}
+
+export class PgStore implements Store {
+  private writing = false;
+  private closed = false;
+  private readonly reader: PgReader;
+
+  private constructor(private readonly client: SyncPgClient) {
+    this.reader = new PgReader(client);
+  }
+
+  /** Connects to `url` and brings its schema up to date; throws (with the server named, never its password) when it cannot. */
+  static open(url: string, options: SyncPgOptions = {}): PgStore {
+    const client = new SyncPgClient(url, options);
+    try {
+      applyPgMigrations(client);
+    } catch (error) {
+      client.close();
+      throw error;
+    }
+    return new PgStore(client);
+  }
+
+  read<T>(fn: (reader: Reader) => T): T {
+    this.assertOpen('read');
+    return fn(this.reader);
+  }
+
+  write<T>(fn: (tx: Tx) => Result<T>, _options: WriteOptions = {}): Result<T> {
+    this.assertOpen('write');
+    if (this.writing) throw new Error('PgStore.write was called inside another write; compose the work into one transaction.');
+    this.writing = true;
+    const tx = new PgTx(this.client);
+    try {
+      this.client.query('BEGIN');
+      let result: Result<T>;
+      try {
+        result = fn(tx);
+      } catch (error) {
+        this.rollback();
+        throw error;
+      }
+      if (!result.ok) {
+        this.rollback();
+        return result;
+      }
+      this.client.query('COMMIT');
+      return result;
+    } finally {
+      this.writing = false;
+    }
+  }
+
+  /** The server keeps its own log and checkpoints: nothing to do. */
+  checkpoint(): void {
+    this.assertOpen('checkpoint');
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.client.close();
+  }
+
+  private rollback(): void {
+    try {
+      this.client.query('ROLLBACK');
+    } catch {
+      // The connection is gone; the server rolled the transaction back with it.
+    }
+  }
+
+  private assertOpen(operation: string): void {
+    if (this.closed) throw new Error(`PgStore.${operation} was called after close().`);
+  }
+}
