@@ -46,9 +46,13 @@ function findTests(dir, pattern) {
 }
 
 /** Runs a command with inherited stdio, or with its stdout teed to ours and kept; resolves to { code, output }. */
-function run(argv, { capture = false } = {}) {
+function run(argv, { capture = false, extraEnv = {} } = {}) {
   return new Promise((resolve) => {
-    const child = spawn(argv[0], argv.slice(1), { cwd: root, env, stdio: ['ignore', capture ? 'pipe' : 'inherit', 'inherit'] });
+    const child = spawn(argv[0], argv.slice(1), {
+      cwd: root,
+      env: { ...env, ...extraEnv },
+      stdio: ['ignore', capture ? 'pipe' : 'inherit', 'inherit'],
+    });
     let output = '';
     child.stdout?.on('data', (chunk) => {
       output += chunk;
@@ -65,7 +69,7 @@ function run(argv, { capture = false } = {}) {
 const elapsed = (since) => Math.round((Date.now() - since) / 100) / 10;
 
 /** Node's test runner over `files`, with a spec reporter on screen and TAP in test-results/<name>.tap. */
-async function nodeTests(name, files, { concurrency }) {
+async function nodeTests(name, files, { concurrency, extraEnv = {} }) {
   const started = Date.now();
   if (files.length === 0) {
     tally.push({ name, passed: 0, failed: 1, seconds: 0, note: 'no test files found' });
@@ -74,18 +78,21 @@ async function nodeTests(name, files, { concurrency }) {
   const tap = join(results, `${name.replace(/\W+/g, '-')}.tap`);
   rmSync(tap, { force: true });
   console.log(`\ntest: ${name}: ${files.length} files`);
-  const { code } = await run([
-    process.execPath,
-    '--import',
-    'tsx',
-    '--test',
-    `--test-concurrency=${concurrency}`,
-    '--test-reporter=spec',
-    '--test-reporter-destination=stdout',
-    '--test-reporter=tap',
-    `--test-reporter-destination=${tap}`,
-    ...files,
-  ]);
+  const { code } = await run(
+    [
+      process.execPath,
+      '--import',
+      'tsx',
+      '--test',
+      `--test-concurrency=${concurrency}`,
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      '--test-reporter=tap',
+      `--test-reporter-destination=${tap}`,
+      ...files,
+    ],
+    { extraEnv },
+  );
   const text = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
   const count = (label) => Number(text.match(new RegExp(`^# ${label} (\\d+)$`, 'm'))?.[1] ?? 0);
   const passed = count('pass');
@@ -119,13 +126,19 @@ env.FOREMAN_BUILT = '1';
 const codeTests = selected.filter((name) => name === 'unit' || name === 'integration');
 if (selected.includes('integration')) {
   // The shared store's tests start PostgreSQL servers of their own: Debian's package, when missing.
-  console.log("\ntest: Debian packages the integration tests use (instant when present)…");
+  console.log('\ntest: Debian packages the integration tests use (instant when present)…');
   const apt = await run([process.execPath, join(root, 'scripts/vscode/provision.mjs'), '--apt-only']);
   if (apt.code !== 0) tally.push({ name: 'apt packages', passed: 0, failed: 1, seconds: 0, note: 'postgresql may be missing' });
 }
 if (codeTests.length) {
   const files = codeTests.flatMap((suite) => findTests(join(root, 'test', suite), /\.test\.ts$/));
   await nodeTests(codeTests.join(' + '), files, { concurrency: 2 });
+}
+if (selected.includes('integration')) {
+  // The engine's suites once more, on PostgreSQL (issue 14): the same files, another store
+  // (test/support/engineHarness.ts reads FOREMAN_TEST_STORE).
+  const files = findTests(join(root, 'test', 'integration', 'engine'), /\.test\.ts$/);
+  await nodeTests('integration (engine on PostgreSQL)', files, { concurrency: 1, extraEnv: { FOREMAN_TEST_STORE: 'postgres' } });
 }
 
 if (selected.includes('vscode') || selected.includes('e2e')) {

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { after } from 'node:test';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,17 +7,20 @@ import { type CommandInput, type CommandName, type ReadCommand, parseCommand } f
 import type { Result } from '../../src/core/result';
 import { Engine } from '../../src/engine/engine';
 import type { ResultOf } from '../../src/engine/results';
-import type { ArchiveSink } from '../../src/engine/ports';
+import type { ArchiveSink, Store } from '../../src/engine/ports';
 import { defaultEngineSettings, type EngineSettings } from '../../src/engine/settings';
 import { SqlJsStore } from '../../src/infra/db';
 import { FileArchiveSink, FileBlobStore, JsonlExportSink } from '../../src/infra/fs';
 import { GitPortAdapter } from '../../src/infra/git/gitPort';
+import { PgStore } from '../../src/infra/pg/pgStore';
+import { SyncPgClient } from '../../src/infra/pg/syncClient';
 import { ManualClock } from './manualClock';
+import { type TestPostgres, startPostgres } from './postgres';
 
 export interface EngineHarness {
   readonly dir: string;
   readonly engine: Engine;
-  readonly store: SqlJsStore;
+  readonly store: Store;
   readonly clock: ManualClock;
   /** Parses like every boundary does, then executes through the engine's front door. */
   run<C extends CommandName>(command: C, args: CommandInput<C>, requestId?: string): Promise<Result<ResultOf<C>>>;
@@ -41,8 +45,37 @@ function initRepository(dir: string): void {
 }
 
 /**
- * A real engine on a real sql.js store and a real git repository in a temp folder; only the
- * clock is driven by the test. No agents are launched.
+ * Which store the engine suites run on: sql.js (the default), or PostgreSQL with
+ * FOREMAN_TEST_STORE=postgres (issue 14) — the same suites, not a copy; `npm test` runs both.
+ */
+export const testStore: 'sqljs' | 'postgres' = process.env.FOREMAN_TEST_STORE === 'postgres' ? 'postgres' : 'sqljs';
+
+/** One server per test process, started on first use and stopped when the process's tests end. */
+let server: Promise<TestPostgres> | undefined;
+after(async () => {
+  if (server) await (await server).stop();
+});
+let databases = 0;
+
+/** A fresh database on the test process's PostgreSQL server, as a store. */
+async function postgresStore(): Promise<Store> {
+  server ??= startPostgres();
+  const { url } = await server;
+  const name = `engine_${process.pid}_${++databases}`;
+  const admin = new SyncPgClient(url);
+  try {
+    admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    admin.close();
+  }
+  const database = new URL(url);
+  database.pathname = `/${name}`;
+  return PgStore.open(database.toString());
+}
+
+/**
+ * A real engine on a real store (sql.js, or PostgreSQL: `testStore`) and a real git repository in
+ * a temp folder; only the clock is driven by the test. No agents are launched.
  */
 export async function openEngine(
   overrides: Partial<EngineSettings> = {},
@@ -51,7 +84,7 @@ export async function openEngine(
   const dir = mkdtempSync(join(tmpdir(), 'foreman-engine-'));
   initRepository(dir);
   const foremanDir = join(dir, '.foreman');
-  const store = await SqlJsStore.open(foremanDir);
+  const store = testStore === 'postgres' ? await postgresStore() : await SqlJsStore.open(foremanDir);
   const clock = new ManualClock();
   const settings = { ...defaultEngineSettings, ...overrides };
   let seed = 1;

@@ -79,7 +79,7 @@ export function listWorkerTransitionsBefore(reader: Reader, before: number, limi
     `SELECT * FROM (
        SELECT t.*, (SELECT n.ts_ms FROM transitions n WHERE n.entity_type = 'worker' AND n.entity_id = t.entity_id AND n.seq > t.seq
                     ORDER BY n.seq LIMIT 1) AS next_ts
-       FROM transitions t INDEXED BY transitions_ts WHERE t.entity_type = 'worker' AND t.ts_ms < ? ORDER BY t.ts_ms, t.seq LIMIT ?)
+       FROM transitions t INDEXED BY transitions_ts WHERE t.entity_type = 'worker' AND t.ts_ms < ? ORDER BY t.ts_ms, t.seq LIMIT ?) AS due
      WHERE next_ts IS NOT NULL`,
     [before, limit],
   );
@@ -90,7 +90,7 @@ export function findOldestArchivable(reader: Reader): number | undefined {
   const row = reader.get<{ oldest: number | null }>(
     `SELECT MIN(oldest) AS oldest FROM (
        SELECT MIN(finished_at) AS oldest FROM tasks WHERE finished_at IS NOT NULL AND status IN ('done', 'cancelled')
-       UNION ALL SELECT ts_ms FROM (SELECT ts_ms FROM messages ORDER BY seq LIMIT 1))`,
+       UNION ALL SELECT ts_ms FROM (SELECT ts_ms FROM messages ORDER BY seq LIMIT 1) AS first_message) AS candidates`,
   );
   return row?.oldest ?? undefined;
 }
@@ -149,8 +149,8 @@ export function reclaimFreePages(tx: Tx): boolean {
 export function addRollup(tx: Tx, row: RollupRow): void {
   tx.run(
     `INSERT INTO archive_rollups (metric, entity, a, b, count, total, max) VALUES (?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT(metric, entity, a, b) DO UPDATE SET count = count + excluded.count, total = total + excluded.total,
-         max = MAX(max, excluded.max)`,
+       ON CONFLICT(metric, entity, a, b) DO UPDATE SET count = archive_rollups.count + excluded.count,
+         total = archive_rollups.total + excluded.total, max = MAX(archive_rollups.max, excluded.max)`,
     [row.metric, row.entity, row.a, row.b, row.count, row.total, row.max],
   );
 }

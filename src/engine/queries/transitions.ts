@@ -48,13 +48,13 @@ export function insertTransition(
 export function listLatestTransitions(reader: Reader, afterSeq: number, limit: number, entityId?: string): TransitionRow[] {
   return entityId
     ? reader.all<TransitionRow>(
-        'SELECT * FROM (SELECT * FROM transitions WHERE entity_id = ? AND seq > ? ORDER BY seq DESC LIMIT ?) ORDER BY seq',
+        'SELECT * FROM (SELECT * FROM transitions WHERE entity_id = ? AND seq > ? ORDER BY seq DESC LIMIT ?) AS latest ORDER BY seq',
         [entityId, afterSeq, limit],
       )
-    : reader.all<TransitionRow>('SELECT * FROM (SELECT * FROM transitions WHERE seq > ? ORDER BY seq DESC LIMIT ?) ORDER BY seq', [
-        afterSeq,
-        limit,
-      ]);
+    : reader.all<TransitionRow>(
+        'SELECT * FROM (SELECT * FROM transitions WHERE seq > ? ORDER BY seq DESC LIMIT ?) AS latest ORDER BY seq',
+        [afterSeq, limit],
+      );
 }
 
 /** Transitions after `afterSeq`, oldest first; only those of `entityId` when it is given. */
@@ -94,10 +94,11 @@ export function summarizeTimeInState(
   reader: Reader,
 ): Array<{ entity: string; state: string; count: number; totalMs: number; maxMs: number }> {
   return reader.all<{ entity: string; state: string; count: number; totalMs: number; maxMs: number }>(
-    `SELECT entity AS entity, state AS state, COUNT(*) AS count, SUM(duration) AS totalMs, MAX(duration) AS maxMs
+    // Aliases quoted: PostgreSQL folds unquoted names to lower case.
+    `SELECT entity AS entity, state AS state, COUNT(*) AS count, SUM(duration) AS "totalMs", MAX(duration) AS "maxMs"
      FROM (SELECT entity_type AS entity, to_state AS state,
                   LEAD(ts_ms) OVER (PARTITION BY entity_type, entity_id ORDER BY seq) - ts_ms AS duration
-           FROM transitions)
+           FROM transitions) AS stays
      WHERE duration IS NOT NULL GROUP BY entity, state ORDER BY entity, state`,
   );
 }
