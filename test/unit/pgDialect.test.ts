@@ -31,6 +31,15 @@ describe('toPostgres', () => {
   });
 });
 
+describe('the claim', () => {
+  it("takes PostgreSQL's row lock where the statement marks it, a comment to SQLite", () => {
+    assert.equal(
+      toPostgres('WHERE id = (SELECT id FROM tasks ORDER BY sort_order LIMIT 1 /* FOR UPDATE SKIP LOCKED */)'),
+      'WHERE id = (SELECT id FROM tasks ORDER BY sort_order LIMIT 1 FOR UPDATE SKIP LOCKED)',
+    );
+  });
+});
+
 describe('toPostgresDdl', () => {
   it('widens integers to BIGINT, REAL to DOUBLE PRECISION, and makes AUTOINCREMENT an identity', () => {
     assert.equal(

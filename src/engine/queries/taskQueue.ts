@@ -47,8 +47,11 @@ export function compileClaimNext(branchTemplate: string): ClaimNextStatement {
   const parts = branchTemplate.split(/(\{worker\}|\{task\})/).filter((part) => part !== '');
   const branchSql = parts.map((part) => (part === '{task}' ? 'id' : '?')).join(' || ') || "''";
   return {
+    // The comment is PostgreSQL's row lock (dialect.ts): owners claiming at once each skip the rows
+    // another is taking, instead of waiting for one and finding it gone. SQLite has one writer.
     sql: `UPDATE tasks SET ${claimColumns(branchSql)}
-       WHERE id = (SELECT id FROM tasks WHERE ${runnable} ORDER BY sort_order, created_at LIMIT 1) AND status = 'queued'
+       WHERE id = (SELECT id FROM tasks WHERE ${runnable} ORDER BY sort_order, created_at LIMIT 1 /* FOR UPDATE SKIP LOCKED */)
+         AND status = 'queued'
        RETURNING id, attempt, branch`,
     literals: parts.filter((part) => part !== '{task}').map((part) => (part === '{worker}' ? null : part)),
   };

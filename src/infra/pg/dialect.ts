@@ -9,6 +9,7 @@
  *   - `a IS b` between values becomes `a IS NOT DISTINCT FROM b`;
  *   - the two-argument `MAX(a, b)` becomes `GREATEST(a, b)`;
  *   - `INDEXED BY name` (a hint to SQLite's planner) is dropped;
+ *   - the comment `/* FOR UPDATE SKIP LOCKED *\/` becomes that row lock (the claim's sub-select);
  *   - in DDL, `INTEGER` becomes `BIGINT` (times are epoch milliseconds), `REAL` `DOUBLE PRECISION`,
  *     and `INTEGER PRIMARY KEY AUTOINCREMENT` an identity column.
  * Quoted text and identifiers are left alone.
@@ -63,7 +64,8 @@ function translateCode(code: string, next: { parameter: number }): string {
     .replace(/json_each\((\$\d+)\)/g, 'json_array_elements_text($1::json)')
     .replace(/\bIS\s+(?!NULL\b|NOT\b|TRUE\b|FALSE\b|DISTINCT\b)/g, 'IS NOT DISTINCT FROM ')
     .replace(/\bMAX\(\s*([\w.]+)\s*,\s*([\w.]+)\s*\)/g, 'GREATEST($1, $2)')
-    .replace(/\s+INDEXED BY\s+\w+/g, '');
+    .replace(/\s+INDEXED BY\s+\w+/g, '')
+    .replace(/\/\* FOR UPDATE SKIP LOCKED \*\//g, 'FOR UPDATE SKIP LOCKED');
 }
 
 /** A statement of the engine's, as PostgreSQL takes it. */

@@ -6,9 +6,9 @@
  * checkpoint of Foreman's own). The schema is the SQLite migrations' (pgMigrations.ts), applied under
  * an advisory lock so that owners starting together migrate once.
  *
- * What is not here yet: the engine's claim with `FOR UPDATE SKIP LOCKED` (the sub-select claim is
- * correct on PostgreSQL but may come back empty while another owner holds the row it chose), owners'
- * leases, `LISTEN/NOTIFY` wake-ups, and the parametrised engine suites.
+ * The engine's claim takes its row with `FOR UPDATE SKIP LOCKED` here (dialect.ts), so owners
+ * claiming at once never wait for each other's rows. What is not here yet: owners' leases,
+ * `LISTEN/NOTIFY` wake-ups, selecting this store from `foreman init` or VS Code.
  */
 import type { Reader, Row, SqlValue, Store, Tx, WriteOptions } from '../../engine/ports';
 import type { Result } from '../../core/result';
