@@ -1,7 +1,7 @@
 /**
  * The store port on PostgreSQL (src/infra/pg/pgStore.ts) against a real server: the schema migrated
  * once however many stores open it, a write that fails or throws leaves nothing, and the engine's
- * own claim statement from eight processes at once takes 10,000 tasks with none taken twice and no
+ * own claim statement from eight processes at once takes 2,000 tasks with none taken twice and no
  * process told "nothing to claim" while tasks remained (the claim skips rows another is taking).
  * The engine's suites on this store: FOREMAN_TEST_STORE=postgres (test/support/engineHarness.ts).
  */
@@ -73,17 +73,17 @@ describe('PgStore', () => {
     assert.equal(store.write((tx) => ok(tx.run(`UPDATE tasks SET title = 'x' WHERE id = 'nobody'`))).ok, true, 'the store goes on');
   });
 
-  it("eight processes claiming with the engine's statement: 10,000 tasks, none twice, none left", async () => {
+  it("eight processes claiming with the engine's statement: 2,000 tasks, none twice, none left", async () => {
     const store = open();
     store.write((tx) => ok(tx.run('DELETE FROM tasks')));
-    queue(store, 10_000);
+    queue(store, 2_000);
     const child = path.join(__dirname, 'engineClaimChild.ts');
     const outputs = await Promise.all(
       Array.from({ length: 8 }, (_, i) => run(process.execPath, ['--import', 'tsx', child, server.url, `w${i}`], { timeout: 180_000 })),
     );
     const claims = outputs.flatMap(({ stdout }) => JSON.parse(stdout) as string[]);
     assert.equal(new Set(claims).size, claims.length, 'no task claimed twice');
-    assert.equal(claims.length, 10_000, 'every process claimed until the queue was empty');
+    assert.equal(claims.length, 2_000, 'every process claimed until the queue was empty');
     const left = store.read((reader) => reader.get<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks WHERE status = 'queued'`));
     assert.equal(left?.n, 0);
   });

@@ -1,18 +1,14 @@
 /**
  * The synchronous PostgreSQL client (src/infra/pg/syncClient.ts) against a real server started for
  * the test (test/support/postgres.ts): statements and their errors, transactions across calls, a
- * server that stops and comes back, a statement that outlives its timeout, and claims with
- * `FOR UPDATE SKIP LOCKED` from eight processes at once, none of them claimed twice.
+ * server that stops and comes back, and a statement that outlives its timeout. Claims from several
+ * processes at once: pgStore.test.ts (the engine's statement) and bench/pgClaims.bench.ts.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { promisify } from 'node:util';
 import { PgError, SyncPgClient } from '../../../src/infra/pg/syncClient';
 import { type TestPostgres, startPostgres } from '../../support/postgres';
-
-const run = promisify(execFile);
 
 let server: TestPostgres;
 const clients: SyncPgClient[] = [];
@@ -111,20 +107,5 @@ describe('SyncPgClient', () => {
     assert.ok(!failure.message.includes(server.password), 'the password is not in the message');
     await server.start();
     assert.equal(client.query<{ one: number }>('SELECT 1 AS one').rows[0]?.one, 1);
-  });
-
-  it('eight processes claiming with FOR UPDATE SKIP LOCKED: 10,000 claims, none twice', async () => {
-    const client = connect();
-    client.query(`CREATE TABLE queue (id integer PRIMARY KEY, status text NOT NULL, claimed_by integer)`);
-    client.query(`INSERT INTO queue SELECT g, 'queued', NULL FROM generate_series(1, 10000) AS g`);
-    const child = path.join(__dirname, 'claimChild.ts');
-    const outputs = await Promise.all(
-      Array.from({ length: 8 }, () => run(process.execPath, ['--import', 'tsx', child, server.url], { timeout: 120_000 })),
-    );
-    const claims = outputs.flatMap(({ stdout }) => JSON.parse(stdout) as number[]);
-    assert.equal(claims.length, 10_000);
-    assert.equal(new Set(claims).size, 10_000, 'no task claimed twice');
-    assert.ok(outputs.filter(({ stdout }) => (JSON.parse(stdout) as number[]).length > 0).length >= 2, 'the claims were shared');
-    assert.equal(client.query(`SELECT count(*)::int AS n FROM queue WHERE status = 'queued'`).rows[0]?.n, 0);
   });
 });
