@@ -174,15 +174,16 @@ async function main(): Promise<void> {
     await sleep(5_600);
     const tick = { ...window, hostMs: performance.eventLoopUtilization(tickStart).active };
 
-    const summary = (list: Window[]) => ({
-      ...tails(
-        list.map((w) => w.hostMs),
-        1,
-      ),
-      bytesMedian: median(list.map((w) => w.bytes)),
-      postsMedian: median(list.map((w) => w.posts)),
-      rowsMedian: median(list.map((w) => w.rows)),
-    });
+    const summary = (list: Window[]) => {
+      const times = tails(list.map((w) => w.hostMs));
+      return {
+        ...times,
+        medianMs: times['medianMs'] ?? Number.NaN,
+        bytesMedian: median(list.map((w) => w.bytes)),
+        postsMedian: median(list.map((w) => w.posts)),
+        rowsMedian: median(list.map((w) => w.rows)),
+      };
+    };
     const full = summary(runs.full);
     const heartbeat = summary(runs.heartbeat);
     const task = summary(runs.task);
