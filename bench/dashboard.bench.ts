@@ -6,6 +6,7 @@
  * Usage: node --import tsx bench/dashboard.bench.ts [--runs 30]
  * Prints one JSON object.
  */
+import { changesOf } from '../src/extension/statusModel';
 import { setImmediate as yieldToLoop, setTimeout as delay } from 'node:timers/promises';
 import type { Request } from '../src/core/requests';
 import { Emitter } from '../src/engine/events';
@@ -96,7 +97,7 @@ async function measureBurst(spreadMs: number) {
   const posted: Array<{ at: number; type: string }> = [];
   const host = new DashboardHost({
     sessions: () => [session],
-    onDidChangeSessions: session.onDidChange,
+    onDidChangeSessions: changesOf(session),
     heartbeats: new HeartbeatHistory(),
     post: (message: HostMessage) => {
       posted.push({ at: performance.now(), type: message.type });

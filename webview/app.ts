@@ -1,4 +1,13 @@
-import type { ActionName, ActionTarget, DashboardSnapshot, HostMessage, ViewState, WebviewMessage } from '../src/shared/protocol';
+import { applyDashboardDelta } from '../src/shared/dashboardDelta';
+import {
+  type ActionName,
+  type ActionTarget,
+  type DashboardSnapshot,
+  type HostMessage,
+  type ViewState,
+  type WebviewMessage,
+  protocolVersion,
+} from '../src/shared/protocol';
 import { type RenderContext, targetKey } from './context';
 import { el, fill } from './dom';
 import { duration } from './format';
@@ -32,6 +41,8 @@ interface Slot {
  */
 export class App {
   private snapshot: DashboardSnapshot | undefined;
+  /** The host's revision of `snapshot`: a delta applies only to the revision it was made against. */
+  private revision = -1;
   private view: ViewState;
   /** Local clock minus the host's, measured when a snapshot arrives. */
   private offsetMs = 0;
@@ -98,11 +109,18 @@ export class App {
 
   readonly handlers = {
     snapshot: (message: Extract<HostMessage, { type: 'snapshot' }>) => {
-      this.snapshot = message.snapshot;
-      this.offsetMs = Date.now() - message.snapshot.generatedAt;
-      this.view = message.snapshot.view;
-      this.port.saveView(this.view);
-      this.render();
+      this.revision = message.revision;
+      this.show(message.snapshot);
+    },
+    delta: (message: Extract<HostMessage, { type: 'delta' }>) => {
+      if (!this.snapshot || message.baseRevision !== this.revision) {
+        // A gap (a message lost while hidden, say): only a full snapshot can say where things are.
+        this.revision = -1;
+        this.port.post({ type: 'ready', protocol: protocolVersion, view: this.view });
+        return;
+      }
+      this.revision = message.revision;
+      this.show(applyDashboardDelta(this.snapshot, message.delta));
     },
     actionResult: (message: Extract<HostMessage, { type: 'actionResult' }>) => {
       this.pending.delete(message.requestId);
@@ -110,6 +128,14 @@ export class App {
       this.render();
     },
   };
+
+  private show(snapshot: DashboardSnapshot): void {
+    this.snapshot = snapshot;
+    this.offsetMs = Date.now() - snapshot.generatedAt;
+    this.view = snapshot.view;
+    this.port.saveView(this.view);
+    this.render();
+  }
 
   currentView(): ViewState {
     return this.view;
@@ -171,12 +197,6 @@ export class App {
       requestChanges: (workerId, title) => this.notes.open(workerId, title),
     };
     const pendingKey = [...pendingKeys].join(',');
-    // Ages shift with every snapshot; the times they stand for do not, so the count is what changes a card.
-    const workersKey = folder.workers.items.map((worker) => ({
-      ...worker,
-      heartbeatsAgoMs: worker.heartbeatsAgoMs.length,
-      statesAgoMs: worker.statesAgoMs.map((state) => state.expected),
-    }));
     this.chainWidth = this.chainWidth || this.slots.chains.element.clientWidth || this.root.clientWidth;
     const { view } = snapshot;
     this.update(
@@ -186,7 +206,9 @@ export class App {
     );
     this.update('stats', folder.stats, () => renderStats(ctx));
     this.update('attention', [folder.attention, pendingKey], () => renderAttention(ctx));
-    this.update('workers', [workersKey, folder.workers.total, folder.workers.page, folder.liveness, pendingKey], () => renderWorkers(ctx));
+    this.update('workers', [folder.workers.items, folder.workers.total, folder.workers.page, folder.liveness, pendingKey], () =>
+      renderWorkers(ctx),
+    );
     this.update('chains', [folder.chains, this.selectedTask, this.chainWidth, pendingKey], () =>
       renderChains(ctx, {
         selected: this.selectedTask,

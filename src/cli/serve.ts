@@ -205,5 +205,7 @@ function describeEvent(event: EngineEvent): string {
       return `${event.entity} ${event.id}: rejected (${event.code})`;
     case 'heartbeat':
       return `heartbeat from ${event.workerId}`;
+    case 'rowsChanged':
+      return `${event.ids.length} ${event.entity}${event.ids.length === 1 ? '' : 's'} changed`;
   }
 }

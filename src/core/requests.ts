@@ -152,6 +152,11 @@ const commands = {
     worker: workerIdSchema.optional(),
     /** Tasks created, started or finished at or after this epoch ms. */
     since: z.number().int().nonnegative().optional(),
+    /**
+     * Only these rows, found or not (a view's model re-reads what a commit touched; an id that is
+     * missing from the answer is gone). The other filters do not apply with it.
+     */
+    ids: z.object({ workers: z.array(workerIdSchema).max(10_000), tasks: z.array(taskIdSchema).max(10_000) }).optional(),
   }),
   transitions: z.object({
     entity: z.string().max(63).optional(),

@@ -11,6 +11,8 @@ import {
   sumUsage,
   sumUsageByTask,
   sumUsageByWorker,
+  sumUsageOfTasks,
+  sumUsageOfWorkers,
 } from './queries';
 import { checkAttempt } from './transitions';
 import type { Unit } from './unit';
@@ -74,15 +76,22 @@ export function findSession(reader: Reader, taskId: string, attempt: number): Ag
 }
 
 /** Sums per task and per worker, for status views (one grouped read each, not one per row). */
-export function usageTotals(reader: Reader): { byTask: Map<string, Usage>; byWorker: Map<string, Usage>; total: Usage } {
+/**
+ * Usage per task, per worker and in all. With `only`, per task and per worker for those ids alone
+ * (a view re-reading the rows a commit touched); the total is always the whole.
+ */
+export function usageTotals(
+  reader: Reader,
+  only?: { readonly workers: readonly string[]; readonly tasks: readonly string[] },
+): { byTask: Map<string, Usage>; byWorker: Map<string, Usage>; total: Usage } {
   const byKey = (rows: UsageSumRow[]) => new Map(rows.map((row) => [row.key, usageOf(row)]));
-  const byTask = byKey(sumUsageByTask(reader));
-  const byWorker = byKey(sumUsageByWorker(reader));
+  const byTask = byKey(only ? sumUsageOfTasks(reader, only.tasks) : sumUsageByTask(reader));
+  const byWorker = byKey(only ? sumUsageOfWorkers(reader, only.workers) : sumUsageByWorker(reader));
   const live = sumUsage(reader);
   let total = live ? usageOf(live) : zeroUsage;
   // Archived tasks took their sessions along; what they used stays counted in the rollups.
   for (const [workerId, archived] of archivedUsageByWorker(reader)) {
-    byWorker.set(workerId, addUsage(byWorker.get(workerId) ?? zeroUsage, archived));
+    if (!only || only.workers.includes(workerId)) byWorker.set(workerId, addUsage(byWorker.get(workerId) ?? zeroUsage, archived));
     total = addUsage(total, archived);
   }
   return { byTask, byWorker, total };

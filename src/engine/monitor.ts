@@ -26,10 +26,11 @@ export class Monitor {
     private readonly state: StateService,
   ) {}
 
-  /** The verdict for every worker, for status views. */
-  verdicts(reader: Reader, now: number): Map<string, LivenessVerdict & { lastHeartbeatMs: number | null }> {
+  /** The verdict for every worker (or for these ones), for status views. */
+  verdicts(reader: Reader, now: number, ids?: readonly string[]): Map<string, LivenessVerdict & { lastHeartbeatMs: number | null }> {
     const verdicts = new Map<string, LivenessVerdict & { lastHeartbeatMs: number | null }>();
-    for (const worker of this.workers(reader)) {
+    const workers = ids ? ids.flatMap((id) => findWorkerSigns(reader, id) ?? []) : this.workers(reader);
+    for (const worker of workers) {
       verdicts.set(worker.id, { ...this.judge(worker, now), lastHeartbeatMs: worker.heartbeat_ms });
     }
     return verdicts;

@@ -12,8 +12,11 @@ import {
   countTasks,
   countTasksByStatus,
   listBeats,
+  listBeatsOf,
   listTaskViews,
   listWorkers,
+  listWorkersById,
+  maxIdsPerRead,
   readMeta,
 } from './queries';
 import type { WorkerRow } from './rows';
@@ -108,10 +111,14 @@ function progressOf(worker: WorkerRow, beat: BeatRow | undefined): number | null
 }
 
 export function readStatus(reader: Reader, monitor: Monitor, now: number, query: StatusQuery = {}): StatusSnapshot {
-  const verdicts = monitor.verdicts(reader, now);
-  const beats = new Map(listBeats(reader).map((row) => [row.agent_id, row]));
-  const usage = usageTotals(reader);
-  const workers = listWorkers(reader).map((worker): WorkerStatus => {
+  const only = query.ids;
+  const verdicts = monitor.verdicts(reader, now, only?.workers);
+  const beats = new Map(
+    (only ? inBatches(only.workers, (ids) => listBeatsOf(reader, ids)) : listBeats(reader)).map((row) => [row.agent_id, row]),
+  );
+  const usage = usageTotals(reader, only);
+  const workerRows = only ? inBatches(only.workers, (ids) => listWorkersById(reader, ids)) : listWorkers(reader);
+  const workers = workerRows.map((worker): WorkerStatus => {
     const verdict = verdicts.get(worker.id);
     if (!verdict) throw new Error(`bug: no liveness verdict for worker '${worker.id}' in the same read`);
     return {
@@ -134,7 +141,9 @@ export function readStatus(reader: Reader, monitor: Monitor, now: number, query:
       usage: usage.byWorker.get(worker.id) ?? zeroUsage,
     };
   });
-  const { rows, page } = readTasks(reader, query);
+  const { rows, page } = only
+    ? { rows: inBatches(only.tasks, (ids) => listTaskViews(reader, { ids }, 'queue')), page: undefined }
+    : readTasks(reader, query);
   const tasks = rows.map((task): TaskStatusView => ({
     id: task.id,
     title: task.title,
@@ -151,6 +160,13 @@ export function readStatus(reader: Reader, monitor: Monitor, now: number, query:
     usage: usage.byTask.get(task.id) ?? zeroUsage,
   }));
   return { baseBranch: readMeta(reader, 'base_branch') ?? null, workers, tasks, usage: usage.total, ...(page ? { page } : {}) };
+}
+
+/** Reads ids in lists of at most `maxIdsPerRead`; each batch comes back in its own order. */
+function inBatches<T>(ids: readonly string[], read: (batch: readonly string[]) => T[]): T[] {
+  const rows: T[] = [];
+  for (let start = 0; start < ids.length; start += maxIdsPerRead) rows.push(...read(ids.slice(start, start + maxIdsPerRead)));
+  return rows;
 }
 
 /**

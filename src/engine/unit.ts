@@ -10,7 +10,9 @@ export type EngineEvent =
   | { readonly kind: 'unblocked'; readonly id: string; readonly after: string }
   | { readonly kind: 'heartbeat'; readonly workerId: string }
   | { readonly kind: 'message'; readonly seq: number; readonly to: string | null }
-  | { readonly kind: 'rejected'; readonly entity: 'worker' | 'task'; readonly id: string; readonly code: string };
+  | { readonly kind: 'rejected'; readonly entity: 'worker' | 'task'; readonly id: string; readonly code: string }
+  /** Rows written or deleted outside a transition (archived tasks, a chain's planning phase): views read them again. */
+  | { readonly kind: 'rowsChanged'; readonly entity: 'task'; readonly ids: readonly string[] };
 
 /**
  * One unit of work: a transaction plus who asked, when, and the events to fire once it commits.

@@ -3,6 +3,7 @@ import type { Result } from '../core/result';
 import type { Event } from '../engine/events';
 import type { ResultOf } from '../engine/results';
 import type { StatusSnapshot } from '../engine/statusView';
+import type { StatusDelta } from './statusModel';
 
 /**
  * One workspace folder's Foreman as the UI sees it: a snapshot to draw, a change event, and a
@@ -16,8 +17,14 @@ export interface ForemanSession {
   readonly ownerNote: string | undefined;
   /** Agents and merges need a trusted workspace (ARCHITECTURE §9). */
   readonly restricted: boolean;
+  /** The state as last read; the same object until something changes. */
   snapshot(): StatusSnapshot;
+  /** Something changed (a commit, a read): `takeChanges` says what. */
   readonly onDidChange: Event<void>;
+  /** What changed since the last call (for the one consumer that redraws the views: the registry). */
+  takeChanges(): StatusDelta;
+  /** Reads the workers again (their liveness moves with the clock, no commit says so). */
+  recheckWorkers(): void;
   /** Every request, with its command's typed result. */
   execute<C extends CommandName>(request: RequestOf<C>): Promise<Result<ResultOf<C>>>;
   /** Reads the state again (after something outside the engine's events changed it). */

@@ -1,25 +1,25 @@
 import * as vscode from 'vscode';
 import { RunOnceScheduler } from '../engine/async';
 import type { ForemanSession } from './session';
+import { type StatusDelta, type ViewsChange, isNoChange } from './statusModel';
 
 /** How often the views may redraw under a burst of engine events. */
 const coalesceMs = 250;
-/** Heartbeat ages in the views tick this often, and only while some worker holds a task. */
+/** Liveness moves with the clock; the workers are read again this often, only while some worker holds a task. */
 const ageTickMs = 5_000;
 
 /**
  * The sessions of this window (one per workspace folder that has Foreman), with one coalesced
  * change event for the views: a burst of a thousand transitions redraws a few times, not a
- * thousand.
+ * thousand, and says which rows changed so a view redraws only those. Nothing changed, nothing
+ * fires (a liveness tick that moved only ages).
  */
 export class SessionRegistry implements vscode.Disposable {
   private readonly bySession = new Map<string, { session: ForemanSession; subscription: { dispose(): void } }>();
-  private readonly changeEmitter = new vscode.EventEmitter<void>();
+  private readonly changeEmitter = new vscode.EventEmitter<ViewsChange>();
   readonly onDidChange = this.changeEmitter.event;
-  private readonly redraw = new RunOnceScheduler(() => {
-    this.changeEmitter.fire();
-    this.updateTicker();
-  }, coalesceMs);
+  private sessionsChanged = false;
+  private readonly redraw = new RunOnceScheduler(() => this.fireChanges(), coalesceMs);
   private ticker: ReturnType<typeof setInterval> | undefined;
 
   sessions(): ForemanSession[] {
@@ -34,6 +34,7 @@ export class SessionRegistry implements vscode.Disposable {
     void this.remove(session.root);
     const subscription = session.onDidChange(() => this.changed());
     this.bySession.set(session.root, { session, subscription });
+    this.sessionsChanged = true;
     this.changed();
   }
 
@@ -43,6 +44,7 @@ export class SessionRegistry implements vscode.Disposable {
     if (!entry) return Promise.resolve();
     entry.subscription.dispose();
     this.bySession.delete(root);
+    this.sessionsChanged = true;
     this.changed();
     return entry.session.close();
   }
@@ -52,10 +54,26 @@ export class SessionRegistry implements vscode.Disposable {
     if (!this.redraw.isScheduled) this.redraw.schedule();
   }
 
-  /** The ages shown are relative; redraw them while they move, stop when nobody is busy. */
+  private fireChanges(): void {
+    const deltas = new Map<string, StatusDelta>();
+    for (const session of this.sessions()) {
+      try {
+        const delta = session.takeChanges();
+        if (!isNoChange(delta)) deltas.set(session.root, delta);
+      } catch {
+        // A session that cannot read now says so in its own log; the others still redraw.
+      }
+    }
+    const sessionsChanged = this.sessionsChanged;
+    this.sessionsChanged = false;
+    if (deltas.size || sessionsChanged) this.changeEmitter.fire({ deltas, sessionsChanged });
+    this.updateTicker();
+  }
+
+  /** Liveness (WARN, STALE) moves with the clock: read the workers again while some are busy, stop when nobody is. */
   private updateTicker(): void {
     const busy = this.sessions().some((session) => session.snapshot().workers.some((worker) => worker.taskId !== null));
-    if (busy && !this.ticker) this.ticker = setInterval(() => this.sessions().forEach((session) => session.refresh()), ageTickMs);
+    if (busy && !this.ticker) this.ticker = setInterval(() => this.sessions().forEach((session) => session.recheckWorkers()), ageTickMs);
     if (!busy && this.ticker) {
       clearInterval(this.ticker);
       this.ticker = undefined;

@@ -7,12 +7,14 @@ import { workerStates } from '../core/workerMachine';
 /**
  * The dashboard's only contract between the extension host and the webview (STYLE rule 7). Both
  * sides parse what they receive with these schemas; anything that does not parse is dropped and
- * logged, never acted upon. The host sends full snapshots (a hidden webview keeps only the last
- * message) after the webview's `ready`; the webview sends its view state, actions and errors.
+ * logged, never acted upon. The host answers the webview's `ready` with a full snapshot, then sends
+ * deltas against the revision before (what changed: sections, and the worker cards that differ);
+ * a webview that does not hold that revision (it was hidden, or reloaded) sends `ready` again and
+ * gets a full snapshot. The webview sends its view state, actions and errors.
  */
 
 /** Bump when a message changes shape; a webview of another version is answered with nothing. */
-export const protocolVersion = 4;
+export const protocolVersion = 5;
 
 const id = z.string().regex(idPattern);
 /** A workspace folder's path, as the host's sessions know it. */
@@ -109,13 +111,17 @@ export const workerCardSchema = z.object({
   needsInput: z.object({ message: text, at: epochMs }).nullable(),
   /** Tokens and cost of every run this worker made. */
   usage: usageSchema,
-  /** Heartbeats seen in the recent window, as milliseconds before `generatedAt`, oldest first. */
-  heartbeatsAgoMs: z.array(count).max(2000),
   /**
-   * States the worker entered, as milliseconds before `generatedAt`, oldest first (the first may
-   * start before the window), and whether a heartbeat was due in each: silence is shaded only there.
+   * Heartbeats seen in the recent window, on the host's clock (the webview corrects by the offset
+   * it measures against `generatedAt`), oldest first. Times, not ages: a card that did not change
+   * is the same card in the next message, and is not sent again.
    */
-  statesAgoMs: z.array(z.object({ agoMs: count, expected: z.boolean() })).max(200),
+  heartbeatsAt: z.array(epochMs).max(2000),
+  /**
+   * States the worker entered, on the host's clock, oldest first (the first may start before the
+   * window), and whether a heartbeat was due in each: silence is shaded only there.
+   */
+  states: z.array(z.object({ at: epochMs, expected: z.boolean() })).max(200),
   actions: z.array(actionNameSchema).max(20),
 });
 export type WorkerCard = z.infer<typeof workerCardSchema>;
@@ -235,6 +241,35 @@ export const dashboardSnapshotSchema = z.object({
 });
 export type DashboardSnapshot = z.infer<typeof dashboardSnapshotSchema>;
 
+/**
+ * What changed in the folder shown since the revision before: each field given replaces the one
+ * held; `workers` carries only the cards that are new or differ, and the page's ids when they moved.
+ */
+export const folderDeltaSchema = folderViewSchema
+  .omit({ workers: true })
+  .partial()
+  .extend({
+    workers: z
+      .object({
+        total: count,
+        page: count,
+        pageSize: count,
+        /** The ids on the page, in order, when they are not the ones held. */
+        ids: z.array(id).max(1000).optional(),
+        cards: z.array(workerCardSchema).max(1000),
+      })
+      .optional(),
+  });
+export type FolderDelta = z.infer<typeof folderDeltaSchema>;
+
+export const dashboardDeltaSchema = z.object({
+  generatedAt: epochMs,
+  folders: dashboardSnapshotSchema.shape.folders.optional(),
+  view: viewStateSchema.optional(),
+  folder: folderDeltaSchema,
+});
+export type DashboardDelta = z.infer<typeof dashboardDeltaSchema>;
+
 // ---------------------------------------------------------------- messages
 
 export const actionTargetSchema = z.discriminatedUnion('kind', [
@@ -268,6 +303,8 @@ export type WebviewMessage = z.infer<typeof webviewMessageSchema>;
 /** Messages from the host. */
 export const hostMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('snapshot'), revision: count, snapshot: dashboardSnapshotSchema }),
+  /** Changes against `baseRevision`; a webview holding another revision asks again with `ready`. */
+  z.object({ type: z.literal('delta'), revision: count, baseRevision: count, delta: dashboardDeltaSchema }),
   z.object({ type: z.literal('actionResult'), requestId: z.string().max(64), ok: z.boolean(), message: text.optional() }),
 ]);
 export type HostMessage = z.infer<typeof hostMessageSchema>;

@@ -35,8 +35,8 @@ function workerCard(ctx: RenderContext, worker: WorkerCard): HTMLElement {
   const verdict = shownLiveness(worker);
   // A worker waiting for a person is not in trouble: its quiet is the person's, and it says so itself.
   const troubled = !worker.needsInput && verdict !== undefined;
-  const beatsAt = worker.heartbeatsAgoMs.map((ago) => ctx.snapshot.generatedAt - ago);
-  const statesAt = worker.statesAgoMs.map((state) => ({ at: ctx.snapshot.generatedAt - state.agoMs, expected: state.expected }));
+  const beatsAt = worker.heartbeatsAt;
+  const statesAt = worker.states;
   // The agent has exited 0 and its work waits for a person: whatever share it last reported, it is done.
   const finished = worker.state === 'IN_REVIEW' || worker.state === 'APPROVED';
   const progress = worker.progress === null || !(watched || finished) ? null : finished ? 1 : worker.progress;
@@ -82,7 +82,7 @@ function workerCard(ctx: RenderContext, worker: WorkerCard): HTMLElement {
         ),
     worker.needsInput ? waitingLine(worker.needsInput, now) : null,
     worker.activity ? activityLine(worker.activity, now) : null,
-    busy || worker.heartbeatsAgoMs.length
+    busy || worker.heartbeatsAt.length
       ? el(
           'div',
           { class: 'pulse-row' },

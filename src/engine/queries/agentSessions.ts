@@ -78,6 +78,26 @@ export function sumUsageByTask(reader: Reader): UsageSumRow[] {
   );
 }
 
+/** Usage summed per task, for these tasks only (at most `maxIdsPerRead`). */
+export function sumUsageOfTasks(reader: Reader, taskIds: readonly string[]): UsageSumRow[] {
+  if (!taskIds.length) return [];
+  return reader.all<UsageSumRow>(
+    `SELECT task_id AS key, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens, SUM(cost_usd) AS cost_usd
+           FROM agent_sessions WHERE task_id IN (${taskIds.map(() => '?').join(', ')}) GROUP BY task_id`,
+    [...taskIds],
+  );
+}
+
+/** Usage summed per worker, for these workers only (at most `maxIdsPerRead`). */
+export function sumUsageOfWorkers(reader: Reader, workerIds: readonly string[]): UsageSumRow[] {
+  if (!workerIds.length) return [];
+  return reader.all<UsageSumRow>(
+    `SELECT worker_id AS key, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens, SUM(cost_usd) AS cost_usd
+           FROM agent_sessions WHERE worker_id IN (${workerIds.map(() => '?').join(', ')}) GROUP BY worker_id`,
+    [...workerIds],
+  );
+}
+
 /** Usage summed per worker. */
 export function sumUsageByWorker(reader: Reader): UsageSumRow[] {
   return reader.all<UsageSumRow>(

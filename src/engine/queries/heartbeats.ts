@@ -108,6 +108,16 @@ export function listBeats(reader: Reader): BeatRow[] {
   );
 }
 
+/** These workers' latest heartbeats (at most `maxIdsPerRead` ids). */
+export function listBeatsOf(reader: Reader, workerIds: readonly string[]): BeatRow[] {
+  if (!workerIds.length) return [];
+  return reader.all<BeatRow>(
+    `SELECT agent_id, current_task, progress, attempt, activity, activity_at, needs_input, needs_input_at FROM heartbeats
+      WHERE agent_id IN (${workerIds.map(() => '?').join(', ')})`,
+    [...workerIds],
+  );
+}
+
 /** Every worker with its latest heartbeat, by id. */
 export function listWorkerSigns(reader: Reader): WorkerSigns[] {
   return reader.all<WorkerSigns>(everyWorkerSignsSql);

@@ -34,7 +34,12 @@ export interface TaskFilter {
   readonly since?: number;
   /** Only the finished tasks (done, failed, cancelled), or (`false`) only the others. */
   readonly finished?: boolean;
+  /** Only these tasks (a view's model re-reads the rows a commit touched); at most `maxIdsPerRead`. */
+  readonly ids?: readonly string[];
 }
+
+/** Ids in one `IN (…)` list: well under SQLite's bound-parameter limit. */
+export const maxIdsPerRead = 500;
 
 export type TaskViewOrder = 'queue' | 'recentlyFinished';
 
@@ -61,6 +66,10 @@ function whereOf(filter: TaskFilter): { sql: string; params: SqlValue[] } {
   if (filter.finished !== undefined) {
     conditions.push(`status ${filter.finished ? 'IN' : 'NOT IN'} (${terminalTaskStatuses.map(() => '?').join(', ')})`);
     params.push(...terminalTaskStatuses);
+  }
+  if (filter.ids !== undefined) {
+    conditions.push(`id IN (${filter.ids.map(() => '?').join(', ') || 'NULL'})`);
+    params.push(...filter.ids);
   }
   return { sql: conditions.length ? `WHERE ${conditions.join(' AND ')}` : '', params };
 }

@@ -42,6 +42,12 @@ export function listWorkers(reader: Reader): WorkerRow[] {
   return reader.all<WorkerRow>('SELECT * FROM workers ORDER BY id');
 }
 
+/** These workers (at most `maxIdsPerRead`), by id; ids that match none are left out. */
+export function listWorkersById(reader: Reader, ids: readonly string[]): WorkerRow[] {
+  if (!ids.length) return [];
+  return reader.all<WorkerRow>(`SELECT * FROM workers WHERE id IN (${ids.map(() => '?').join(', ')}) ORDER BY id`, [...ids]);
+}
+
 /** Workers in one state, by id. */
 export function listWorkersIn(reader: Reader, state: WorkerState): WorkerRow[] {
   return reader.all<WorkerRow>('SELECT * FROM workers WHERE state = ? ORDER BY id', [state]);

@@ -12,7 +12,10 @@ import {
   dispatchMessage,
   webviewMessageSchema,
 } from '../../shared/protocol';
+import { dashboardDelta, isEmptyDelta } from '../../shared/dashboardDelta';
+import type { DashboardSnapshot } from '../../shared/protocol';
 import type { ForemanSession } from '../session';
+import type { ViewsChange } from '../statusModel';
 import { ActivityFeed } from './activityFeed';
 import { actionsForTask, actionsForWorker, folderActions } from './actionPolicy';
 import { Coalescer } from './coalescer';
@@ -33,8 +36,8 @@ export interface ActionOutcome {
 
 export interface DashboardHostOptions {
   readonly sessions: () => readonly ForemanSession[];
-  /** Fires (coalesced or not) when any session's state changed. */
-  readonly onDidChangeSessions: Event<void>;
+  /** Fires (coalesced or not) when a session's state changed, with what changed. */
+  readonly onDidChangeSessions: Event<ViewsChange>;
   readonly heartbeats: HeartbeatHistory;
   /** Posts to the webview; resolves false when the webview was not there to take it. */
   readonly post: (message: HostMessage) => PromiseLike<boolean>;
@@ -59,6 +62,8 @@ export class DashboardHost extends DisposableBase {
   private ready = false;
   private visible = true;
   private revision = 0;
+  /** What the webview holds (revision `revision`); undefined until it has a full snapshot. */
+  private held: DashboardSnapshot | undefined;
   private readonly sender: Coalescer;
   private readonly feeds = new Map<string, ActivityFeed>();
   private readonly clock: Clock;
@@ -71,7 +76,7 @@ export class DashboardHost extends DisposableBase {
     this.clock = options.clock ?? systemClock;
     this.view = options.initialView ?? defaultViewState;
     this.sender = this._register(new Coalescer(() => void this.sendSnapshot(), options.minIntervalMs ?? 250, this.clock));
-    this._register(options.onDidChangeSessions(() => this.changed()));
+    this._register(options.onDidChangeSessions((change) => this.changed(change)));
     // Feeds come and go with the selected folder (feedOf); whichever are open go with the host.
     this._register({
       dispose: () => {
@@ -83,6 +88,7 @@ export class DashboardHost extends DisposableBase {
       ready: (message) => {
         if (message.view) this.view = message.view;
         this.ready = true;
+        this.held = undefined;
         this.feedOf(this.selected())?.invalidate();
         this.sender.request();
       },
@@ -106,7 +112,10 @@ export class DashboardHost extends DisposableBase {
   /** A hidden panel loses its page; it sends `ready` again when shown. */
   setVisible(visible: boolean): void {
     this.visible = visible;
-    if (!visible) this.ready = false;
+    if (!visible) {
+      this.ready = false;
+      this.held = undefined;
+    }
   }
 
   /** The current view state, for the serializer to persist (the webview persists it too). */
@@ -114,8 +123,11 @@ export class DashboardHost extends DisposableBase {
     return this.view;
   }
 
-  private changed(): void {
+  private changed(change: ViewsChange): void {
     if (this.isDisposed) return;
+    // Another folder's rows changed: nothing shown here moved (the folder list is in `sessionsChanged`).
+    const shown = this.selected()?.root;
+    if (!change.sessionsChanged && (shown === undefined || !change.deltas.has(shown))) return;
     this.feedOf(this.selected())?.invalidate();
     if (this.ready && this.visible) this.sender.request();
   }
@@ -182,10 +194,19 @@ export class DashboardHost extends DisposableBase {
       return;
     }
     this.view = snapshot.view;
+    const delta = this.held && dashboardDelta(this.held, snapshot);
+    if (delta && isEmptyDelta(delta)) return;
+    const baseRevision = this.revision;
+    this.held = snapshot;
     this.sent++;
-    const delivered = await this.options.post({ type: 'snapshot', revision: ++this.revision, snapshot });
+    const delivered = await this.options.post(
+      delta ? { type: 'delta', revision: ++this.revision, baseRevision, delta } : { type: 'snapshot', revision: ++this.revision, snapshot },
+    );
     // Not delivered: the page is gone (hidden or reloading); its next `ready` asks again.
-    if (!delivered) this.ready = false;
+    if (!delivered) {
+      this.ready = false;
+      this.held = undefined;
+    }
   }
 
   private async act(message: Extract<WebviewMessage, { type: 'action' }>): Promise<void> {

@@ -181,8 +181,8 @@ function workerCard(
     activity: worker.activity,
     needsInput: worker.needsInput,
     usage: worker.usage,
-    heartbeatsAgoMs: beats.map((at) => Math.max(0, Math.round((now - at) / 100) * 100)),
-    statesAgoMs: states.slice(-200).map((span) => ({ agoMs: Math.max(0, now - span.at), expected: span.expected })),
+    heartbeatsAt: beats.filter((at) => at <= now),
+    states: states.slice(-200).map((span) => ({ at: Math.min(span.at, now), expected: span.expected })),
     actions: [...actionsForWorker(worker)],
   };
 }

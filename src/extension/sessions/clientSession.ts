@@ -1,4 +1,3 @@
-import { zeroUsage } from '../../core/agentEvents';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CommandName, RequestOf } from '../../core/requests';
@@ -10,8 +9,7 @@ import { readOwner } from '../../infra/db';
 import { answerTo, sendRequest } from '../../infra/endpoint';
 import { GitPortAdapter } from '../../infra/git/gitPort';
 import type { ForemanSession } from '../session';
-
-const emptySnapshot: StatusSnapshot = { baseBranch: null, workers: [], tasks: [], usage: zeroUsage };
+import { type StatusDelta, StatusModel, mergeDeltas, noChange } from '../statusModel';
 
 /**
  * Another process owns the workspace (a second window, or `foreman serve`): this window shows the
@@ -24,7 +22,12 @@ export class ClientSession implements ForemanSession {
   private readonly changeEmitter = new Emitter<void>();
   readonly onDidChange = this.changeEmitter.event;
   readonly restricted = false;
-  private cached: StatusSnapshot = emptySnapshot;
+  /**
+   * The state as the views show it. A client hears of commits from the journal's growth, not which
+   * rows they touched, so it reads everything and the model tells the views which rows differ.
+   */
+  private readonly model = new StatusModel();
+  private unreported: StatusDelta = noChange;
   private readonly watcher: fs.FSWatcher | undefined;
   private readonly git: GitPortAdapter;
   private pending = false;
@@ -44,7 +47,7 @@ export class ClientSession implements ForemanSession {
     private readonly yieldUntil = 0,
   ) {
     const dir = path.join(root, '.foreman');
-    this.git = new GitPortAdapter(root, () => this.cached.baseBranch ?? 'main', worktreeRoot ? { worktreeRoot } : {});
+    this.git = new GitPortAdapter(root, () => this.model.snapshot().baseBranch ?? 'main', worktreeRoot ? { worktreeRoot } : {});
     try {
       this.watcher = fs.watch(dir, (_event, file) => {
         const name = file?.toString();
@@ -58,7 +61,23 @@ export class ClientSession implements ForemanSession {
   }
 
   snapshot(): StatusSnapshot {
-    return this.cached;
+    return this.model.snapshot();
+  }
+
+  takeChanges(): StatusDelta {
+    const changes = this.unreported;
+    this.unreported = noChange;
+    return changes;
+  }
+
+  /** Only the workers' rows, through the owner (liveness moves with the clock). */
+  recheckWorkers(): void {
+    const ids = { workers: this.model.workerIds(), tasks: [] as string[] };
+    void this.execute({ command: 'status', args: { ids }, actor: 'vscode' }).then((result) => {
+      if (!result.ok) return;
+      this.unreported = mergeDeltas(this.unreported, this.model.update(result.value, ids));
+      this.changeEmitter.fire();
+    });
   }
 
   async execute<C extends CommandName>(request: RequestOf<C>): Promise<Result<ResultOf<C>>> {
@@ -79,7 +98,7 @@ export class ClientSession implements ForemanSession {
       void this.execute({ command: 'status', args: {}, actor: 'vscode' }).then((result) => {
         this.pending = false;
         if (result.ok) {
-          this.cached = result.value;
+          this.unreported = mergeDeltas(this.unreported, this.model.replace(result.value));
           this.changeEmitter.fire();
         }
       });

@@ -11,6 +11,7 @@ import { EndpointServer } from '../../infra/endpoint';
 import { type WorkspaceOwner, oneShotPatienceMs, openOwner } from '../../host';
 import type { CrewSettingsFile, EngineSettings } from '../../engine/settings';
 import type { ForemanSession } from '../session';
+import { type StatusDelta, StatusModel, mergeDeltas, noChange, touchedBy } from '../statusModel';
 import { type HandoverDecision, HandoverListener, type HandoverRequest } from './handover';
 
 /** Workspace Trust (ARCHITECTURE §9): in Restricted Mode no merge runs. */
@@ -48,7 +49,10 @@ export class OwnerSession implements ForemanSession {
   private readonly eventEmitter = new Emitter<readonly EngineEvent[]>();
   /** The engine's events, for notifications. */
   readonly onDidCommit = this.eventEmitter.event;
-  private cached: StatusSnapshot | undefined;
+  private readonly model = new StatusModel();
+  /** Rows commits touched since the model last read them; `all` until the first full read. */
+  private pending: { workers: Set<string>; tasks: Set<string> } | 'all' = 'all';
+  private unreported: StatusDelta = noChange;
   private readonly commits: Disposable;
   readonly ownerNote = undefined;
 
@@ -61,7 +65,13 @@ export class OwnerSession implements ForemanSession {
     private readonly handover: HandoverListener | undefined,
   ) {
     this.commits = owner.engine.onDidCommit((events) => {
-      this.cached = undefined;
+      // Only the ids here: the rows are read when someone looks (a burst of commits, one read).
+      const pending = this.pending;
+      if (pending !== 'all') {
+        const touched = touchedBy(events);
+        touched.workers.forEach((id) => pending.workers.add(id));
+        touched.tasks.forEach((id) => pending.tasks.add(id));
+      }
       this.eventEmitter.fire(events);
       this.changeEmitter.fire();
     });
@@ -103,12 +113,40 @@ export class OwnerSession implements ForemanSession {
   }
 
   snapshot(): StatusSnapshot {
-    if (!this.cached) {
-      const result = this.owner.engine.query({ command: 'status', args: {}, actor: 'vscode' });
-      if (!result.ok) throw new Error(result.message);
-      this.cached = result.value;
+    this.read();
+    return this.model.snapshot();
+  }
+
+  takeChanges(): StatusDelta {
+    this.read();
+    const changes = this.unreported;
+    this.unreported = noChange;
+    return changes;
+  }
+
+  recheckWorkers(): void {
+    if (this.pending === 'all') return;
+    for (const id of this.model.workerIds()) this.pending.workers.add(id);
+    this.changeEmitter.fire();
+  }
+
+  /** Brings the model up to date: everything at first and after `refresh`, else the rows commits touched. */
+  private read(): void {
+    const pending = this.pending;
+    if (pending !== 'all' && pending.workers.size === 0 && pending.tasks.size === 0) return;
+    this.pending = { workers: new Set(), tasks: new Set() };
+    const ids = pending === 'all' ? undefined : this.model.rowsToRead(pending);
+    const result = this.owner.engine.query({
+      command: 'status',
+      args: ids ? { ids: { workers: [...ids.workers], tasks: [...ids.tasks] } } : {},
+      actor: 'vscode',
+    });
+    if (!result.ok) {
+      this.pending = pending;
+      throw new Error(result.message);
     }
-    return this.cached;
+    const delta = ids ? this.model.update(result.value, ids) : this.model.replace(result.value);
+    this.unreported = mergeDeltas(this.unreported, delta);
   }
 
   async execute<C extends CommandName>(request: RequestOf<C>): Promise<Result<ResultOf<C>>> {
@@ -124,7 +162,7 @@ export class OwnerSession implements ForemanSession {
   }
 
   refresh(): void {
-    this.cached = undefined;
+    this.pending = 'all';
     this.changeEmitter.fire();
   }
 

@@ -53,6 +53,22 @@ describe('status pages', () => {
     });
   });
 
+  it('by ids: exactly those rows as the full read shows them, and nothing for ids that are gone', () => {
+    const full = status({});
+    const some = status({ ids: { workers: ['ada', 'nobody'], tasks: ['t5', 't3', 'missing'] } });
+    assert.deepEqual(ids(some), ['t3', 't5'], 'queue order, missing ids left out');
+    assert.deepEqual(
+      some.tasks,
+      full.tasks.filter((task) => task.id === 't3' || task.id === 't5'),
+    );
+    assert.deepEqual(
+      some.workers.map(({ heartbeatAgeMs: _age, ...worker }) => worker),
+      full.workers.map(({ heartbeatAgeMs: _age, ...worker }) => worker),
+    );
+    assert.deepEqual(some.usage, full.usage, 'the usage total is always the whole');
+    assert.deepEqual(status({ ids: { workers: [], tasks: [] } }).tasks, []);
+  });
+
   it('filters by status, worker and time, counting what matched', () => {
     const cancelled = status({ limit: 2, statuses: ['cancelled'] });
     assert.deepEqual(ids(cancelled), ['t2', 't1']);

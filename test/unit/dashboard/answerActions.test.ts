@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { changesOf } from '../../../src/extension/statusModel';
 import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { WorkerStatus } from '../../../src/engine/statusView';
@@ -41,7 +42,7 @@ function setup(status = makeStatus({ workers: 10, tasks: 30 })) {
   const ran: ResolvedAction[] = [];
   const host = new DashboardHost({
     sessions: () => [session],
-    onDidChangeSessions: session.onDidChange,
+    onDidChangeSessions: changesOf(session),
     heartbeats: new HeartbeatHistory(),
     post: (message) => {
       posted.push(message);

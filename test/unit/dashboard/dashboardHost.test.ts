@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DashboardHost, type ResolvedAction } from '../../../src/extension/dashboard/dashboardHost';
 import { HeartbeatHistory } from '../../../src/extension/dashboard/heartbeatHistory';
-import { type HostMessage, protocolVersion } from '../../../src/shared/protocol';
+import { changesOf } from '../../../src/extension/statusModel';
+import { applyDashboardDelta } from '../../../src/shared/dashboardDelta';
+import { type DashboardSnapshot, type HostMessage, protocolVersion } from '../../../src/shared/protocol';
 import { FakeSession } from './fakeSession';
 import { ManualClock } from '../../support/manualClock';
 import { makeStatus } from './fixtures';
@@ -18,7 +20,7 @@ function setup(options: { intervalMs?: number } = {}) {
   const clock = new ManualClock();
   const host = new DashboardHost({
     sessions: () => [session],
-    onDidChangeSessions: session.onDidChange,
+    onDidChangeSessions: changesOf(session),
     heartbeats: new HeartbeatHistory(),
     post: (message) => {
       posted.push(message);
@@ -34,13 +36,23 @@ function setup(options: { intervalMs?: number } = {}) {
     activityIntervalMs: 10,
     clock,
   });
-  const snapshots = () => posted.filter((message) => message.type === 'snapshot');
+  /** What the webview was sent: a full snapshot, then deltas against it. */
+  const snapshots = () => posted.filter((message) => message.type === 'snapshot' || message.type === 'delta');
+  /** What the webview shows after applying every message, as the webview does. */
+  const shown = () => {
+    let held: DashboardSnapshot | undefined;
+    for (const message of posted) {
+      if (message.type === 'snapshot') held = message.snapshot;
+      if (message.type === 'delta') held = applyDashboardDelta(held!, message.delta);
+    }
+    return held;
+  };
   /** Moves the clock and lets what its timers started finish. */
   const advance = async (ms: number) => {
     clock.advance(ms);
     await settle();
   };
-  return { session, host, posted, logged, actions, snapshots, clock, advance };
+  return { session, host, posted, logged, actions, snapshots, shown, clock, advance };
 }
 
 test('nothing is sent before ready; ready is answered with a full snapshot', async () => {
@@ -85,7 +97,11 @@ test('a burst of 1,000 changes is coalesced into one snapshot, sent when the int
   await advance(300);
   assert.equal(snapshots().length, 2, 'the answer to ready, then one with the activity read, 250 ms later');
   const before = snapshots().length;
-  for (let i = 0; i < 1000; i++) session.change();
+  // Each change moves one worker's progress: a change the dashboard shows.
+  const first = session.status.workers[0]!;
+  for (let i = 0; i < 1000; i++) {
+    session.change({ ...session.status, workers: [{ ...first, progress: (i % 100) / 100 }, ...session.status.workers.slice(1)] });
+  }
   await advance(199);
   assert.equal(snapshots().length, before, 'nothing before 250 ms since the last snapshot');
   await advance(1);
@@ -139,7 +155,7 @@ test('a hidden panel gets nothing until its page says ready again', async () => 
 });
 
 test('the activity is read through the session and arrives in a later snapshot', async () => {
-  const { session, host, snapshots, advance } = setup();
+  const { session, host, snapshots, shown, advance } = setup();
   session.transitions = [
     {
       seq: 1,
@@ -162,10 +178,11 @@ test('the activity is read through the session and arrives in a later snapshot',
   await advance(50);
   assert.equal(snapshots().length, 2);
   const last = snapshots().at(-1)!;
-  assert.ok(last.type === 'snapshot');
-  assert.equal(last.snapshot.folder!.activity.loaded, true);
-  assert.equal(last.snapshot.folder!.activity.items[0]!.to, 'ASSIGNED');
-  assert.equal(last.snapshot.folder!.stats.throughputPerHour, 3);
+  assert.ok(last.type === 'delta', 'after the first snapshot, what changed');
+  assert.deepEqual(Object.keys(last.delta.folder).sort(), ['activity', 'stats']);
+  assert.equal(shown()!.folder!.activity.loaded, true);
+  assert.equal(shown()!.folder!.activity.items[0]!.to, 'ASSIGNED');
+  assert.equal(shown()!.folder!.stats.throughputPerHour, 3);
   assert.ok(session.requests.includes('transitions') && session.requests.includes('metrics'));
   host.dispose();
 });

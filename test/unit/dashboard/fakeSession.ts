@@ -5,6 +5,7 @@ import { Emitter } from '../../../src/engine/events';
 import type { ResultOf } from '../../../src/engine/results';
 import type { StatusSnapshot } from '../../../src/engine/statusView';
 import type { ForemanSession } from '../../../src/extension/session';
+import { type StatusDelta, StatusModel } from '../../../src/extension/statusModel';
 
 /**
  * A session over a status object the test changes; it answers only the dashboard's reads, and any
@@ -26,8 +27,19 @@ export class FakeSession implements ForemanSession {
     public transitions: TransitionEvent[] = [],
   ) {}
 
+  /** What the views were last told, to say what changed since (as the real sessions do). */
+  private readonly model = new StatusModel();
+
   snapshot(): StatusSnapshot {
     return this.status;
+  }
+
+  takeChanges(): StatusDelta {
+    return this.model.replace(this.status);
+  }
+
+  recheckWorkers(): void {
+    this.changeEmitter.fire();
   }
 
   change(status?: StatusSnapshot): void {

@@ -82,14 +82,14 @@ test('worker cards carry the states they entered, so the strip knows when a hear
   history.observe('/repo', at('WORKING', now - 10_000), now);
   const card = buildDashboardSnapshot(input(at('WORKING', now - 10_000), {}, (id) => history.statesOf('/repo', id, now))).folder!.workers
     .items[0]!;
-  assert.deepEqual(card.statesAgoMs, [
-    { agoMs: 120_000, expected: true },
-    { agoMs: 60_000, expected: false },
-    { agoMs: 10_000, expected: true },
+  assert.deepEqual(card.states, [
+    { at: now - 120_000, expected: true },
+    { at: now - 60_000, expected: false },
+    { at: now - 10_000, expected: true },
   ]);
   // Without a history only the current state is known.
   const fresh = buildDashboardSnapshot(input(at('IN_REVIEW', now - 5_000))).folder!.workers.items[0]!;
-  assert.deepEqual(fresh.statesAgoMs, [{ agoMs: 5_000, expected: false }]);
+  assert.deepEqual(fresh.states, [{ at: now - 5_000, expected: false }]);
 });
 
 test('the heartbeat strip shades silence only while a heartbeat was due, never the wait for review', () => {

@@ -40,7 +40,7 @@ test('workers are paged and carry their task, heartbeats and the actions of thei
   const review = workers.items.find((worker) => worker.state === 'IN_REVIEW')!;
   assert.deepEqual(review.actions, ['approve', 'requestChanges', 'showChanges', 'showLog', 'cancel']);
   assert.equal(review.taskTitle, status.tasks.find((task) => task.id === review.taskId)!.title);
-  assert.deepEqual(review.heartbeatsAgoMs, [20_000, 10_000]);
+  assert.deepEqual(review.heartbeatsAt, [now - 20_000, now - 10_000]);
   assert.deepEqual(workers.items.find((worker) => worker.state === 'IDLE')!.actions, ['assign']);
   assert.deepEqual(workers.items.find((worker) => worker.state === 'APPROVED')!.actions.slice(0, 1), ['merge']);
   assert.equal(snapshot.folder!.workerCounts['WORKING'], 60);
