@@ -278,7 +278,7 @@ test('the Workers view redraws only rows whose text changed: not on a liveness t
     const ticked = nextChange(registry);
     current.recheckWorkers();
     await ticked;
-    assert.deepEqual(fired, [], 'an unchanged tick redrew the Workers view');
+    assert.equal(fired.length, 0, 'an unchanged tick redrew the Workers view');
 
     // Its agent says what it is doing: that row, and only it, is redrawn, as the same node VS Code holds.
     const beat = await send({ command: 'heartbeat', args: { worker: holder.id, attempt: holder.attempt, activity: 'Bash: npm test' } });
