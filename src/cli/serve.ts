@@ -146,7 +146,8 @@ async function startAndRun(
   // Lives as long as the engine, which owner.close() disposes with its emitters.
   owner.engine.onDidCommit((events) => {
     for (const event of events) {
-      if (event.kind === 'heartbeat') continue;
+      // Not a change of state: the log stays the story of transitions.
+      if (event.kind === 'heartbeat' || event.kind === 'rowsChanged') continue;
       printer.out(json ? JSON.stringify(event) : describeEvent(event));
     }
   });
@@ -206,6 +207,6 @@ function describeEvent(event: EngineEvent): string {
     case 'heartbeat':
       return `heartbeat from ${event.workerId}`;
     case 'rowsChanged':
-      return `${event.ids.length} ${event.entity}${event.ids.length === 1 ? '' : 's'} changed`;
+      return `rows changed: ${[...event.workers, ...event.tasks].join(', ')}`;
   }
 }

@@ -55,6 +55,7 @@ export function recordUsage(unit: Unit, args: CommandArgs<'usage'>): Result<Agen
     costUsd: args.costUsd,
     now: unit.now,
   });
+  unit.events.push({ kind: 'rowsChanged', workers: [worker.id], tasks: [worker.task_id] });
   const session = findSession(unit.tx, worker.task_id, worker.attempt);
   if (!session)
     throw new Error(`bug: the agent session of ${worker.task_id} attempt ${worker.attempt} is missing right after it was written`);

@@ -173,7 +173,7 @@ export class Archiver {
 
   private apply(unit: Unit, batch: number, lines: readonly ArchiveLine[]): void {
     const archived = lines.flatMap((line) => (line.kind === 'task' ? [line.id] : []));
-    if (archived.length) unit.events.push({ kind: 'rowsChanged', entity: 'task', ids: archived });
+    if (archived.length) unit.events.push({ kind: 'rowsChanged', workers: [], tasks: archived });
     for (const line of lines) {
       switch (line.kind) {
         case 'task':

@@ -58,7 +58,7 @@ export class ChainCoordinator {
       if (!idle.ok) return idle;
     }
     markPlanningActive(unit.tx, parentId);
-    unit.events.push({ kind: 'rowsChanged', entity: 'task', ids: [parentId] });
+    unit.events.push({ kind: 'rowsChanged', workers: [], tasks: [parentId] });
     return ok(requireTask(unit.tx, parentId));
   }
 

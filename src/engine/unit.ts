@@ -11,8 +11,8 @@ export type EngineEvent =
   | { readonly kind: 'heartbeat'; readonly workerId: string }
   | { readonly kind: 'message'; readonly seq: number; readonly to: string | null }
   | { readonly kind: 'rejected'; readonly entity: 'worker' | 'task'; readonly id: string; readonly code: string }
-  /** Rows written or deleted outside a transition (archived tasks, a chain's planning phase): views read them again. */
-  | { readonly kind: 'rowsChanged'; readonly entity: 'task'; readonly ids: readonly string[] };
+  /** Rows written or deleted outside a transition (usage, archived tasks, a chain's planning phase): views read them again. */
+  | { readonly kind: 'rowsChanged'; readonly workers: readonly string[]; readonly tasks: readonly string[] };
 
 /**
  * One unit of work: a transaction plus who asked, when, and the events to fire once it commits.

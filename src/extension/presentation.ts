@@ -55,19 +55,19 @@ export function waitingText(worker: WorkerStatus): string | undefined {
 }
 
 /**
- * "WORKING · Add login · ♥ 12s · 40% · Bash: npm test", or "waiting for you: … · Add login" while
- * the agent waits; the task by its title (the id is in the tooltip).
+ * "WORKING · Add login · 40% · Bash: npm test", or "waiting for you: … · Add login" while the agent
+ * waits; the task by its title (the id is in the tooltip). Nothing in it moves with the clock: a
+ * row is redrawn only when what it says changed (a redraw closes a context menu open on the view),
+ * and the heartbeat's age is in the tooltip, made when the pointer rests on the row.
  */
-export function workerDescription(worker: WorkerStatus, now: number, titles: TaskTitles): string {
+export function workerDescription(worker: WorkerStatus, titles: TaskTitles): string {
   const task = worker.taskId ? taskName(titles, worker.taskId) : undefined;
   const waiting = waitingText(worker);
   if (waiting) return [waiting, task].filter(Boolean).join(' · ');
   const parts: string[] = [worker.state];
   if (task) parts.push(task);
-  // In review or approved the agent has exited: its last heartbeat only ages and its progress is stale.
+  // In review or approved the agent has exited: its progress is stale.
   const running = worker.taskId !== null && agentRunning.has(worker.state);
-  const age = running ? heartbeatAge(worker, now) : undefined;
-  if (age) parts.push(age);
   if (worker.progress !== null && running) parts.push(`${Math.round(worker.progress * 100)}%`);
   const liveness = shownLiveness(worker);
   if (liveness) parts.push(liveness);
@@ -98,6 +98,13 @@ export function workerTooltip(worker: WorkerStatus, now: number, titles: TaskTit
   if (hasUsage(worker.usage)) tip.appendMarkdown(`Usage: ${formatUsage(worker.usage)} (${describeUsage(worker.usage)})\n\n`);
   if (worker.lastError) tip.appendMarkdown(`Last error: ${escapeMarkdown(worker.lastError)}`);
   return tip;
+}
+
+/** A moment as the time of day ("14:02:11"), or with the date when it is not today: it does not move with the clock. */
+export function clockTime(at: number, now: number): string {
+  const date = new Date(at);
+  const time = date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  return date.toDateString() === new Date(now).toDateString() ? time : `${date.toLocaleDateString()} ${time}`;
 }
 
 export function escapeMarkdown(text: string): string {

@@ -11,8 +11,7 @@ const ageTickMs = 5_000;
 /**
  * The sessions of this window (one per workspace folder that has Foreman), with one coalesced
  * change event for the views: a burst of a thousand transitions redraws a few times, not a
- * thousand, and says which rows changed so a view redraws only those. Nothing changed, nothing
- * fires (a liveness tick that moved only ages).
+ * thousand, and says which rows changed so a view redraws only those.
  */
 export class SessionRegistry implements vscode.Disposable {
   private readonly bySession = new Map<string, { session: ForemanSession; subscription: { dispose(): void } }>();
@@ -61,12 +60,14 @@ export class SessionRegistry implements vscode.Disposable {
         const delta = session.takeChanges();
         if (!isNoChange(delta)) deltas.set(session.root, delta);
       } catch {
-        // A session that cannot read now says so in its own log; the others still redraw.
+        // A session that cannot read now (its store is closing) shows what it had; it reads again at its next change.
       }
     }
     const sessionsChanged = this.sessionsChanged;
     this.sessionsChanged = false;
-    if (deltas.size || sessionsChanged) this.changeEmitter.fire({ deltas, sessionsChanged });
+    // Fired even when nothing changed (a liveness tick that moved only ages): each view looks at
+    // the deltas and redraws nothing, and whoever waits for the read to be over hears it.
+    this.changeEmitter.fire({ deltas, sessionsChanged });
     this.updateTicker();
   }
 

@@ -65,7 +65,8 @@ export function touchedBy(events: readonly EngineEvent[]): { workers: Set<string
         workers.add(event.workerId);
         break;
       case 'rowsChanged':
-        event.ids.forEach((id) => tasks.add(id));
+        event.workers.forEach((id) => workers.add(id));
+        event.tasks.forEach((id) => tasks.add(id));
         break;
       case 'message':
       case 'rejected':

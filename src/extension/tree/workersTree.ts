@@ -1,34 +1,44 @@
 import * as vscode from 'vscode';
-import { formatDuration } from '../../core/policies';
 import type { WorkerStatus } from '../../engine/statusView';
 import { describeUsage, formatUsage, hasUsage } from '../../shared/usageText';
-import { waitingText, workerDescription, workerIcon, workerTooltip } from '../presentation';
+import { clockTime, waitingText, workerDescription, workerIcon, workerTooltip } from '../presentation';
 import type { ForemanSession } from '../session';
 import type { SessionRegistry } from '../sessionRegistry';
+import type { ViewsChange } from '../statusModel';
 import { type TaskTitles, taskName, taskNameWithId, taskTitles } from '../taskNames';
 import { workerContextValue } from './workerContextValue';
 
 export type WorkerNode =
   | { readonly kind: 'folder'; readonly session: ForemanSession }
-  | { readonly kind: 'worker'; readonly session: ForemanSession; readonly worker: WorkerStatus; readonly titles?: TaskTitles }
+  | { readonly kind: 'worker'; readonly session: ForemanSession; worker: WorkerStatus; readonly titles?: TaskTitles }
   | { readonly kind: 'detail'; readonly label: string; readonly value: string; readonly icon: string };
+type WorkerRowNode = Extract<WorkerNode, { kind: 'worker' }>;
 
 /**
- * The Workers view: one row per worker with its state icon, task, heartbeat age and progress;
- * its children are the details. `contextValue` is `worker.<STATE>[.waiting][.readonly]` (see
+ * The Workers view: one row per worker with its state icon, task, progress and liveness; its
+ * children are the details. `contextValue` is `worker.<STATE>[.waiting][.readonly]` (see
  * workerContextValue) so menus follow the state.
+ *
+ * Redraws are per row and only when what the row shows changed: VS Code closes a context menu open
+ * on a view whenever that view is redrawn, so a row whose text did not change is never fired. Rows
+ * and details hold nothing that moves with the clock (ages are times of day, or in the tooltip,
+ * which `resolveTreeItem` makes when the pointer rests on the row). Each row is one node object for
+ * as long as its worker exists, which is what `onDidChangeTreeData.fire(node)` needs.
  */
 export class WorkersTreeProvider implements vscode.TreeDataProvider<WorkerNode>, vscode.Disposable {
   private readonly changeEmitter = new vscode.EventEmitter<WorkerNode | undefined>();
   readonly onDidChangeTreeData = this.changeEmitter.event;
   private readonly subscription: vscode.Disposable;
+  /** The row of each worker the view was given, by `root#id`, with what it showed. */
+  private readonly rows = new Map<string, { node: WorkerRowNode; shown: string }>();
+  private readonly folders = new Map<string, WorkerNode>();
+  private readonly titles = new WeakMap<object, TaskTitles>();
 
   constructor(private readonly registry: SessionRegistry) {
-    this.subscription = registry.onDidChange(() => this.changeEmitter.fire(undefined));
+    this.subscription = registry.onDidChange((change) => this.changed(change));
   }
 
   getTreeItem(node: WorkerNode): vscode.TreeItem {
-    const now = Date.now();
     switch (node.kind) {
       case 'folder': {
         const item = new vscode.TreeItem(node.session.name, vscode.TreeItemCollapsibleState.Expanded);
@@ -36,25 +46,8 @@ export class WorkersTreeProvider implements vscode.TreeDataProvider<WorkerNode>,
         item.description = node.session.ownerNote;
         return item;
       }
-      case 'worker': {
-        const { worker } = node;
-        // Rows built by the view share one lookup; a row handed in by a command builds its own.
-        const titles = node.titles ?? taskTitles(node.session.snapshot());
-        const item = new vscode.TreeItem(
-          worker.id,
-          worker.taskId ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
-        );
-        item.id = `${node.session.root}#worker#${worker.id}`;
-        item.description = workerDescription(worker, now, titles);
-        item.iconPath = workerIcon(worker);
-        item.tooltip = workerTooltip(worker, now, titles);
-        item.contextValue = workerContextValue(worker, Boolean(node.session.ownerNote));
-        const waiting = waitingText(worker);
-        item.accessibilityInformation = {
-          label: `${worker.id}, ${waiting ?? worker.state}${worker.taskId ? `, task ${taskName(titles, worker.taskId)}` : ''}, ${worker.livenessReason}`,
-        };
-        return item;
-      }
+      case 'worker':
+        return this.rowItem(node, node.titles ?? this.titlesOf(node.session));
       case 'detail': {
         const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
         item.description = node.value;
@@ -65,60 +58,151 @@ export class WorkersTreeProvider implements vscode.TreeDataProvider<WorkerNode>,
     }
   }
 
+  /** The tooltip, with the heartbeat's age as of now: made when the pointer rests on a row. */
+  resolveTreeItem(item: vscode.TreeItem, node: WorkerNode): vscode.TreeItem {
+    if (node.kind === 'worker') item.tooltip = workerTooltip(node.worker, Date.now(), node.titles ?? this.titlesOf(node.session));
+    return item;
+  }
+
   getChildren(node?: WorkerNode): WorkerNode[] {
     const sessions = this.registry.sessions();
     if (!node) {
       const [only] = sessions;
       if (only && sessions.length === 1) return this.workersOf(only);
-      return sessions.map((session) => ({ kind: 'folder', session }));
+      return sessions.map((session) => this.folderOf(session));
     }
     if (node.kind === 'folder') return this.workersOf(node.session);
-    if (node.kind === 'worker') return this.details(node.session, node.worker, node.titles ?? taskTitles(node.session.snapshot()));
+    if (node.kind === 'worker') return details(node.session, node.worker, node.titles ?? this.titlesOf(node.session));
     return [];
   }
 
-  private workersOf(session: ForemanSession): WorkerNode[] {
-    const snapshot = session.snapshot();
-    const titles = taskTitles(snapshot);
-    return snapshot.workers.map((worker) => ({ kind: 'worker', session, worker, titles }));
+  private changed(change: ViewsChange): void {
+    if (change.sessionsChanged) return this.redrawAll();
+    for (const [root, delta] of change.deltas) {
+      const session = this.registry.get(root);
+      if (!session) continue;
+      const snapshot = session.snapshot();
+      // A worker came or went: the list itself changed.
+      const known = snapshot.workers.length === [...this.rows.keys()].filter((key) => key.startsWith(`${root}#`)).length;
+      if (!known || snapshot.workers.some((worker) => !this.rows.has(rowKey(root, worker.id)))) return this.redrawAll();
+      for (const worker of snapshot.workers) {
+        // A row shows its task's title, so a changed task may change its worker's row.
+        if (!delta.workers.has(worker.id) && !(worker.taskId && delta.tasks.has(worker.taskId))) continue;
+        const row = this.rows.get(rowKey(root, worker.id));
+        if (!row) continue;
+        row.node.worker = worker;
+        const shown = shownOf(this.rowItem(row.node, this.titlesOf(session)), row.node, this.titlesOf(session));
+        if (shown === row.shown) continue;
+        row.shown = shown;
+        this.changeEmitter.fire(row.node);
+      }
+    }
   }
 
-  private details(session: ForemanSession, worker: WorkerStatus, titles: TaskTitles): WorkerNode[] {
-    const now = Date.now();
-    const rows: WorkerNode[] = [
-      { kind: 'detail', label: 'Task', value: worker.taskId ? taskNameWithId(titles, worker.taskId) : '-', icon: 'tasklist' },
-      { kind: 'detail', label: 'Attempt', value: String(worker.attempt), icon: 'history' },
-      { kind: 'detail', label: 'Branch', value: worker.branch ?? '-', icon: 'git-branch' },
-      { kind: 'detail', label: 'Worktree', value: session.worktreePath(worker.id), icon: 'folder' },
-      {
-        kind: 'detail',
-        label: 'Last transition',
-        value: `${worker.state}, ${formatDuration(now - worker.stateChangedAt)} ago`,
-        icon: 'arrow-swap',
-      },
-      // A failed worker's verdict is DEAD by construction: its reason ("failed: …") says it in words.
-      {
-        kind: 'detail',
-        label: 'Liveness',
-        value: worker.state === 'FAILED' ? worker.livenessReason : `${worker.liveness}: ${worker.livenessReason}`,
-        icon: 'pulse',
-      },
-    ];
-    if (worker.needsInput) rows.unshift({ kind: 'detail', label: 'Waiting for you', value: worker.needsInput.message, icon: 'bell-dot' });
-    if (worker.activity) {
-      const age = formatDuration(now - worker.activity.at);
-      rows.push({ kind: 'detail', label: 'Activity', value: `${worker.activity.text} (${age} ago)`, icon: 'tools' });
-    }
-    if (hasUsage(worker.usage)) {
-      rows.push({ kind: 'detail', label: 'Usage', value: `${formatUsage(worker.usage)} (${describeUsage(worker.usage)})`, icon: 'graph' });
-    }
-    if (worker.note) rows.push({ kind: 'detail', label: 'Note', value: worker.note, icon: 'comment' });
-    if (worker.lastError) rows.push({ kind: 'detail', label: 'Last error', value: worker.lastError, icon: 'error' });
-    return rows;
+  private redrawAll(): void {
+    this.rows.clear();
+    this.changeEmitter.fire(undefined);
+  }
+
+  private workersOf(session: ForemanSession): WorkerNode[] {
+    const titles = this.titlesOf(session);
+    return session.snapshot().workers.map((worker) => {
+      const key = rowKey(session.root, worker.id);
+      const held = this.rows.get(key);
+      const node: WorkerRowNode = held?.node ?? { kind: 'worker', session, worker };
+      node.worker = worker;
+      this.rows.set(key, { node, shown: shownOf(this.rowItem(node, titles), node, titles) });
+      return node;
+    });
+  }
+
+  private folderOf(session: ForemanSession): WorkerNode {
+    let node = this.folders.get(session.root);
+    if (node?.kind !== 'folder' || node.session !== session) this.folders.set(session.root, (node = { kind: 'folder', session }));
+    return node;
+  }
+
+  /** Task titles by id, once per snapshot (a row handed in by a command builds its own). */
+  private titlesOf(session: ForemanSession): TaskTitles {
+    const snapshot = session.snapshot();
+    let titles = this.titles.get(snapshot);
+    if (!titles) this.titles.set(snapshot, (titles = taskTitles(snapshot)));
+    return titles;
+  }
+
+  private rowItem(node: WorkerRowNode, titles: TaskTitles): vscode.TreeItem {
+    const { worker } = node;
+    const item = new vscode.TreeItem(
+      worker.id,
+      worker.taskId ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+    );
+    item.id = `${node.session.root}#worker#${worker.id}`;
+    item.description = workerDescription(worker, titles);
+    item.iconPath = workerIcon(worker);
+    item.contextValue = workerContextValue(worker, Boolean(node.session.ownerNote));
+    const waiting = waitingText(worker);
+    item.accessibilityInformation = {
+      label: `${worker.id}, ${waiting ?? worker.state}${worker.taskId ? `, task ${taskName(titles, worker.taskId)}` : ''}, ${worker.liveness}`,
+    };
+    return item;
   }
 
   dispose(): void {
     this.subscription.dispose();
     this.changeEmitter.dispose();
   }
+}
+
+function rowKey(root: string, workerId: string): string {
+  return `${root}#${workerId}`;
+}
+
+/** Everything a row and its details show, as one comparable string. */
+function shownOf(item: vscode.TreeItem, node: WorkerRowNode, titles: TaskTitles): string {
+  const icon =
+    item.iconPath instanceof vscode.ThemeIcon ? [item.iconPath.id, (item.iconPath.color as { id?: string } | undefined)?.id] : [];
+  const rows = details(node.session, node.worker, titles).map((detail) => (detail.kind === 'detail' ? [detail.label, detail.value] : []));
+  return JSON.stringify([
+    item.label,
+    item.description,
+    icon,
+    item.contextValue,
+    item.collapsibleState,
+    item.accessibilityInformation,
+    rows,
+  ]);
+}
+
+function details(session: ForemanSession, worker: WorkerStatus, titles: TaskTitles): WorkerNode[] {
+  const now = Date.now();
+  const rows: WorkerNode[] = [
+    { kind: 'detail', label: 'Task', value: worker.taskId ? taskNameWithId(titles, worker.taskId) : '-', icon: 'tasklist' },
+    { kind: 'detail', label: 'Attempt', value: String(worker.attempt), icon: 'history' },
+    { kind: 'detail', label: 'Branch', value: worker.branch ?? '-', icon: 'git-branch' },
+    { kind: 'detail', label: 'Worktree', value: session.worktreePath(worker.id), icon: 'folder' },
+    {
+      kind: 'detail',
+      label: 'Last transition',
+      value: `${worker.state}, at ${clockTime(worker.stateChangedAt, now)}`,
+      icon: 'arrow-swap',
+    },
+    // A failed worker's verdict is DEAD by construction: its reason ("failed: …") says it in words.
+    // Other reasons count time ("waiting for review 3m"): they are in the tooltip, not in a row.
+    { kind: 'detail', label: 'Liveness', value: worker.state === 'FAILED' ? worker.livenessReason : worker.liveness, icon: 'pulse' },
+  ];
+  if (worker.needsInput) rows.unshift({ kind: 'detail', label: 'Waiting for you', value: worker.needsInput.message, icon: 'bell-dot' });
+  if (worker.activity) {
+    rows.push({
+      kind: 'detail',
+      label: 'Activity',
+      value: `${worker.activity.text} (at ${clockTime(worker.activity.at, now)})`,
+      icon: 'tools',
+    });
+  }
+  if (hasUsage(worker.usage)) {
+    rows.push({ kind: 'detail', label: 'Usage', value: `${formatUsage(worker.usage)} (${describeUsage(worker.usage)})`, icon: 'graph' });
+  }
+  if (worker.note) rows.push({ kind: 'detail', label: 'Note', value: worker.note, icon: 'comment' });
+  if (worker.lastError) rows.push({ kind: 'detail', label: 'Last error', value: worker.lastError, icon: 'error' });
+  return rows;
 }

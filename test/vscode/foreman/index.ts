@@ -16,6 +16,7 @@ import { readOwner } from '../../../src/infra/db/ownerLock';
 import { CommandId } from '../../../src/extension/commands/commandIds';
 import type { ForemanSession } from '../../../src/extension/session';
 import type { SessionRegistry } from '../../../src/extension/sessionRegistry';
+import type { ViewsChange } from '../../../src/extension/statusModel';
 import { type QueueNode, QueueTreeProvider } from '../../../src/extension/tree/queueTree';
 import { type WorkerNode, WorkersTreeProvider } from '../../../src/extension/tree/workersTree';
 import { runRegistered, test, waitFor } from '../support/inHostRunner';
@@ -69,6 +70,17 @@ function worker(snapshotOf: ForemanSession, id: string): WorkerStatus {
   const found = snapshotOf.snapshot().workers.find((w) => w.id === id);
   assert.ok(found, `worker ${id} is not in the snapshot`);
   return found;
+}
+
+/** The registry's next coalesced change (that `accept`s), as the views hear it. */
+function nextChange(registry: SessionRegistry, accept: (change: ViewsChange) => boolean = () => true): Promise<ViewsChange> {
+  return new Promise((resolve) => {
+    const listening = registry.onDidChange((change) => {
+      if (!accept(change)) return;
+      listening.dispose();
+      resolve(change);
+    });
+  });
 }
 
 const labelOf = (item: vscode.TreeItem) => (typeof item.label === 'string' ? item.label : (item.label?.label ?? ''));
@@ -222,9 +234,11 @@ test('the Workers tree: one row per worker with state, icon and a state-dependen
     }
     const [holderNode, holderItem] = items.find(([, item]) => item.contextValue === 'worker.ASSIGNED')!;
     assert.equal(iconOf(holderItem), 'debug-pause');
-    // The row names the task by its title; the id is in the tooltip and the Task detail.
+    // The row names the task by its title; the id is in the tooltip (made at hover) and the Task detail.
     assert.match(String(holderItem.description), /ASSIGNED · Add a greeting module/);
-    assert.match((holderItem.tooltip as vscode.MarkdownString).value, /Add a greeting module\*\* \(`greeting-feature-1`\)/);
+    assert.equal(holderItem.tooltip, undefined, 'the tooltip is left to resolveTreeItem, so its ages are as of the hover');
+    const tooltip = provider.resolveTreeItem(holderItem, holderNode).tooltip as vscode.MarkdownString;
+    assert.match(tooltip.value, /Add a greeting module\*\* \(`greeting-feature-1`\)/);
     assert.equal(holderItem.collapsibleState, vscode.TreeItemCollapsibleState.Collapsed, 'a worker with a task has details');
     const details = provider.getChildren(holderNode).map((node) => provider.getTreeItem(node));
     assert.deepEqual(details.map(labelOf), ['Task', 'Attempt', 'Branch', 'Worktree', 'Last transition', 'Liveness']);
@@ -233,14 +247,56 @@ test('the Workers tree: one row per worker with state, icon and a state-dependen
     assert.equal(idle.collapsibleState, vscode.TreeItemCollapsibleState.None);
     assert.equal(iconOf(idle), 'circle-large-outline');
 
-    // Views follow engine events (coalesced), without polling.
+    // A new task changes no worker's row: the registry hears of it, the Workers view stays as it is.
     let fired = 0;
     const listening = provider.onDidChangeTreeData(() => (fired += 1));
+    const heard = nextChange(registry, (change) => change.deltas.size > 0);
     const added = await send({ command: 'task.add', args: { title: 'Write a changelog', id: 'changelog', manual: true } });
     assert.ok(added.ok, !added.ok ? added.message : '');
-    await waitFor(() => fired > 0, 5_000, 'the tree to hear of the change');
+    await heard;
+    assert.equal(fired, 0, 'a new task redrew the Workers view');
     listening.dispose();
   } finally {
+    provider.dispose();
+  }
+});
+
+test('the Workers view redraws only rows whose text changed: not on a liveness tick, one row for a heartbeat with news', async () => {
+  const { registry } = await foreman();
+  const current = await session();
+  const provider = new WorkersTreeProvider(registry);
+  const fired: Array<WorkerNode | undefined> = [];
+  const listening = provider.onDidChangeTreeData((node) => fired.push(node));
+  try {
+    // What VS Code asks when it shows the view.
+    const rows = provider.getChildren();
+    rows.forEach((node) => provider.getTreeItem(node));
+    const holder = current.snapshot().workers.find((w) => w.state === 'ASSIGNED');
+    assert.ok(holder, 'no ASSIGNED worker');
+
+    // The tick (every 5 s while a worker holds a task) reads the workers again; only ages moved.
+    const ticked = nextChange(registry);
+    current.recheckWorkers();
+    await ticked;
+    assert.equal(fired.length, 0, 'an unchanged tick redrew the Workers view');
+
+    // Its agent says what it is doing: that row, and only it, is redrawn, as the same node VS Code holds.
+    const beat = await send({ command: 'heartbeat', args: { worker: holder.id, attempt: holder.attempt, activity: 'Bash: npm test' } });
+    assert.ok(beat.ok, !beat.ok ? beat.message : '');
+    await waitFor(() => fired.length > 0, 5_000, 'the Workers view to redraw the row');
+    assert.equal(fired.length, 1, `redrew ${fired.length} times`);
+    const [node] = fired;
+    assert.ok(node && rows.includes(node), 'the whole view was redrawn, or a node VS Code does not hold');
+    assert.equal(node.kind === 'worker' && node.worker.id, holder.id);
+    assert.match(String(provider.getTreeItem(node).description), /Bash: npm test/);
+
+    // And the tick after it is quiet again.
+    const quiet = nextChange(registry);
+    current.recheckWorkers();
+    await quiet;
+    assert.equal(fired.length, 1, 'a tick after the change redrew the view');
+  } finally {
+    listening.dispose();
     provider.dispose();
   }
 });
