@@ -2,7 +2,7 @@
  * Issue 13's targets in one JSON object: per target the figure, its baseline measured in the same
  * bench run, the ratio, the target and whether it is met. Runs the benches that measure them one
  * after another (never two at once), or reads their saved output (`--from <dir>`, one
- * `<bench>.json` each, as `--save <dir>` writes them).
+ * `<bench>.json` each, as `--save <dir>` writes them, or a bench's own output saved by hand).
  *
  *   longRun        longest request through the owner at 100k tasks; open after a crash at the maximum journal
  *   heartbeatCost  owner CPU per heartbeat, 800 workers against 10
@@ -79,7 +79,7 @@ function outputOf(name: string): Json | undefined {
   if (!bench) throw new Error(`unknown bench ${name}`);
   if (fromDir) {
     const file = path.join(fromDir, `${name}.json`);
-    return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Json) : undefined;
+    return fs.existsSync(file) ? jsonIn(fs.readFileSync(file, 'utf8')) : undefined;
   }
   const file = path.join(__dirname, bench.file);
   if (!fs.existsSync(file)) return undefined;
@@ -278,7 +278,15 @@ function main(): void {
   const wanted = (name: string): boolean => only === undefined || only.includes(name);
   const outputs: Record<string, Json | undefined> = {};
   const started = Date.now();
-  for (const name of Object.keys(benches)) if (wanted(name)) outputs[name] = outputOf(name);
+  for (const name of Object.keys(benches)) {
+    if (!wanted(name)) continue;
+    try {
+      outputs[name] = outputOf(name);
+    } catch (error) {
+      // One bench failing leaves its targets unmeasured, not the whole summary unprinted.
+      process.stderr.write(`bench:summary: ${name} failed: ${error instanceof Error ? error.message.slice(0, 2000) : String(error)}\n`);
+    }
+  }
   const targets: Target[] = [
     ...(wanted('longRun') ? longRunTargets(outputs['longRun']) : []),
     ...(wanted('heartbeatCost') ? [heartbeatTarget(outputs['heartbeatCost'])] : []),
