@@ -80,37 +80,33 @@ function applyPage<T>(held: Page<T>, delta: ListDelta<T> & Omit<Page<T>, 'items'
 }
 
 function listDelta<T>(before: readonly T[], after: readonly T[], key: (item: T) => string): ListDelta<T> | undefined {
-  const beforeKeys = keysOf(before, key);
-  const afterKeys = keysOf(after, key);
-  const held = new Map(before.map((item, index) => [beforeKeys[index], JSON.stringify(item)]));
-  const changed = after.flatMap((item, index) => {
-    const key = afterKeys[index]!;
-    return held.get(key) === JSON.stringify(item) ? [] : [{ key, item }];
-  });
-  const sameKeys = beforeKeys.length === afterKeys.length && beforeKeys.every((k, index) => k === afterKeys[index]);
+  const held = new Map(keyed(before, key).map(([k, item]) => [k, JSON.stringify(item)]));
+  const now = keyed(after, key);
+  const changed = now.flatMap(([k, item]) => (held.get(k) === JSON.stringify(item) ? [] : [{ key: k, item }]));
+  const heldKeys = [...held.keys()];
+  const sameKeys = heldKeys.length === now.length && now.every(([k], index) => k === heldKeys[index]);
   if (!changed.length && sameKeys) return undefined;
-  return { ...(sameKeys ? {} : { keys: afterKeys }), changed };
+  return { ...(sameKeys ? {} : { keys: now.map(([k]) => k) }), changed };
 }
 
 function applyList<T>(held: readonly T[], delta: ListDelta<T>, key: (item: T) => string): T[] {
-  const heldKeys = keysOf(held, key);
-  const items = new Map(heldKeys.map((k, index) => [k, held[index]!]));
-  const changedByKey = new Map(delta.changed.map((entry) => [entry.key, entry.item]));
-  return (delta.keys ?? heldKeys).map((k) => {
-    const item = changedByKey.get(k) ?? items.get(k);
+  const items = new Map(keyed(held, key));
+  for (const entry of delta.changed) items.set(entry.key, entry.item);
+  return (delta.keys ?? keyed(held, key).map(([k]) => k)).map((k) => {
+    const item = items.get(k);
     if (item === undefined) throw new Error(`a delta names ${k} without its item`);
     return item;
   });
 }
 
-/** Each item's key, made unique by its occurrence ("a", "a#2") so that repeated keys stay apart. */
-function keysOf<T>(items: readonly T[], key: (item: T) => string): string[] {
+/** Each item with its key, made unique by occurrence ("a", "a#2") so that repeated keys stay apart. */
+function keyed<T>(items: readonly T[], key: (item: T) => string): Array<[string, T]> {
   const seen = new Map<string, number>();
   return items.map((item) => {
     const base = key(item);
     const n = (seen.get(base) ?? 0) + 1;
     seen.set(base, n);
-    return n === 1 ? base : `${base}#${n}`;
+    return [n === 1 ? base : `${base}#${n}`, item];
   });
 }
 
