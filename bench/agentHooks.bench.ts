@@ -5,7 +5,9 @@
  * overhead per event, hook call to committed heartbeat. Measured side by side in one run:
  *   - `node -e 0`: the floor of any hook command that is a Node program;
  *   - `foreman heartbeat`: the plain CLI call an agent makes itself;
- *   - `foreman hook claude` with a PreToolUse payload on stdin (what Claude Code sends).
+ *   - `foreman hook claude` with a PreToolUse payload on stdin (what Claude Code sends), through the
+ *     thin CLI (dist/cli.js), which forwards the payload to the owner;
+ *   - the same hook through the full CLI (dist/cli-local.js), which every hook call loaded before.
  * Also the owner's side alone: a heartbeat with activity executed in-process (the engine's work).
  * Each sample checks the heartbeat really landed (the activity is read back at the end).
  *
@@ -21,6 +23,7 @@ import { percentile, round, tails } from './support/stats';
 
 const root = path.join(__dirname, '..');
 const cli = cliPath;
+const fullCli = path.join(path.dirname(cliPath), 'cli-local.js');
 const samplesIndex = process.argv.indexOf('--samples');
 const samples = Number(samplesIndex >= 0 ? process.argv[samplesIndex + 1] : 40) || 40;
 
@@ -39,15 +42,19 @@ async function main(): Promise<void> {
     const env = { ...process.env, FOREMAN_DIR: repo, FOREMAN_WORKER_ID: 'ada', FOREMAN_ATTEMPT: '1' };
     const payload = (index: number) =>
       JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: `npm test -- --shard ${index}` } });
-    const results: Record<string, number[]> = { nodeFloor: [], cliHeartbeat: [], hookToCommittedHeartbeat: [] };
+    const results: Record<string, number[]> = { nodeFloor: [], cliHeartbeat: [], hookToCommittedHeartbeat: [], fullCliHook: [] };
     // Interleaved, so a slow moment of the machine hits every kind alike.
     for (let index = 0; index < samples; index++) {
       results['nodeFloor']!.push(await timed([process.execPath, '-e', '0'], env));
       results['cliHeartbeat']!.push(await timed([process.execPath, cli, 'heartbeat'], env));
+      results['fullCliHook']!.push(
+        await timed([process.execPath, fullCli, 'hook', 'claude'], env, { stdin: payload(-index), failWhen: 'foreman hook:' }),
+      );
       results['hookToCommittedHeartbeat']!.push(
         await timed([process.execPath, cli, 'hook', 'claude'], env, { stdin: payload(index), failWhen: 'foreman hook:' }),
       );
     }
+    // The thin hook runs last in each round: the activity read back is its own.
     const status = JSON.parse(foreman(repo, 'status', '--json')) as { workers: Array<{ activity: { text: string } | null }> };
     const landed = status.workers[0]?.activity?.text;
     if (landed !== `Bash: npm test -- --shard ${samples - 1}`) throw new Error(`the last hook's heartbeat did not land: ${landed}`);
@@ -60,7 +67,12 @@ async function main(): Promise<void> {
           nodeFloor: tails(results['nodeFloor']!),
           cliHeartbeat: tails(results['cliHeartbeat']!),
           hookToCommittedHeartbeat: tails(results['hookToCommittedHeartbeat']!),
+          fullCliHook: tails(results['fullCliHook']!),
           hookMedianOverNodeFloor: round(percentile(results['hookToCommittedHeartbeat']!, 0.5) / floor, 2),
+          hookMedianOverFullCliHook: round(
+            percentile(results['hookToCommittedHeartbeat']!, 0.5) / percentile(results['fullCliHook']!, 0.5),
+            2,
+          ),
           hookMedianOverCliHeartbeat: round(
             percentile(results['hookToCommittedHeartbeat']!, 0.5) / percentile(results['cliHeartbeat']!, 0.5),
             2,

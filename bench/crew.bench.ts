@@ -18,6 +18,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { runProcess } from '../test/support/runProcess';
+import { clockTicks, cpuOf, statusField } from './support/procfs';
 
 const root = path.join(__dirname, '..');
 const cli = path.join(root, 'dist', 'cli.js');
@@ -40,22 +41,6 @@ function median(samples: readonly number[]): number {
 function percentile(samples: readonly number[], fraction: number): number {
   const sorted = [...samples].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? Number.NaN;
-}
-
-const clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-
-/** CPU seconds of a live process: its own, and that of the children it has reaped (its agents). */
-function cpuOf(pid: number): { own: number; children: number } {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name, which is in parentheses and may hold spaces.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const tick = (index: number): number => Number(fields[index - 3]);
-  return { own: (tick(14) + tick(15)) / clockTicks, children: (tick(16) + tick(17)) / clockTicks };
-}
-
-function statusField(pid: number, field: string): number {
-  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) / 1024 : Number.NaN;
 }
 
 interface Sandbox {

@@ -15,6 +15,7 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ok } from '../src/core/result';
 import { openEngine } from '../test/support/engineHarness';
+import { insertFinishedTasks } from './support/history';
 import { round, tails } from './support/stats';
 
 const index = process.argv.indexOf('--tasks');
@@ -47,37 +48,7 @@ async function main(): Promise<void> {
   for (let from = 0; from < finished; from += 500) {
     const to = Math.min(finished, from + 500);
     store.write((tx) => {
-      for (let n = from; n < to; n++) {
-        const at = start + n * 20;
-        const id = `old-${n}`;
-        const worker = `w${n % 8}`;
-        tx.run(
-          `INSERT INTO tasks (id, title, prompt, status, sort_order, created_at, started_at, finished_at, attempt, last_worker_id, result)
-           VALUES (?, ?, ?, 'done', ?, ?, ?, ?, 1, ?, 'merged')`,
-          [id, `Finished task ${n}`, `Do step ${n} of the plan`, n, at, at + 5, at + 15, worker],
-        );
-        const rows: Array<[string, string, string, string, string, number]> = [
-          ['task', id, 'idle', 'queued', 'enqueue', at],
-          ['task', id, 'queued', 'running', 'claim', at + 5],
-          ['worker', worker, 'IDLE', 'ASSIGNED', 'assign', at + 5],
-          ['worker', worker, 'ASSIGNED', 'WORKING', 'start', at + 6],
-          ['worker', worker, 'WORKING', 'IN_REVIEW', 'submit', at + 10],
-          ['worker', worker, 'IN_REVIEW', 'IDLE', 'merge', at + 15],
-          ['task', id, 'running', 'done', 'complete', at + 15],
-        ];
-        for (const [entity, entityId, fromState, toState, trigger, ts] of rows) {
-          tx.run(
-            `INSERT INTO transitions (ts_ms, entity_type, entity_id, from_state, to_state, trigger, actor, attempt) VALUES (?, ?, ?, ?, ?, ?, 'bench', 1)`,
-            [ts, entity, entityId, fromState, toState, trigger],
-          );
-        }
-        for (const kind of ['assigned', 'merged']) {
-          tx.run(
-            `INSERT INTO messages (id, ts_ms, from_agent, to_agent, type, payload) VALUES (?, ?, 'foreman', NULL, 'state_change', ?)`,
-            [`${id}-${kind}`, at + 15, JSON.stringify({ task: id, kind })],
-          );
-        }
-      }
+      insertFinishedTasks(tx, from, to, start);
       return ok(undefined);
     });
   }

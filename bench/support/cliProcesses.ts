@@ -39,9 +39,12 @@ export function foreman(cwd: string, ...args: string[]): string {
   return execFileSync(process.execPath, [cliPath, ...args], { cwd, encoding: 'utf8' });
 }
 
-/** A `foreman serve --no-agents` in `cwd`, resolved once it says it owns the workspace. */
-export async function startServe(cwd: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [cliPath, 'serve', '--no-agents'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * A `foreman serve --no-agents` (or with `flags`) in `cwd`, resolved once it says it owns the
+ * workspace; `nodeOptions` go before the CLI (say, `--cpu-prof`).
+ */
+export async function startServe(cwd: string, flags: readonly string[] = ['--no-agents'], nodeOptions: readonly string[] = []): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [...nodeOptions, cliPath, 'serve', ...flags], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   await new Promise<void>((resolve, reject) => {
     const onData = (chunk: Buffer): void => {

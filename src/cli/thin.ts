@@ -26,6 +26,8 @@ import { ExitCode, type Failure } from '../core/result';
 import { type SendOutcome, sendRequest, sendToEndpoint } from '../infra/endpoint/client';
 import { maxLineBytes } from '../infra/endpoint/wire';
 import { readOwner } from '../infra/workspace/ownerFile';
+import { allowedToolsVariable } from '../core/claudePermissions';
+import { hookRequest, sayHookRefusal } from './thinHook';
 import { foremanDir, isInitialised } from '../infra/workspace/paths';
 
 /** A request as the full CLI would send it, before the owner parses it. */
@@ -83,6 +85,7 @@ async function sendToOwner(routed: Routed, env: CliEnvironment, cwd: string): Pr
 
 /** The exit code once the call is answered here; undefined hands the whole call to the full CLI. */
 async function thin(argv: readonly string[], env: CliEnvironment, cwd: string): Promise<number | undefined> {
+  if (argv[0] === 'hook') return thinHook(argv, env, cwd);
   const json = argv.includes('--json');
   const reading = readCommandLine(argv, env, cwd);
   if (reading?.kind === 'refuse') return print(env, json, () => printFailure(processPrinter, reading.failure, json));
@@ -90,6 +93,31 @@ async function thin(argv: readonly string[], env: CliEnvironment, cwd: string): 
   if (!reading || !sent) return undefined;
   const { command } = reading.routed.request;
   return print(env, json, () => printResult(processPrinter, command, answerOf(command, sent), json));
+}
+
+/** `foreman hook claude` with an owner to answer it (thinHook.ts); undefined hands it to the full CLI. */
+async function thinHook(argv: readonly string[], env: CliEnvironment, cwd: string): Promise<number | undefined> {
+  const request = hookRequest(argv, env, process.env[allowedToolsVariable]);
+  // A payload too long for one request line (a large Write): the full CLI sends its activity only.
+  if (!request || Buffer.byteLength(JSON.stringify({ token: '', request })) > maxLineBytes - 1024) return undefined;
+  const target = resolveTarget(undefined, env, cwd);
+  const options = { timeoutMs: responseTimeoutMs };
+  let sent: SendOutcome;
+  if (target.kind === 'endpoint') sent = await sendToEndpoint(target.address, request, options);
+  else {
+    const dir = foremanDir(target.repoRoot);
+    if (!isInitialised(dir) || readOwner(dir)?.endpoint === undefined) return undefined;
+    sent = await sendRequest(dir, request, options);
+  }
+  // Unreachable and denied sent nothing: the full CLI waits for an owner, or runs the hook itself.
+  if (sent.kind === 'unreachable' || sent.kind === 'denied') return undefined;
+  // A bad token or line is the full CLI's to explain; a payload the owner's contract refuses is said here.
+  if (sent.kind === 'response' && !sent.response.result.ok) {
+    const { code } = sent.response.result;
+    if (code !== 'badRequest' && notRunCodes.has(code)) return undefined;
+  }
+  const answer = answerOf('heartbeat', sent);
+  return answer.ok ? ExitCode.ok : sayHookRefusal(answer.message);
 }
 
 /** Prints as the full CLI's run() does: a closed pipe ends quietly, a bug says where to look. */

@@ -53,3 +53,12 @@ export function describeTool(name: string, detail: string, max = 120): string {
   const full = line ? `${name}: ${line}` : name;
   return full.length > max ? `${full.slice(0, max - 1)}…` : full;
 }
+
+/** The part of a tool's input that says what it does: the command, the file, the pattern. */
+export function toolDetail(input: Readonly<Record<string, unknown>>): string {
+  for (const key of ['command', 'file_path', 'notebook_path', 'path', 'pattern', 'url', 'description', 'prompt']) {
+    const value = input[key];
+    if (typeof value === 'string' && value.trim()) return value;
+  }
+  return '';
+}

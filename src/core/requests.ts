@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { claudeHookPayloadSchema, signalOf } from './claudeHook';
 import { agentIdSchema, taskIdSchema, titleSchema, workerIdSchema } from './ids';
 import { type TaskStatus, taskStatuses } from './taskMachine';
 
@@ -86,16 +87,23 @@ const commands = {
   }),
   reset: z.object({ worker: workerIdSchema }),
   retry: z.object({ task: taskIdSchema }),
-  heartbeat: z.object({
-    worker: workerIdSchema,
-    status: z.enum(['working', 'idle', 'blocked']).default('working'),
-    progress: z.number().min(0, 'progress is between 0 and 1').max(1, 'progress is between 0 and 1').optional(),
-    attempt: attemptSchema.optional(),
-    /** What the agent is doing now, one line: "Bash: npm test". An agent's activity also ends a wait for input. */
-    activity: activitySchema.optional(),
-    /** The agent waits for a person ("permission to run Bash: rm -rf build"); not STALE while it waits. */
-    needsInput: activitySchema.optional(),
-  }),
+  heartbeat: z
+    .object({
+      worker: workerIdSchema,
+      status: z.enum(['working', 'idle', 'blocked']).default('working'),
+      progress: z.number().min(0, 'progress is between 0 and 1').max(1, 'progress is between 0 and 1').optional(),
+      attempt: attemptSchema.optional(),
+      /** What the agent is doing now, one line: "Bash: npm test". An agent's activity also ends a wait for input. */
+      activity: activitySchema.optional(),
+      /** The agent waits for a person ("permission to run Bash: rm -rf build"); not STALE while it waits. */
+      needsInput: activitySchema.optional(),
+      /**
+       * A Claude Code hook payload, forwarded unread by `foreman hook claude` (the thin CLI loads no
+       * zod): read here, at the owner's boundary, into the activity or wait it means.
+       */
+      claudeHook: claudeHookPayloadSchema.optional(),
+    })
+    .transform(({ claudeHook, ...beat }) => (claudeHook ? { ...beat, ...signalOf(claudeHook) } : beat)),
   /** A person's answer to a worker that waits for input (a permission request): allow or deny. */
   answer: z.object({ worker: workerIdSchema, decision: z.enum(['allow', 'deny'], { message: "the answer is 'allow' or 'deny'" }) }),
   /** Tokens and cost of an agent run (added to its task attempt), and the agent's own session id. */

@@ -7,10 +7,15 @@ export interface Run {
   readonly stderr: string;
 }
 
-/** Runs `file args` (no shell) with stdin closed and collects its output. */
-export function runProcess(file: string, args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<Run> {
+/** Runs `file args` (no shell) with `stdin` as its input (empty when not given) and collects its output. */
+export function runProcess(
+  file: string,
+  args: readonly string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; stdin?: string },
+): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(file, args, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdin.end(options.stdin ?? '');
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

@@ -68,4 +68,15 @@ describe('request parsing', () => {
     assert.ok(parsed.ok);
     assert.deepEqual(parsed.request, { command: 'task.add', args: { title: 'Fix login', prompt: '', manual: false }, actor: 'cli' });
   });
+  it("reads a heartbeat's forwarded Claude Code hook payload into the activity it means", () => {
+    const payload = { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'npm test' }, session_id: 'abc' };
+    const parsed = parseRequest({ command: 'heartbeat', args: { worker: 'w1', claudeHook: payload } });
+    assert.ok(parsed.ok);
+    assert.deepEqual(parsed.request.args, { worker: 'w1', status: 'working', activity: 'Bash: npm test' });
+  });
+  it('refuses a forwarded hook payload that is not one, saying so', () => {
+    const parsed = parseRequest({ command: 'heartbeat', args: { worker: 'w1', claudeHook: { tool_name: 'Bash' } } });
+    assert.ok(!parsed.ok);
+    assert.match(parsed.message, /^heartbeat: claudeHook\.hook_event_name: not a Claude Code hook payload/);
+  });
 });

@@ -15,8 +15,9 @@ import { ExitCode } from '../../core/result';
 import { toolDetail } from '../../infra/agents/kinds/claude';
 import { isAlive } from '../../infra/agents/processes';
 import { claudeHookSignal } from '../../infra/agents/kinds/claudeHooks';
-import { allowedToolsVariable, permissionDecision, toolAllowed } from '../../infra/agents/kinds/claudePermissions';
+import { allowedToolsVariable, permissionDecision, toolAllowed } from '../../core/claudePermissions';
 import { stringFlag } from '../argv';
+import { readHookInput } from '../hookInput';
 import { resolveTarget, route } from '../route';
 import { attemptOf, workerOf } from './helpers';
 import type { CommandInput, CommandSpec } from './spec';
@@ -50,7 +51,7 @@ export async function runClaudeHook(input: CommandInput): Promise<number> {
   }
   let payload: unknown;
   try {
-    payload = JSON.parse(readFileSync(0, 'utf8'));
+    payload = JSON.parse(readHookInput());
   } catch (error) {
     say(`stdin is not JSON (${(error as Error).message}); Claude Code sends its hook payload there.`);
     return ExitCode.ok;

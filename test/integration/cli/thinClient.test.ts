@@ -27,8 +27,8 @@ const withoutAges = (text: string): string => text.replace(/\d+(h\d+m|m\d+s|s) a
 describe('foreman CLI: the thin client through a real owner', { timeout: 180_000 }, () => {
   let repo = '';
   let server: Server | undefined;
-  const run = (cli: Cli, args: readonly string[], env: Record<string, string> = {}, cwd = repo): Promise<Run> =>
-    runProcess(process.execPath, [paths[cli], ...args], { cwd, env: { ...baseEnv, ...env } });
+  const run = (cli: Cli, args: readonly string[], env: Record<string, string> = {}, cwd = repo, stdin?: string): Promise<Run> =>
+    runProcess(process.execPath, [paths[cli], ...args], { cwd, env: { ...baseEnv, ...env }, ...(stdin === undefined ? {} : { stdin }) });
   /** The thin CLI alone answered, exactly as the full CLI does. */
   const sameThroughThin = async (args: readonly string[], env: Record<string, string> = {}): Promise<Run> => {
     const thin = await run('thinOnly', args, env);
@@ -119,6 +119,62 @@ describe('foreman CLI: the thin client through a real owner', { timeout: 180_000
     // Commands only the full CLI carries out.
     assert.equal((await sameThroughFull(['help', 'heartbeat'])).code, 0);
     assert.equal((await sameThroughFull(['--version'])).code, 0);
+  });
+
+  /** A worker with a started task, whose activity status shows (a hook's heartbeats are its agent's). */
+  let hookWorker: Promise<void> | undefined;
+  const startHookWorker = (): Promise<void> =>
+    (hookWorker ??= (async () => {
+      for (const args of [
+        ['worker', 'add', 'w-hook'],
+        ['task', 'add', 'Hooked', '--id', 'hooked', '--manual'],
+        ['assign', 'w-hook', 'hooked'],
+        ['start', 'w-hook'],
+      ]) {
+        const done = await foreman(repo, args);
+        assert.equal(done.code, 0, `foreman ${args.join(' ')}: ${done.stderr}`);
+      }
+    })());
+  const hookActivity = async (): Promise<string | undefined> => {
+    const status = JSON.parse((await foreman(repo, ['status', '--json'])).stdout) as {
+      workers: Array<{ id: string; activity: { text: string } | null }>;
+    };
+    return status.workers.find((worker) => worker.id === 'w-hook')?.activity?.text;
+  };
+
+  it('answers `hook claude` itself: the owner reads the payload with its contract, and says what it refuses', async () => {
+    await startHookWorker();
+    const agent = { FOREMAN_WORKER_ID: 'w-hook', FOREMAN_ATTEMPT: '1' };
+    const hook = (cli: Cli, payload: unknown, env: Record<string, string> = agent) =>
+      run(cli, ['hook', 'claude'], env, repo, typeof payload === 'string' ? payload : JSON.stringify(payload));
+    const toolCall = { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'npm test' } };
+    assert.deepEqual(await hook('thinOnly', toolCall), { code: 0, stdout: '', stderr: '' });
+    assert.equal(await hookActivity(), 'Bash: npm test');
+    const turnEnd = { hook_event_name: 'Stop', last_assistant_message: 'Done.' };
+    assert.deepEqual(await hook('thinOnly', turnEnd), await hook('full', turnEnd));
+    assert.equal(await hookActivity(), 'finished: Done.');
+
+    const bad = await hook('thinOnly', { hook_event_name: 7, tool_name: 'Bash' });
+    assert.equal(bad.code, 0, 'a hook never blocks the agent by accident');
+    assert.match(bad.stderr, /^foreman hook: heartbeat: claudeHook\.hook_event_name: not a Claude Code hook payload/);
+    assert.equal(await hookActivity(), 'finished: Done.', 'a refused payload changes nothing');
+  });
+
+  it('leaves `hook claude` to the full CLI, payload and all, for a call that waits for a person', async () => {
+    await startHookWorker();
+    const gated = { FOREMAN_WORKER_ID: 'w-hook', FOREMAN_CLAUDE_ALLOWED_TOOLS: '["Read"]', FOREMAN_ANSWER_WAIT_MS: '1' };
+    const payload = JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'rm -rf build' } });
+    const alone = await run('thinOnly', ['hook', 'claude'], gated, repo, payload);
+    assert.match(alone.stderr, /cli-local\.js/);
+    // The full CLI got the payload the thin one had read: it asked about this very call, and denied it.
+    const real = await run('real', ['hook', 'claude'], gated, repo, payload);
+    assert.equal(real.code, 0, real.stderr);
+    assert.match(real.stdout, /"permissionDecision":"deny"/);
+    assert.equal(await hookActivity(), 'no answer to: permission to use Bash: rm -rf build');
+    const agent = { FOREMAN_WORKER_ID: 'w-hook' };
+    const notJson = await run('real', ['hook', 'claude'], agent, repo, 'not json');
+    assert.match(notJson.stderr, /^foreman hook: stdin is not JSON/);
+    assert.deepEqual(notJson, await run('full', ['hook', 'claude'], agent, repo, 'not json'));
   });
 
   it('leaves a workspace nobody owns to the full CLI, which runs the request itself', async () => {

@@ -9,9 +9,9 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { type AgentEventInput, describeTool } from '../../../core/agentEvents';
+import { type AgentEventInput, describeTool, toolDetail } from '../../../core/agentEvents';
 import type { AdapterOptions, AdapterRun, AgentAdapter, PlannedArgs, StreamParser } from './adapter';
-import { allowedToolsVariable } from './claudePermissions';
+import { allowedToolsVariable } from '../../../core/claudePermissions';
 import { parseEventLine } from './adapter';
 import { judgeRun } from './verdicts';
 
@@ -137,14 +137,8 @@ const lineSchema = z.discriminatedUnion('type', [
   }),
 ]);
 
-/** The part of a tool's input that says what it does: the command, the file, the pattern. */
-export function toolDetail(input: Readonly<Record<string, unknown>>): string {
-  for (const key of ['command', 'file_path', 'notebook_path', 'path', 'pattern', 'url', 'description', 'prompt']) {
-    const value = input[key];
-    if (typeof value === 'string' && value.trim()) return value;
-  }
-  return '';
-}
+/** The part of a tool's input that says what it does (in core: the owner reads hook payloads with it too). */
+export { toolDetail };
 
 function resultText(content: z.infer<typeof contentSchema>[number]): string {
   if (!('content' in content) || content.content === undefined) return '';

@@ -1,0 +1,21 @@
+/** What Linux says about a live process (/proc): its CPU time and memory, for the benches that watch one. */
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+
+/** The kernel's clock tick: /proc's CPU times come in these (10 ms on most systems). */
+export const clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/** CPU seconds of a live process: its own, and that of the children it has reaped (its agents). */
+export function cpuOf(pid: number): { own: number; children: number } {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name, which is in parentheses and may hold spaces.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const tick = (index: number): number => Number(fields[index - 3]);
+  return { own: (tick(14) + tick(15)) / clockTicks, children: (tick(16) + tick(17)) / clockTicks };
+}
+
+/** A size line of /proc/<pid>/status (VmRSS, VmHWM…) in MiB. */
+export function statusField(pid: number, field: string): number {
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) / 1024 : Number.NaN;
+}
