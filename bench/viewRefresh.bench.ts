@@ -9,7 +9,8 @@
  *   - bytes: what was posted to the webview; rows: tree items rebuilt.
  * The baseline of the same run is a forced full refresh (`session.refresh()`: read everything
  * again, redraw every row, post a full snapshot), so `overFull` ratios are free of the machine.
- * `tick` is one 5-second age tick with nothing changed (the Workers view's timer).
+ * `tick` is one 5-second age tick with nothing changed (the Workers view's timer);
+ * `heartbeatWithoutViews` the same heartbeat's CPU with no view attached (the engine's own share).
  *
  * Usage: node --import tsx bench/viewRefresh.bench.ts [--workers 200] [--tasks 10000] [--samples 15]
  */
@@ -138,6 +139,20 @@ async function main(): Promise<void> {
       liveness: () => quietLiveness,
       log: () => undefined,
     });
+    // The engine's own aftermath of a heartbeat (journal, replica, timers) with no view listening:
+    // what a change costs the host whatever the views do, measured before they are attached.
+    const busyIds = Array.from({ length: workerCount }, (_, w) => `w${w}`).filter((_, w) => w % 3 === 0);
+    const engineAlone: number[] = [];
+    for (let i = 0; i < samples; i++) {
+      await session.execute({
+        command: 'heartbeat',
+        args: { worker: busyIds[i % busyIds.length]!, status: 'working', attempt: 1 },
+        actor: 'bench',
+      });
+      const before = process.cpuUsage();
+      await sleep(quietMs);
+      engineAlone.push(cpuMsSince(before));
+    }
     registry.add(session);
     host.receive({ type: 'ready', protocol: protocolVersion });
     await quiet(() => lastEventAt);
@@ -207,6 +222,7 @@ async function main(): Promise<void> {
           heartbeat,
           task,
           tick: { hostMs: round(tick.hostMs, 1), bytes: tick.bytes, posts: tick.posts, rows: tick.rows },
+          heartbeatWithoutViews: tails(engineAlone),
           overFull: { heartbeat: ratio(heartbeat), task: ratio(task) },
         },
         null,
