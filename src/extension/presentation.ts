@@ -100,11 +100,13 @@ export function workerTooltip(worker: WorkerStatus, now: number, titles: TaskTit
   return tip;
 }
 
-/** A moment as the time of day ("14:02:11"), or with the date when it is not today: it does not move with the clock. */
+const timeOfDay = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+const dayAndTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'medium' });
+
+/** A moment as the time of day ("14:02:11"), with the date when it is not today: it does not move with the clock. */
 export function clockTime(at: number, now: number): string {
-  const date = new Date(at);
-  const time = date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
-  return date.toDateString() === new Date(now).toDateString() ? time : `${date.toLocaleDateString()} ${time}`;
+  const day = (time: number) => new Date(time).setHours(0, 0, 0, 0);
+  return (day(at) === day(now) ? timeOfDay : dayAndTime).format(at);
 }
 
 export function escapeMarkdown(text: string): string {

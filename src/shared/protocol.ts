@@ -242,23 +242,29 @@ export const dashboardSnapshotSchema = z.object({
 export type DashboardSnapshot = z.infer<typeof dashboardSnapshotSchema>;
 
 /**
+ * A list in a delta: the items that are new or differ from those held (by key: a worker's id, a
+ * chain's parent id, an attention item's kind and ids), and the keys in order when they changed.
+ */
+const listDeltaSchema = <T extends z.ZodType>(item: T) =>
+  z.object({
+    /** The list's keys in order, when they are not the ones held. */
+    keys: z.array(z.string().max(300)).max(1000).optional(),
+    /** Each with its key (repeated keys are told apart by occurrence: "a", "a#2"). */
+    changed: z.array(z.object({ key: z.string().max(300), item })).max(1000),
+  });
+const pageDeltaSchema = <T extends z.ZodType>(item: T) => listDeltaSchema(item).extend({ total: count, page: count, pageSize: count });
+
+/**
  * What changed in the folder shown since the revision before: each field given replaces the one
- * held; `workers` carries only the cards that are new or differ, and the page's ids when they moved.
+ * held; the long lists (worker cards, chains, what needs you) carry only the items that changed.
  */
 export const folderDeltaSchema = folderViewSchema
-  .omit({ workers: true })
+  .omit({ workers: true, chains: true, attention: true })
   .partial()
   .extend({
-    workers: z
-      .object({
-        total: count,
-        page: count,
-        pageSize: count,
-        /** The ids on the page, in order, when they are not the ones held. */
-        ids: z.array(id).max(1000).optional(),
-        cards: z.array(workerCardSchema).max(1000),
-      })
-      .optional(),
+    workers: pageDeltaSchema(workerCardSchema).optional(),
+    chains: pageDeltaSchema(chainViewSchema).optional(),
+    attention: listDeltaSchema(attentionItemSchema).optional(),
   });
 export type FolderDelta = z.infer<typeof folderDeltaSchema>;
 

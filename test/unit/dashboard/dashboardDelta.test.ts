@@ -85,13 +85,29 @@ test('one heartbeat: the delta carries that worker card only, a small part of th
   const delta = dashboardDelta(before, after)!;
   assert.deepEqual(Object.keys(delta.folder), ['workers']);
   assert.deepEqual(
-    delta.folder.workers?.cards.map((card) => card.id),
+    delta.folder.workers?.changed.map((entry) => entry.item.id),
     [id],
   );
-  assert.equal(delta.folder.workers?.ids, undefined, 'the page kept its workers');
+  assert.equal(delta.folder.workers?.keys, undefined, 'the page kept its workers');
   const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
   assert.ok(bytes(delta) * 20 < bytes(after), `delta ${bytes(delta)} bytes, snapshot ${bytes(after)}`);
   assert.ok(isEmptyDelta(dashboardDelta(after, { ...after, generatedAt: after.generatedAt + 5_000 })!), 'time alone changes nothing');
+});
+
+test('one task fails: what needs you gains one item, sent alone with the list of keys', () => {
+  const status = makeStatus({ workers: 200, tasks: 10_000, now });
+  const before = build(status, now);
+  const index = status.tasks.findIndex((task) => task.status === 'queued' && !task.parentId);
+  const failed = {
+    ...status,
+    tasks: status.tasks.map((task, i) => (i === index ? { ...task, status: 'failed', attempt: 3, maxAttempts: 3 } : task)),
+  };
+  const after = build(failed, now + 1_000);
+  const delta = dashboardDelta(before, after)!;
+  assert.deepEqual(applyDashboardDelta(before, delta), after);
+  const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+  assert.ok(bytes(delta) * 5 < bytes(after), `delta ${bytes(delta)} bytes, snapshot ${bytes(after)}`);
+  if (delta.folder.attention) assert.ok(delta.folder.attention.changed.length <= 1);
 });
 
 test('another folder or none: no delta, a full snapshot says it', () => {
