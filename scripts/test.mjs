@@ -131,12 +131,18 @@ if (selected.includes('integration')) {
   if (apt.code !== 0) tally.push({ name: 'apt packages', passed: 0, failed: 1, seconds: 0, note: 'postgresql may be missing' });
 }
 if (codeTests.length) {
-  const files = codeTests.flatMap((suite) => findTests(join(root, 'test', suite), /\.test\.ts$/));
+  // PostgreSQL's tests start servers and claiming processes: they run in their own pass below,
+  // alone, rather than beside the suites that time real processes.
+  const postgresTests = join('test', 'integration', 'pg');
+  const files = codeTests
+    .flatMap((suite) => findTests(join(root, 'test', suite), /\.test\.ts$/))
+    .filter((file) => !file.startsWith(postgresTests));
   await nodeTests(codeTests.join(' + '), files, { concurrency: 2 });
 }
 if (selected.includes('integration')) {
   // The engine's suites once more, on PostgreSQL (issue 14): the same files, another store
   // (test/support/engineHarness.ts reads FOREMAN_TEST_STORE).
+  await nodeTests('integration (PostgreSQL)', findTests(join(root, 'test', 'integration', 'pg'), /\.test\.ts$/), { concurrency: 1 });
   const files = findTests(join(root, 'test', 'integration', 'engine'), /\.test\.ts$/);
   await nodeTests('integration (engine on PostgreSQL)', files, { concurrency: 1, extraEnv: { FOREMAN_TEST_STORE: 'postgres' } });
 }
