@@ -62,9 +62,12 @@ function connectionLost(code: string | undefined): boolean {
   return code === undefined || !/^[0-9A-Z]{5}$/.test(code) || code.startsWith('08') || code.startsWith('57P0');
 }
 
-/** What to do about a failure to connect, by its cause. */
-function connectHint(code: string | undefined): string {
-  if (code === '28P01' || code === '28000') {
+/**
+ * What to do about a failure to connect, by its cause. pg reports a password the server asks for
+ * and nobody gave with a SASL message and no SQLSTATE; it is a login problem all the same.
+ */
+function connectHint(code: string | undefined, message: string): string {
+  if (code === '28P01' || code === '28000' || /password/i.test(message)) {
     return 'Give the password in PGPASSWORD or ~/.pgpass (Foreman never stores it), and check the user name in the URL.';
   }
   if (code === '3D000') return 'Create the database first (createdb), or name an existing one in the URL.';
@@ -138,14 +141,20 @@ export class SyncPgClient {
 
   /** The error for a failed reply: a connection problem names the server and what to do; never the password. */
   private failure(reply: Extract<PgReply, { ok: false }>): PgError {
-    const message = this.withoutPassword(reply.message);
+    const said = this.withoutPassword(reply.message);
     if (reply.connecting) {
-      return new PgError(`Cannot connect to PostgreSQL at ${this.server}: ${message}. ${connectHint(reply.code)}`, reply.code, true);
+      const message = /client password must be a string/.test(said) ? 'the server asks for a password, and none was given' : said;
+      return new PgError(
+        `Cannot connect to PostgreSQL at ${this.server}: ${message}. ${connectHint(reply.code, message)}`,
+        reply.code,
+        true,
+      );
     }
+    const message = said;
     if (connectionLost(reply.code)) {
       return new PgError(
         `Lost the connection to PostgreSQL at ${this.server} (${message}). The statement did not complete; the next one connects again. ` +
-          connectHint(undefined),
+          connectHint(undefined, ''),
         reply.code,
         true,
       );

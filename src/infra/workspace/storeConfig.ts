@@ -11,7 +11,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { describeIssues } from '../../core/requests';
 import { type Result, invalid, ok } from '../../core/result';
 import { writeFileAtomic } from '../fs/atomicFile';
 import type { PgTls } from '../pg/tls';
@@ -97,8 +96,19 @@ export function readStoreConfig(foremanDir: string): Result<StoreConfig> {
     return invalid('badStoreConfig', `${file} is not valid JSON: ${(error as Error).message}`, { file });
   }
   const parsed = storeFileSchema.safeParse(json);
-  if (!parsed.success) return invalid('badStoreConfig', `${file}: ${describeIssues(parsed.error)}`, { file });
+  if (!parsed.success) return invalid('badStoreConfig', `${file}: ${issuesOf(parsed.error)}`, { file });
   return ok(parsed.data);
+}
+
+/** Each problem with its field (the file itself for an unknown key); `kind` names what it may be. */
+function issuesOf(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const field = issue.path.length ? issue.path.join('.') : 'the file';
+      const message = issue.path.join('.') === 'kind' ? 'must be "postgres" or "sqljs"' : issue.message;
+      return `${field}: ${message}`;
+    })
+    .join('; ');
 }
 
 /** Records the choice: `store.json` for PostgreSQL, no file for sql.js (the default). */
