@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import { type CrewSettingsFile, type EngineSettings, copyFileGlobSchema, defaultEngineSettings, portRangeSchema } from '../engine/settings';
+import { type StoreConfig, storeSettingConfig } from '../infra/workspace/storeConfig';
 
 /**
  * The `foreman.*` settings, read in one place and checked with zod (a hand-edited settings.json can
@@ -31,6 +32,11 @@ const configurationSchema = z.object({
     .number()
     .min(1 / 24)
     .max(3650),
+  /** Empty: `.foreman/store.json` decides; else `sqljs` or a postgres:// URL without a password. */
+  store: z.string().superRefine((value, context) => {
+    const checked = storeSettingConfig(value);
+    if (!checked.ok) context.addIssue({ code: 'custom', message: checked.message });
+  }),
   notifications: z.object({
     reviewReady: z.boolean(),
     stale: z.boolean(),
@@ -58,6 +64,7 @@ const defaults: ForemanConfiguration = {
   portRange: null,
   allowEmptyResults: false,
   retentionDays: 7,
+  store: '',
   notifications: { reviewReady: true, stale: true, failed: true, mergeProblems: true, needsInput: true },
 };
 
@@ -91,6 +98,7 @@ export function readConfiguration(scope: vscode.ConfigurationScope | undefined, 
     portRange: config.get('setup.portRange'),
     allowEmptyResults: config.get('allowEmptyResults'),
     retentionDays: config.get('retention.finishedDays'),
+    store: config.get('store'),
     notifications: {
       reviewReady: config.get('notifications.reviewReady'),
       stale: config.get('notifications.stale'),
@@ -138,4 +146,13 @@ export function crewSettingsOf(configuration: ForemanConfiguration): CrewSetting
     portRange: configuration.portRange ?? undefined,
     allowEmptyResults: configuration.allowEmptyResults,
   };
+}
+
+/**
+ * The store this window opens instead of `.foreman/store.json`'s, or undefined to follow the file.
+ * A bad value was reported by `readConfiguration` and replaced by the default (empty).
+ */
+export function storeOverrideOf(configuration: ForemanConfiguration): StoreConfig | undefined {
+  const checked = storeSettingConfig(configuration.store);
+  return checked.ok ? checked.value : undefined;
 }

@@ -11,7 +11,7 @@ import { registerSetupCommands } from './commands/setupCommands';
 import { registerWorkerCommands } from './commands/workerCommands';
 import { registerWorkspaceCommands } from './commands/workspaceCommands';
 import { registerDashboard } from './dashboard';
-import { crewSettingsOf, engineSettingsOf, readConfiguration } from './configuration';
+import { crewSettingsOf, engineSettingsOf, readConfiguration, storeOverrideOf } from './configuration';
 import { Notifier } from './notifications';
 import { SessionRegistry } from './sessionRegistry';
 import { ClientSession } from './sessions/clientSession';
@@ -111,9 +111,11 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
     const root = folder.uri.fsPath;
     if (!fs.existsSync(path.join(root, '.foreman'))) return;
     const config = configuration(folder);
+    const store = storeOverrideOf(config);
     const opened = await OwnerSession.open({
       root,
       name: folder.name,
+      ...(store ? { store } : {}),
       trusted: vscode.workspace.isTrusted,
       settings: { engine: engineSettingsOf(config), crew: crewSettingsOf(config) },
       // Read at each launch: an edit of `foreman.agents` applies to the next agent without a reopen.
@@ -162,7 +164,11 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
 
   const initialise = async (folder: vscode.WorkspaceFolder): Promise<void> => {
     const config = configuration(folder);
-    const report = await initWorkspace(folder.uri.fsPath, config.baseBranch ? { base: config.baseBranch } : {});
+    const store = storeOverrideOf(config);
+    const report = await initWorkspace(folder.uri.fsPath, {
+      ...(config.baseBranch ? { base: config.baseBranch } : {}),
+      ...(store ? { store } : {}),
+    });
     if (!report.ok) {
       void vscode.window.showErrorMessage(`Foreman: ${report.message}`);
       return;

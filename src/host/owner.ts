@@ -1,18 +1,20 @@
 import type { TerminalHost } from '../infra/agents/terminalAgents';
 import * as path from 'node:path';
-import { type Result, invalid, ok } from '../core/result';
+import { type Result, invalid, ok, refused } from '../core/result';
 import type { Engine } from '../engine/engine';
 import type { Disposable } from '../engine/events';
-import type { Clock } from '../engine/ports';
+import type { Clock, Store } from '../engine/ports';
 import type { CommandName, RequestOf } from '../core/requests';
 import type { ResultOf } from '../engine/results';
 import type { CrewSettingsFile, EngineSettings } from '../engine/settings';
 import { type CrewParts, assembleCrew } from './crewParts';
 import { type WorktreeReport, branchFor } from '../infra/git';
-import { type OwnerLock, SqlJsStore, acquireOwnerLock, readOwner, waitForOwnerLock } from '../infra/db';
+import { type OwnerLock, SqlJsStore, StoreError, acquireOwnerLock, readOwner, waitForOwnerLock } from '../infra/db';
 import { FileArchiveSink, FileBlobStore, JsonlExportSink } from '../infra/fs';
+import { PgStore } from '../infra/pg/pgStore';
 import { foremanDir as foremanDirOf, isInitialised } from '../infra/workspace/paths';
 import { loadWorkspaceSettings } from '../infra/workspace/settings';
+import { type StoreConfig, readStoreConfig } from '../infra/workspace/storeConfig';
 
 /**
  * How long a long-running owner (`serve`, a window) waits for a one-shot CLI call to let go of
@@ -48,6 +50,8 @@ export interface OpenOwnerOptions {
   readonly lockWaitSignal?: AbortSignal;
   /** Hears when writes stop being saved (a full disk) and when they are saved again (SqlJsStoreOptions). */
   readonly onSavingChange?: (problem: string | undefined) => void;
+  /** The store to open instead of the one `.foreman/store.json` names (the `foreman.store` setting). */
+  readonly store?: StoreConfig;
 }
 
 /** The single writer of a workspace (ARCHITECTURE §2): its lock, its store and the engine over them. */
@@ -55,7 +59,8 @@ export interface WorkspaceOwner extends Disposable {
   readonly repoRoot: string;
   readonly foremanDir: string;
   readonly engine: Engine;
-  readonly store: SqlJsStore;
+  /** sql.js in `.foreman/`, or PostgreSQL shared with other machines' owners (`.foreman/store.json`). */
+  readonly store: Store;
   readonly lock: OwnerLock;
   readonly parts: CrewParts;
   /** Every request, through the engine's front door (`Engine.execute`). */
@@ -71,8 +76,9 @@ export interface WorkspaceOwner extends Disposable {
 
 /**
  * Becomes the owner of the workspace at `repoRoot`. Expected refusals are results: `notInitialised`
- * (invalid: run `foreman init`), a bad settings file (invalid), and `ownedByOther` (refused; the
- * caller routes to that owner instead).
+ * (invalid: run `foreman init`), a bad settings or store file (invalid), `ownedByOther` (refused;
+ * the caller routes to that owner instead), and `storeUnreachable` (refused: the PostgreSQL server
+ * is down or refuses the login; the message names it, without its password).
  */
 export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Promise<Result<WorkspaceOwner>> {
   const dir = foremanDirOf(repoRoot);
@@ -85,31 +91,41 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
   const template = loaded.value.engine.branchTemplate;
   const sample = branchFor(template, { workerId: 'worker', taskId: 'task' });
   if (!sample.ok) return invalid('badSettings', `branchTemplate: ${sample.message}`, { template });
+  const storeConfig = options.store ? ok(options.store) : readStoreConfig(dir);
+  if (!storeConfig.ok) return storeConfig;
   const log = options.log ?? (() => undefined);
   // Everything slow happens before the lock (issue 10): a one-shot call holds it for its own
   // transaction only, and the other callers queue for milliseconds, not for a replay each.
   // Not while a long-running owner holds the lock: it will not let go, and a load would be wasted.
+  // PostgreSQL has nothing to load: the server holds the state.
   const holder = readOwner(dir);
-  const preloaded = holder && holder.role !== 'cli' ? undefined : await SqlJsStore.preload(dir);
+  const preloaded = storeConfig.value.kind !== 'sqljs' || (holder && holder.role !== 'cli') ? undefined : await SqlJsStore.preload(dir);
+  // One owner per clone on either store: the lock guards this clone's worktrees and agents too.
   const lock = await takeLock(dir, options);
   if (!lock.ok) {
     preloaded?.loaded.connection.close();
     return lock;
   }
-  let store: SqlJsStore;
+  let store: Store;
   try {
-    store = await SqlJsStore.open(dir, {
-      ...(options.log ? { log: options.log } : {}),
-      ...(options.closeCheckpointBytes ? { closeCheckpointBytes: options.closeCheckpointBytes } : {}),
-      ...(preloaded ? { preloaded } : {}),
-      onSavingChange: (problem) => {
-        log(problem ?? 'Changes are saved again.');
-        options.onSavingChange?.(problem);
-      },
-    });
+    const config = storeConfig.value;
+    store =
+      config.kind === 'postgres'
+        ? PgStore.open(config.url, config.ssl !== undefined ? { ssl: config.ssl } : {})
+        : await SqlJsStore.open(dir, {
+            ...(options.log ? { log: options.log } : {}),
+            ...(options.closeCheckpointBytes ? { closeCheckpointBytes: options.closeCheckpointBytes } : {}),
+            ...(preloaded ? { preloaded } : {}),
+            onSavingChange: (problem) => {
+              log(problem ?? 'Changes are saved again.');
+              options.onSavingChange?.(problem);
+            },
+          });
   } catch (error) {
     preloaded?.loaded.connection.close();
     lock.value.release();
+    // A server that is down or refuses the login is an answer saying so (the caller shows it), not a crash.
+    if (error instanceof StoreError && error.code === 'unreachable') return refused('storeUnreachable', error.message);
     throw error;
   }
   const parts = assembleCrew(

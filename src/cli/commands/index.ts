@@ -2,6 +2,7 @@ import { archiveCommands } from './archive';
 import { agentReportCommands } from './agentReports';
 import { busCommands } from './bus';
 import { chainCommands } from './chain';
+import { doctorCommands } from './doctor';
 import { hookCommands } from './claudeHook';
 import { inspectCommands } from './inspect';
 import { type CommandSpec, groupsOf } from './spec';
@@ -29,6 +30,7 @@ export const commandTable: readonly CommandSpec[] = [
   ...wipCommands,
   ...inspectCommands,
   ...workspaceCommands.filter((spec) => spec.name !== 'init'),
+  ...doctorCommands,
   ...archiveCommands,
 ];
 

@@ -16,18 +16,36 @@ async function init(input: CommandInput): Promise<number> {
   const printer = processPrinter;
   const repoRoot = path.resolve(input.cwd, stringFlag(input.argv, 'dir') ?? input.env.dir ?? '.');
   const base = stringFlag(input.argv, 'base');
+  const storeText = stringFlag(input.argv, 'store');
   const { initWorkspace } = await import('../../infra/workspace/init.js');
-  const report = await initWorkspace(repoRoot, { ...(base !== undefined ? { base } : {}), log: logTo(printer) });
+  const { parseStoreArgument, passwordAdvice } = await import('../../infra/workspace/storeConfig.js');
+  const choice = storeText === undefined ? undefined : parseStoreArgument(storeText);
+  if (choice && !choice.ok) return printFailure(printer, choice, json(input));
+  if (choice?.value.passwordRemoved) {
+    printer.err(`foreman: the password in --store is not written anywhere. ${passwordAdvice}`);
+  }
+  const report = await initWorkspace(repoRoot, {
+    ...(base !== undefined ? { base } : {}),
+    ...(choice ? { store: choice.value.config } : {}),
+    ...(choice?.value.password !== undefined ? { storePassword: choice.value.password } : {}),
+    log: logTo(printer),
+  });
   if (report.ok) {
     const { value } = report;
+    const where = value.store === 'sqljs' ? '' : ` on ${value.store}`;
     if (json(input)) printer.out(JSON.stringify(value));
-    else if (value.created) printer.out(`initialised Foreman in ${value.repoRoot} (base branch ${value.baseBranch})`);
+    else if (value.created) printer.out(`initialised Foreman in ${value.repoRoot}${where} (base branch ${value.baseBranch})`);
+    else if (value.changed.includes('store'))
+      printer.out(`Foreman in ${value.repoRoot} now uses the store ${value.store} (base branch ${value.baseBranch})`);
     else if (value.changed.includes('base_branch')) printer.out(`Foreman in ${value.repoRoot}: base branch is now ${value.baseBranch}`);
-    else printer.out(`Foreman is already initialised in ${value.repoRoot} (base branch ${value.baseBranch}); nothing changed`);
+    else printer.out(`Foreman is already initialised in ${value.repoRoot}${where} (base branch ${value.baseBranch}); nothing changed`);
+    if (value.changed.includes('store') && !value.created) {
+      printer.err('foreman: tasks and workers in the previous store stay there; they are not copied to the new one.');
+    }
     return ExitCode.ok;
   }
   // A running owner holds the store: report what exists through it, change nothing.
-  if (report.code === 'ownedByOther' && base === undefined) {
+  if (report.code === 'ownedByOther' && base === undefined && storeText === undefined) {
     const status = await route({ kind: 'workspace', repoRoot }, { command: 'status', args: { limit: 1 }, actor: 'cli' });
     if (status.ok) {
       const baseBranch = status.value.baseBranch ?? '-';
@@ -45,9 +63,10 @@ export const workspaceCommands: readonly CommandSpec[] = [
   {
     kind: 'local',
     name: 'init',
-    usage: '[--base <branch>]',
-    summary: 'create .foreman/ in a git repository (base: default the branch checked out)',
-    flags: { base: 'string' },
+    usage: '[--base <branch>] [--store <postgres://user@host:port/db | sqljs>]',
+    summary:
+      'create .foreman/ in a git repository (base: default the branch checked out; store: default sqljs, or a shared PostgreSQL whose password comes from PGPASSWORD or ~/.pgpass, never from a file)',
+    flags: { base: 'string', store: 'string' },
     run: init,
   },
   {

@@ -10,6 +10,7 @@ import { storeFailure } from '../../infra/db/storeError';
 import { EndpointServer } from '../../infra/endpoint';
 import { type WorkspaceOwner, oneShotPatienceMs, openOwner } from '../../host';
 import type { CrewSettingsFile, EngineSettings } from '../../engine/settings';
+import type { StoreConfig } from '../../infra/workspace/storeConfig';
 import type { ForemanSession } from '../session';
 import { type StatusDelta, StatusModel, mergeDeltas, noChange, touchedBy } from '../statusModel';
 import { type HandoverDecision, HandoverListener, type HandoverRequest } from './handover';
@@ -37,6 +38,8 @@ export interface OwnerSessionOptions {
   };
   /** Hears when writes stop being saved (a full disk) and when they are saved again. */
   readonly onSavingChange?: (problem: string | undefined) => void;
+  /** The `foreman.store` setting, when set: opened instead of the store `.foreman/store.json` names. */
+  readonly store?: StoreConfig;
 }
 
 /**
@@ -90,6 +93,7 @@ export class OwnerSession implements ForemanSession {
       ...(options.terminalHost ? { terminalHost: options.terminalHost } : {}),
       ...(options.agentProfiles ? { agentProfiles: options.agentProfiles } : {}),
       ...(options.onSavingChange ? { onSavingChange: options.onSavingChange } : {}),
+      ...(options.store ? { store: options.store } : {}),
     });
     if (!opened.ok) return opened;
     const owner = opened.value;

@@ -15,7 +15,12 @@ export type StoreErrorCode =
   /** The journal could not be brought back in line with memory; the process must reopen the store. */
   | 'broken'
   /** The store was used in a way the code must never do (reentrant write, use after close). */
-  | 'misuse';
+  | 'misuse'
+  /**
+   * The database server (PostgreSQL) cannot be reached or the connection was lost; the message
+   * names the server (never its password) and whether the change was written.
+   */
+  | 'unreachable';
 
 import { type Failure, refused } from '../../core/result';
 
@@ -43,6 +48,8 @@ export function storeFailure(error: unknown): Failure | undefined {
       return refused('storeTooNew', error.message);
     case 'notSaved':
       return refused('notSaved', error.message);
+    case 'unreachable':
+      return refused('storeUnreachable', error.message);
     default:
       return undefined;
   }

@@ -7,11 +7,13 @@
  * an advisory lock so that owners starting together migrate once.
  *
  * The engine's claim takes its row with `FOR UPDATE SKIP LOCKED` here (dialect.ts), so owners
- * claiming at once never wait for each other's rows. What is not here yet: owners' leases,
- * `LISTEN/NOTIFY` wake-ups, selecting this store from `foreman init` or VS Code.
+ * claiming at once never wait for each other's rows. `.foreman/store.json` selects this store
+ * (src/infra/workspace/storeConfig.ts). A server that cannot be reached is a `StoreError`
+ * (`unreachable`) naming the server and saying whether the change was written.
  */
 import type { Reader, Row, SqlValue, Store, Tx, WriteOptions } from '../../engine/ports';
 import type { Result } from '../../core/result';
+import { StoreError } from '../db/storeError';
 import { toPostgres } from './dialect';
 import { applyPgMigrations } from './pgMigrations';
 import { PgError, type SyncPgOptions, SyncPgClient } from './syncClient';
@@ -25,11 +27,25 @@ function query<T extends object>(client: SyncPgClient, sql: string, params: read
   try {
     return client.query<T>(translated, params);
   } catch (error) {
-    if (error instanceof PgError && error.code !== 'timeout') {
+    if (error instanceof PgError && !error.unreachable) {
       throw new PgError(`${error.message} (in: ${translated.replace(/\s+/g, ' ').slice(0, 300)})`, error.code);
     }
     throw error;
   }
+}
+
+/** The connection failure in `error` or its causes (a migration wraps what it met), if that is what it is. */
+function unreachableIn(error: unknown): PgError | undefined {
+  for (let current = error; current instanceof Error; current = current.cause) {
+    if (current instanceof PgError && current.unreachable) return current;
+  }
+  return undefined;
+}
+
+/** A lost server as the store's error; anything else unchanged. */
+function asStoreError(error: unknown, outcome: string): unknown {
+  const lost = unreachableIn(error);
+  return lost ? new StoreError('unreachable', `${lost.message}${outcome}`, { cause: error }) : error;
 }
 
 class PgReader implements Reader {
@@ -72,14 +88,23 @@ export class PgStore implements Store {
       applyPgMigrations(client);
     } catch (error) {
       client.close();
-      throw error;
+      throw asStoreError(error, '');
     }
     return new PgStore(client);
   }
 
+  /** The server as messages name it, without its password. */
+  get server(): string {
+    return this.client.server;
+  }
+
   read<T>(fn: (reader: Reader) => T): T {
     this.assertOpen('read');
-    return fn(this.reader);
+    try {
+      return fn(this.reader);
+    } catch (error) {
+      throw asStoreError(error, '');
+    }
   }
 
   write<T>(fn: (tx: Tx) => Result<T>, _options: WriteOptions = {}): Result<T> {
@@ -88,19 +113,26 @@ export class PgStore implements Store {
     this.writing = true;
     const tx = new PgTx(this.client);
     try {
-      this.client.query('BEGIN');
       let result: Result<T>;
       try {
+        this.client.query('BEGIN');
         result = fn(tx);
       } catch (error) {
         this.rollback();
-        throw error;
+        throw asStoreError(error, ' Nothing of this change was written (the server rolls back an unfinished transaction).');
       }
       if (!result.ok) {
         this.rollback();
         return result;
       }
-      this.client.query('COMMIT');
+      try {
+        this.client.query('COMMIT');
+      } catch (error) {
+        throw asStoreError(
+          error,
+          ' The connection was lost while committing, so the server may or may not have saved this change: look (foreman status) before repeating it.',
+        );
+      }
       return result;
     } finally {
       this.writing = false;

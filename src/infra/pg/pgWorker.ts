@@ -6,7 +6,9 @@
  */
 import { workerData } from 'node:worker_threads';
 import { Client, types } from 'pg';
+import { pgpassPassword } from './pgpass';
 import type { PgReply, PgRequest, PgWorkerStart } from './protocol';
+import { tlsOptionsOf } from './tls';
 
 // Numbers as numbers: bigint (times in ms, counts) and numeric (sums) would otherwise arrive as text.
 // Foreman's values stay far inside 2^53.
@@ -19,7 +21,16 @@ let client: Client | undefined;
 
 async function connected(): Promise<Client> {
   if (client) return client;
-  const fresh = new Client({ connectionString: start.url, connectionTimeoutMillis: start.connectTimeoutMs });
+  const fresh = new Client({
+    connectionString: start.url,
+    connectionTimeoutMillis: start.connectTimeoutMs,
+    ...(start.ssl !== undefined ? { ssl: tlsOptionsOf(start.ssl) } : {}),
+  });
+  // No password in the URL nor in PGPASSWORD: the password file, read by pgpass.ts (pg's own reading is deprecated).
+  if (!fresh.password) {
+    const password = pgpassPassword({ host: fresh.host, port: fresh.port, database: fresh.database, user: fresh.user });
+    if (password !== undefined) fresh.password = password;
+  }
   // A connection lost while idle is reported here; the next statement connects again.
   fresh.on('error', () => {
     if (client === fresh) client = undefined;
@@ -36,8 +47,10 @@ function answer(reply: PgReply): void {
 }
 
 async function handle(request: PgRequest): Promise<void> {
+  let connecting = true;
   try {
     const db = await connected();
+    connecting = false;
     const result = await db.query({ text: request.sql, values: [...request.params] });
     answer({ id: request.id, ok: true, rows: result.rows as Record<string, unknown>[], rowCount: result.rowCount ?? 0 });
   } catch (error) {
@@ -50,7 +63,7 @@ async function handle(request: PgRequest): Promise<void> {
       client = undefined;
       lost?.end().catch(() => undefined);
     }
-    answer({ id: request.id, ok: false, message: message ?? String(error), code });
+    answer({ id: request.id, ok: false, message: message ?? String(error), code, connecting });
   }
 }
 

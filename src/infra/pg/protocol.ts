@@ -1,5 +1,6 @@
 /** The messages between a synchronous PostgreSQL client and its worker thread (syncClient.ts, pgWorker.ts). */
 import type { MessagePort } from 'node:worker_threads';
+import type { PgTls } from './tls';
 
 /** Given to the worker as `workerData`. */
 export interface PgWorkerStart {
@@ -11,6 +12,8 @@ export interface PgWorkerStart {
   readonly signal: SharedArrayBuffer;
   /** Milliseconds to wait for a connection. */
   readonly connectTimeoutMs: number;
+  /** TLS from `.foreman/store.json` (tls.ts); the URL's `sslmode` and friends apply as well. */
+  readonly ssl?: PgTls;
 }
 
 export type PgValue = string | number | boolean | null | Uint8Array;
@@ -23,4 +26,11 @@ export interface PgRequest {
 
 export type PgReply =
   | { readonly id: number; readonly ok: true; readonly rows: Record<string, unknown>[]; readonly rowCount: number }
-  | { readonly id: number; readonly ok: false; readonly message: string; readonly code: string | undefined };
+  | {
+      readonly id: number;
+      readonly ok: false;
+      readonly message: string;
+      readonly code: string | undefined;
+      /** The failure came while connecting (refused, unknown host, bad password), not from the statement. */
+      readonly connecting: boolean;
+    };

@@ -16,6 +16,7 @@ import * as path from 'node:path';
 import { MessageChannel, type MessagePort, type Worker, receiveMessageOnPort } from 'node:worker_threads';
 import { startWorker } from '../threads/startWorker';
 import type { PgReply, PgRequest, PgValue, PgWorkerStart } from './protocol';
+import type { PgTls } from './tls';
 
 export type { PgValue } from './protocol';
 
@@ -26,6 +27,8 @@ export interface SyncPgOptions {
   readonly connectTimeoutMs?: number;
   /** The bundled worker to run; tests from sources use the default. */
   readonly workerScript?: string;
+  /** TLS options (tls.ts), from `.foreman/store.json`. */
+  readonly ssl?: PgTls;
 }
 
 export interface PgResult<T> {
@@ -39,10 +42,36 @@ export class PgError extends Error {
     message: string,
     /** The SQLSTATE (`23505` a unique violation, `40001` a serialisation failure, …), or a connection error code. */
     readonly code: string | undefined,
+    /**
+     * True when the server could not be reached or the connection was lost (refused, reset, shut
+     * down, timed out, login refused): the statement did not run to its end, and the next statement
+     * connects again. False for a statement the server itself refused.
+     */
+    readonly unreachable = false,
   ) {
     super(message);
     this.name = 'PgError';
   }
+}
+
+/**
+ * Whether a failure means the connection is gone rather than the statement refused: no SQLSTATE
+ * (a socket error), connection exceptions (class 08), the server shutting down (57P01-57P03).
+ */
+function connectionLost(code: string | undefined): boolean {
+  return code === undefined || !/^[0-9A-Z]{5}$/.test(code) || code.startsWith('08') || code.startsWith('57P0');
+}
+
+/**
+ * What to do about a failure to connect, by its cause. pg reports a password the server asks for
+ * and nobody gave with a SASL message and no SQLSTATE; it is a login problem all the same.
+ */
+function connectHint(code: string | undefined, message: string): string {
+  if (code === '28P01' || code === '28000' || /password/i.test(message)) {
+    return 'Give the password in PGPASSWORD or ~/.pgpass (Foreman never stores it), and check the user name in the URL.';
+  }
+  if (code === '3D000') return 'Create the database first (createdb), or name an existing one in the URL.';
+  return 'Check that the server is running and reachable from this machine (`foreman doctor` checks it), then try again.';
 }
 
 /** The server's address without its credentials, for messages. */
@@ -66,7 +95,8 @@ export class SyncPgClient {
   private connection: Connection;
   private nextId = 1;
   private closed = false;
-  private readonly server: string;
+  /** The server as messages name it: never with its password. */
+  readonly server: string;
   private readonly statementTimeoutMs: number;
 
   constructor(
@@ -81,7 +111,13 @@ export class SyncPgClient {
   private connect(): Connection {
     const shared = new SharedArrayBuffer(4);
     const { port1, port2 } = new MessageChannel();
-    const start: PgWorkerStart = { url: this.url, port: port2, signal: shared, connectTimeoutMs: this.options.connectTimeoutMs ?? 5_000 };
+    const start: PgWorkerStart = {
+      url: this.url,
+      port: port2,
+      signal: shared,
+      connectTimeoutMs: this.options.connectTimeoutMs ?? 5_000,
+      ...(this.options.ssl !== undefined ? { ssl: this.options.ssl } : {}),
+    };
     const worker = startWorker(this.options.workerScript ?? path.join(__dirname, 'foreman-pg.js'), path.join(__dirname, 'pgWorker.ts'), {
       workerData: start,
       transferList: [port2],
@@ -99,8 +135,49 @@ export class SyncPgClient {
     const request: PgRequest = { id, sql, params };
     this.connection.port.postMessage(request);
     const reply = this.waitFor(id);
-    if (!reply.ok) throw new PgError(reply.message, reply.code);
+    if (!reply.ok) throw this.failure(reply);
     return { rows: reply.rows as T[], rowCount: reply.rowCount };
+  }
+
+  /** The error for a failed reply: a connection problem names the server and what to do; never the password. */
+  private failure(reply: Extract<PgReply, { ok: false }>): PgError {
+    const said = this.withoutPassword(reply.message);
+    if (reply.connecting) {
+      const message = /client password must be a string/.test(said) ? 'the server asks for a password, and none was given' : said;
+      return new PgError(
+        `Cannot connect to PostgreSQL at ${this.server}: ${message}. ${connectHint(reply.code, message)}`,
+        reply.code,
+        true,
+      );
+    }
+    const message = said;
+    if (connectionLost(reply.code)) {
+      return new PgError(
+        `Lost the connection to PostgreSQL at ${this.server} (${message}). The statement did not complete; the next one connects again. ` +
+          connectHint(undefined, ''),
+        reply.code,
+        true,
+      );
+    }
+    return new PgError(message, reply.code);
+  }
+
+  /** A driver message could in principle quote the URL: the password, in any spelling, is cut out. */
+  private withoutPassword(message: string): string {
+    let password: string;
+    try {
+      password = new URL(this.url).password;
+    } catch {
+      return message;
+    }
+    if (!password) return message;
+    let decoded = password;
+    try {
+      decoded = decodeURIComponent(password);
+    } catch {
+      // Not percent-encoded text: the raw spelling is the only one.
+    }
+    return [password, decoded].reduce((text, secret) => text.split(secret).join('***'), message);
   }
 
   /** Ends the worker and its connection. Safe to call twice. */
@@ -134,6 +211,7 @@ export class SyncPgClient {
           `${this.server} did not answer within ${this.statementTimeoutMs} ms. Check that the server is running and reachable. ` +
             'The statement was abandoned, and its transaction with it (the server rolls it back).',
           'timeout',
+          true,
         );
       }
       // Wakes when the worker signals any answer; a stale one is read and skipped above.

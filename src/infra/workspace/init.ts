@@ -1,13 +1,20 @@
-import { type Result, invalid, ok } from '../../core/result';
-import type { Reader } from '../../engine/ports';
-import { SqlJsStore, acquireOwnerLock } from '../db';
+import { type Result, invalid, ok, refused } from '../../core/result';
+import type { Reader, Store } from '../../engine/ports';
+import { writeMeta } from '../../engine/queries/meta';
+import { SqlJsStore, StoreError, acquireOwnerLock } from '../db';
 import { initRepoInfo, validateBranchName } from '../git';
 import { openGit, resolveCommit } from '../git/gitClient';
+import { PgStore } from '../pg/pgStore';
 import { foremanDir as foremanDirOf, isInitialised } from './paths';
+import { type StoreConfig, readStoreConfig, withPassword, writeStoreConfig } from './storeConfig';
 
 export interface InitOptions {
   /** The branch tasks start from and merge into; default: the branch checked out now. */
   readonly base?: string;
+  /** The store to use (`--store`, the `foreman.store` setting); default: the one already chosen, else sql.js. */
+  readonly store?: StoreConfig;
+  /** The password given with `--store`: used for this call's connection, never written. */
+  readonly storePassword?: string;
   readonly log?: (line: string) => void;
 }
 
@@ -16,17 +23,23 @@ export interface InitReport {
   readonly repoRoot: string;
   readonly foremanDir: string;
   readonly baseBranch: string;
+  /** `sqljs`, or the PostgreSQL server without its password. */
+  readonly store: string;
   /** False when the workspace was already initialised. */
   readonly created: boolean;
-  /** The meta keys this call wrote (empty when nothing changed). */
+  /** The meta keys this call wrote, and `store` when it chose another store (empty when nothing changed). */
   readonly changed: string[];
 }
 
 /**
  * Creates `.foreman/` (with its `.gitignore` of `*`) and the store in a git repository's root, and
- * records the base branch and the repository root. Idempotent: a second call changes nothing
- * unless it names a different base. Refuses a folder that is not a repository's root (invalid),
- * and a workspace another live process owns (refused `ownedByOther`).
+ * records the base branch (and, on sql.js, the repository root). On PostgreSQL it connects, applies
+ * the migrations and records the base branch in the shared meta only when none is recorded or
+ * `base` is given: each clone that joins the server keeps the team's base. The repository root is
+ * this machine's, so it is not written to a shared store. `store.json` is written last, so a server
+ * that cannot be reached leaves the clone as it was. Idempotent: a second call changes nothing
+ * unless it names a different base or store. Refuses a folder that is not a repository's root
+ * (invalid), and a workspace another live process owns (refused `ownedByOther`).
  */
 export async function initWorkspace(repoRoot: string, options: InitOptions = {}): Promise<Result<InitReport>> {
   const repository = await initRepoInfo(repoRoot);
@@ -34,6 +47,10 @@ export async function initWorkspace(repoRoot: string, options: InitOptions = {})
   const root = repository.value.root;
   const dir = foremanDirOf(root);
   const existed = isInitialised(dir);
+  const current = readStoreConfig(dir);
+  if (!current.ok) return current;
+  const config = chosenStore(options.store, current.value);
+  const storeChanged = !sameStore(config, current.value);
   if (options.base !== undefined) {
     const checked = await checkBase(root, options.base);
     if (!checked.ok) return checked;
@@ -41,7 +58,18 @@ export async function initWorkspace(repoRoot: string, options: InitOptions = {})
   const lock = acquireOwnerLock(dir, { role: 'cli' }, options.log ? { log: options.log } : {});
   if (!lock.ok) return lock;
   try {
-    const store = await SqlJsStore.open(dir, options.log ? { log: options.log } : {});
+    const shared = config.kind === 'postgres';
+    if (shared) options.log?.(`connecting to ${describeStore(config)} and bringing its schema up to date…`);
+    let store: Store;
+    try {
+      store = shared
+        ? PgStore.open(withPassword(config.url, options.storePassword), config.ssl !== undefined ? { ssl: config.ssl } : {})
+        : await SqlJsStore.open(dir, options.log ? { log: options.log } : {});
+    } catch (error) {
+      // A server that is down or refuses the login: say so; nothing was written.
+      if (error instanceof StoreError && error.code === 'unreachable') return refused('storeUnreachable', error.message);
+      throw error;
+    }
     try {
       const recorded = store.read((reader) => ({ base: metaValue(reader, 'base_branch'), root: metaValue(reader, 'repo_root') }));
       const base = options.base ?? recorded.base ?? repository.value.currentBranch;
@@ -50,25 +78,49 @@ export async function initWorkspace(repoRoot: string, options: InitOptions = {})
           dir: root,
         });
       }
-      const wanted: Array<[string, string]> = [
-        ['base_branch', base],
-        ['repo_root', root],
-      ];
-      const changes = wanted.filter(([key, value]) => (key === 'base_branch' ? recorded.base : recorded.root) !== value);
+      const wanted: Array<[string, string, string | undefined]> = [['base_branch', base, recorded.base]];
+      // The root is per machine: on a shared store each clone would overwrite the others'.
+      if (!shared) wanted.push(['repo_root', root, recorded.root]);
+      const changes = wanted.filter(([, value, before]) => before !== value);
       if (changes.length > 0) {
         const written = store.write((tx) => {
-          for (const [key, value] of changes) tx.run('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)', [key, value]);
+          for (const [key, value] of changes) writeMeta(tx, key, value);
           return ok(undefined);
         });
         if (!written.ok) return written;
       }
-      return ok({ repoRoot: root, foremanDir: dir, baseBranch: base, created: !existed, changed: changes.map(([key]) => key) });
+      if (storeChanged) writeStoreConfig(dir, config);
+      return ok({
+        repoRoot: root,
+        foremanDir: dir,
+        baseBranch: base,
+        store: describeStore(config),
+        created: !existed,
+        changed: [...changes.map(([key]) => key), ...(storeChanged ? ['store'] : [])],
+      });
     } finally {
       store.close();
     }
   } finally {
     lock.value.release();
   }
+}
+
+/** The store as messages name it: `sqljs`, or the server's URL without a password. */
+export function describeStore(config: StoreConfig): string {
+  return config.kind === 'sqljs' ? 'sqljs' : config.url;
+}
+
+/** The store asked for; the same server named again keeps the TLS options already in `store.json`. */
+function chosenStore(asked: StoreConfig | undefined, current: StoreConfig): StoreConfig {
+  if (asked === undefined) return current;
+  if (asked.kind === 'postgres' && current.kind === 'postgres' && asked.url === current.url && asked.ssl === undefined) return current;
+  return asked;
+}
+
+function sameStore(a: StoreConfig, b: StoreConfig): boolean {
+  if (a.kind === 'sqljs' || b.kind === 'sqljs') return a.kind === b.kind;
+  return a.url === b.url && JSON.stringify(a.ssl) === JSON.stringify(b.ssl);
 }
 
 /** An explicit base must be a valid name of an existing local branch: tasks branch from it. */

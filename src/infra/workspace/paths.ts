@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isStoreFileName } from './storeFileNames';
+import { isStoreFileName, storeConfigName } from './storeFileNames';
 
 /** The folder that holds a workspace's tool state; never committed (it holds a `.gitignore` of `*`). */
 export const foremanDirName = '.foreman';
@@ -10,7 +10,8 @@ export function foremanDir(repoRoot: string): string {
 }
 
 /**
- * A workspace is initialised once any store file exists; a bare `.foreman/` (say, a lock) is not
+ * A workspace is initialised once any store file exists, or `store.json` naming a PostgreSQL store
+ * (written once `foreman init` has set that store up); a bare `.foreman/` (say, a lock) is not
  * enough. Any generation counts: a checkpoint killed mid-way leaves `foreman.db.1` and
  * `foreman.db.tmp` without `foreman.db`, and opening the store finishes it. A `.foreman/` that
  * cannot be listed (EACCES) is present: calling it absent would start or climb to another store,
@@ -24,7 +25,7 @@ export function isInitialised(dir: string): boolean {
     const code = (error as NodeJS.ErrnoException).code;
     return code !== 'ENOENT' && code !== 'ENOTDIR';
   }
-  return names.some(isStoreFileName);
+  return names.some((name) => isStoreFileName(name) || name === storeConfigName);
 }
 
 /**

@@ -11,6 +11,8 @@ export const tempImageName = 'foreman.db.tmp';
  * it to `foreman.journal`, the two together hold every record newer than `foreman.db`.
  */
 export const nextJournalName = 'foreman.journal.next';
+/** The choice of store (storeConfig.ts): with PostgreSQL, the only file that marks a workspace initialised. */
+export const storeConfigName = 'store.json';
 
 /**
  * True for the names only a store creates: any generation of the image or journal, the temp image

@@ -67,11 +67,11 @@ export interface Server {
 }
 
 /** Starts `foreman serve` and waits for its ready line. */
-export function startServe(repo: string): Promise<Server> {
+export function startServe(repo: string, options: Pick<RunOptions, 'env'> = {}): Promise<Server> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cliPath, 'serve', '--no-agents'], {
       cwd: repo,
-      env: baseEnv,
+      env: { ...baseEnv, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

@@ -105,6 +105,9 @@ describe('SyncPgClient', () => {
     }
     assert.ok(failure instanceof PgError, `expected a PgError, got ${String(failure)}`);
     assert.ok(!failure.message.includes(server.password), 'the password is not in the message');
+    assert.equal(failure.unreachable, true);
+    assert.ok(failure.message.includes(`PostgreSQL at postgres://127.0.0.1:${server.port}/postgres`), failure.message);
+    assert.match(failure.message, /Check that the server is running/);
     await server.start();
     assert.equal(client.query<{ one: number }>('SELECT 1 AS one').rows[0]?.one, 1);
   });

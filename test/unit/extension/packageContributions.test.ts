@@ -31,6 +31,11 @@ const settings = manifest.contributes.configuration.properties;
 const contributedCommands = new Set(manifest.contributes.commands.map((entry) => entry.command));
 /** Scopes whose values VS Code applies per workspace folder (`window` and `application` ignore a folder's value). */
 const perFolderScopes = new Set(['resource', 'machine-overridable', 'language-overridable']);
+/**
+ * Settings a workspace must not set: `foreman.store` chooses the server this machine's password is
+ * sent to, so a cloned repository's .vscode/settings.json must not be able to point it elsewhere.
+ */
+const machineOnly = new Set(['foreman.store']);
 /** Built-in commands the walkthrough may link to. */
 const builtinCommands = new Set(['workbench.action.openSettings']);
 
@@ -40,7 +45,8 @@ test('every Foreman setting declares a scope that VS Code honours per folder', (
   for (const name of names) {
     const scope = settings[name]?.scope;
     assert.ok(scope, `${name} declares no scope (it would be window-scoped and its folder values ignored)`);
-    assert.ok(perFolderScopes.has(scope), `${name} has scope ${scope}, which VS Code does not read per folder`);
+    if (machineOnly.has(name)) assert.equal(scope, 'machine', `${name} must be settable only per machine`);
+    else assert.ok(perFolderScopes.has(scope), `${name} has scope ${scope}, which VS Code does not read per folder`);
   }
 });
 
