@@ -47,7 +47,7 @@ export function printFailure(printer: Printer, failure: Failure, json: boolean):
 }
 
 const workerLines = (worker: WorkerRow): string[] => [
-  `worker ${worker.id}: ${worker.state}${worker.task_id ? ` on task ${worker.task_id} (attempt ${worker.attempt}, branch ${worker.branch ?? '-'})` : ''}`,
+  `worker ${worker.id}${worker.host ? ` on ${worker.host}` : ''}: ${worker.state}${worker.task_id ? ` on task ${worker.task_id} (attempt ${worker.attempt}, branch ${worker.branch ?? '-'})` : ''}`,
 ];
 const taskLines = (task: TaskRow): string[] => [taskLine(task)];
 const claimLines = (claimed: ClaimedTask | null): string[] => [
@@ -152,10 +152,13 @@ function statusLines(status: StatusSnapshot): string[] {
 }
 
 function workerTable(workers: readonly WorkerStatus[]): string[] {
+  // A crew on several machines (issue 14) says where each worker runs; a crew of one machine has no host column.
+  const hosts = workers.some((w) => w.host !== null);
   return table(
-    ['WORKER', 'STATE', 'TASK', 'ATTEMPT', 'HEARTBEAT', 'USAGE', 'NOW', 'LIVENESS'],
+    ['WORKER', ...(hosts ? ['HOST'] : []), 'STATE', 'TASK', 'ATTEMPT', 'HEARTBEAT', 'USAGE', 'NOW', 'LIVENESS'],
     workers.map((w) => [
       w.id,
+      ...(hosts ? [cell(w.host)] : []),
       w.state,
       cell(w.taskId),
       String(w.attempt),

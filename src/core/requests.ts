@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { claudeHookPayloadSchema, signalOf } from './claudeHook';
-import { agentIdSchema, taskIdSchema, titleSchema, workerIdSchema } from './ids';
+import { agentIdSchema, hostSchema, taskIdSchema, titleSchema, workerIdSchema } from './ids';
 import { type TaskStatus, taskStatuses } from './taskMachine';
 
 /**
@@ -52,6 +52,8 @@ const commands = {
       .regex(/^[a-z0-9][a-z0-9-]{0,31}$/, 'an agent profile name is kebab-case')
       .default('demo'),
     maxAttempts: maxAttemptsSchema.optional(),
+    /** The machine whose owner launches its agents; default: the owner's that adds it (none: any machine). */
+    host: hostSchema.optional(),
   }),
   'worker.list': z.object({}),
   'task.add': z.object({

@@ -32,6 +32,8 @@ export class Crew implements Disposable {
     private readonly git: GitPort,
     private readonly agents: AgentPort | undefined,
     private readonly settings: CrewSettings,
+    /** With several owners: this owner's machine; only its workers (and those of any host) are launched here. */
+    private readonly host?: string,
   ) {
     this.subscription = agents ? tx.onDidCommit((events) => events.forEach((event) => this.react(event))) : undefined;
     this.runner = agents
@@ -68,7 +70,8 @@ export class Crew implements Disposable {
 
   /** After an owner restart: agents of WORKING workers are gone; save their work and retry. */
   async recoverOrphans(): Promise<void> {
-    const workers = this.tx.read((reader) => listWorkersWithAgents(reader));
+    // Another owner's agents run on its machine: only this host's workers are orphans of a restart here.
+    const workers = this.tx.read((reader) => listWorkersWithAgents(reader)).filter((worker) => this.runsHere(worker, true));
     for (const worker of workers) {
       if (worker.state === WorkerState.Assigned) {
         void this.serialized(worker.id, () => this.startWorker(worker.id));
@@ -194,16 +197,46 @@ export class Crew implements Disposable {
     return this.tx.read((reader) => findWorker(reader, target)?.id ?? findWorkerIdHolding(reader, target));
   }
 
+  /**
+   * Another owner changed these workers (undefined: which is not known): those of this host it
+   * assigned (`assign` from another machine) are started here, where their agents run.
+   */
+  noteExternal(workerIds?: readonly string[]): void {
+    if (!this.agents || this.disposed || this.host === undefined) return;
+    const assigned = this.tx.read((reader) =>
+      (workerIds ? workerIds.flatMap((id) => findWorker(reader, id) ?? []) : listWorkersWithAgents(reader)).filter(
+        (worker) => worker.state === WorkerState.Assigned && worker.host === this.host,
+      ),
+    );
+    // A start queued twice finds the worker WORKING the second time and is refused: one launch.
+    for (const worker of assigned) void this.serialized(worker.id, () => this.startWorker(worker.id));
+  }
+
+  /**
+   * Whether this owner launches the worker's agents: always with one owner; with several, when the
+   * worker is this host's, or any host's and (with `handedHere`) not handed its task by another owner.
+   */
+  private runsHere(worker: WorkerRow, handedHere = false): boolean {
+    if (this.host === undefined) return true;
+    if (worker.host !== null) return worker.host === this.host;
+    return !handedHere || worker.owner_id === null;
+  }
+
   /** Reactions of a long-running owner with agents. */
   private react(event: EngineEvent): void {
     if (event.kind !== 'worker' || this.disposed) return;
-    if (event.to === WorkerState.Assigned) void this.serialized(event.id, () => this.startWorker(event.id));
+    if (event.to === WorkerState.Assigned) {
+      const worker = this.tx.read((reader) => findWorker(reader, event.id));
+      if (worker && this.runsHere(worker)) void this.serialized(event.id, () => this.startWorker(event.id));
+    }
     if (event.to === WorkerState.Working && (event.trigger === 'requestChanges' || event.trigger === 'mergeConflict')) {
       void this.serialized(event.id, () => this.relaunch(event.id));
     }
     if (event.trigger === 'cancel' || event.trigger === 'dead' || event.trigger === 'heartbeatTimeout') {
       // A STALE worker still holds its task: what its agent left is saved before the retry.
       const worker = this.tx.read((reader) => findWorker(reader, event.id));
+      // Another machine's worker: its agent and worktree are there, not here.
+      if (worker && !this.runsHere(worker)) return;
       const work = worker?.state === WorkerState.Stale ? this.workOf(worker) : undefined;
       void this.serialized(event.id, async () => {
         await this.stopAgent(event.id);

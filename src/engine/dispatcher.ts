@@ -1,6 +1,6 @@
 import { WorkerState } from '../core/workerMachine';
 import type { QueuePicker } from './queuePicker';
-import { countBusyWorkers, listWorkersIn } from './queries';
+import { countBusyWorkers, listWorkersIn, listWorkersInOnHost } from './queries';
 import type { StateService } from './stateService';
 import type { Unit } from './unit';
 
@@ -19,12 +19,15 @@ export class Dispatcher {
     private readonly concurrency: number,
     private readonly picker: QueuePicker,
     private readonly state: StateService,
+    /** With several owners: this owner's machine; it hands tasks only to workers it can launch (this host's or any host's). */
+    private readonly host?: string,
   ) {}
 
   dispatch(unit: Unit): Assignment[] {
     const assignments: Assignment[] = [];
     let room = this.concurrency - countBusyWorkers(unit.tx);
-    const idle = listWorkersIn(unit.tx, WorkerState.Idle);
+    const idle =
+      this.host === undefined ? listWorkersIn(unit.tx, WorkerState.Idle) : listWorkersInOnHost(unit.tx, WorkerState.Idle, this.host);
     while (room > 0 && idle.length > 0) {
       const task = this.picker.peek(unit.tx, unit.now);
       if (!task) break;

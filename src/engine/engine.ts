@@ -4,6 +4,7 @@ import { ChainCoordinator } from './chainCoordinator';
 import { Crew, type CrewSettings } from './crew';
 import { Dispatcher } from './dispatcher';
 import { type Disposable, DisposableStore, Emitter, type Event } from './events';
+import { OwnerLease } from './ownerLease';
 import { Archiver, isPlan } from './archiver';
 import { RunOnceScheduler } from './async';
 import { Exporter } from './exporter';
@@ -15,9 +16,11 @@ import {
   type AgentPort,
   type ArchiveSink,
   type BlobStore,
+  type ChangedRows,
   type Clock,
   type ExportSink,
   type GitPort,
+  type OwnerIdentity,
   type Store,
   systemClock,
 } from './ports';
@@ -44,6 +47,13 @@ export interface EngineDeps {
   readonly crew: CrewSettings;
   readonly clock?: Clock;
   readonly random?: () => number;
+  /**
+   * With several owners on one store (PostgreSQL, issue 14): who this engine is. It then hands work
+   * only to workers of its host (or of any host), launches only their agents, keeps a lease in
+   * `owners` and takes back the work of owners whose lease ran out. Without it (sql.js, one owner):
+   * none of that, as before.
+   */
+  readonly owner?: OwnerIdentity;
 }
 
 /**
@@ -69,6 +79,13 @@ export class Engine implements Disposable {
   /** Fires after every commit with the events it produced. */
   readonly onDidCommit: Event<readonly EngineEvent[]>;
 
+  private readonly _onDidChangeExternally = new Emitter<ChangedRows | undefined>();
+  /**
+   * Another owner of the store committed a change (`noteExternalChange`): these rows, or (undefined)
+   * rows not known, to be read again by views.
+   */
+  readonly onDidChangeExternally: Event<ChangedRows | undefined> = this._onDidChangeExternally.event;
+
   private readonly _onDidFailInBackground = new Emitter<unknown>();
   /**
    * Fires when engine-internal work (the dispatcher, the liveness monitor) threw, e.g. because a
@@ -83,6 +100,7 @@ export class Engine implements Disposable {
   private readonly services: Services;
   private readonly disposables = new DisposableStore();
   private waker: QueueWaker | undefined;
+  private readonly lease: OwnerLease | undefined;
   private archiving: RunOnceScheduler | undefined;
   /** A batch is between its steps (chosen, its segment being written): the next waits. */
   private archivingInSteps = false;
@@ -96,7 +114,12 @@ export class Engine implements Disposable {
     const catalog = new TaskCatalog(settings.defaultMaxAttempts, deps.random);
     const chains = new ChainCoordinator(catalog);
     const state = new StateService(
-      { defaultMaxAttempts: settings.defaultMaxAttempts, backoff: settings.backoff, leaseMs: settings.liveness.staleMs },
+      {
+        defaultMaxAttempts: settings.defaultMaxAttempts,
+        backoff: settings.backoff,
+        leaseMs: settings.liveness.staleMs,
+        ...(deps.owner ? { owner: deps.owner } : {}),
+      },
       picker,
       chains,
     );
@@ -110,7 +133,7 @@ export class Engine implements Disposable {
       chains,
       monitor,
       picker,
-      dispatcher: new Dispatcher(settings.concurrency, picker, state),
+      dispatcher: new Dispatcher(settings.concurrency, picker, state, deps.owner?.host),
       heartbeats: new HeartbeatService(settings.liveness.staleMs),
       bus: new MessageBus(settings, deps.blobs),
       exporter,
@@ -119,7 +142,8 @@ export class Engine implements Disposable {
     };
     this.tx = this.disposables.add(new Transactor(deps.store, settings, this.clock, this.services, createHandlers(this.services)));
     this.onDidCommit = this.tx.onDidCommit;
-    this.crew = this.disposables.add(new Crew(this.tx, deps.git, agents, deps.crew));
+    this.crew = this.disposables.add(new Crew(this.tx, deps.git, agents, deps.crew, deps.owner?.host));
+    this.lease = deps.owner ? new OwnerLease(deps.owner, settings.ownerLeaseMs) : undefined;
     const tx = <C extends TxCommand>(request: RequestOf<C>) => Promise.resolve(this.tx.apply(request));
     this.routes = {
       'worker.add': tx,
@@ -155,6 +179,7 @@ export class Engine implements Disposable {
       archive: tx,
     };
     this.disposables.add(this._onDidFailInBackground);
+    this.disposables.add(this._onDidChangeExternally);
   }
 
   get settings(): EngineSettings {
@@ -180,6 +205,7 @@ export class Engine implements Disposable {
   startBackground(): void {
     if (this.waker) return;
     const { monitor, dispatcher, picker } = this.services;
+    if (this.lease) this.startLease(this.lease);
     this.tx.internal('monitor', (unit) => ok(monitor.sweep(unit, 'checked at owner start')));
     this.waker = this.disposables.add(
       new QueueWaker(
@@ -206,6 +232,52 @@ export class Engine implements Disposable {
         if (!archiving.isScheduled && now >= this.archiveDueAt) archiving.schedule(0);
       }),
     );
+  }
+
+  /**
+   * Another owner of the shared store committed a change (its notification, src/infra/pg/listener.ts):
+   * the dispatcher runs (it may have queued work or freed a worker), the monitor reads those
+   * workers' deadlines again (all of them when `changed` is undefined), this owner's workers it
+   * assigned are started, and views hear of it through `onDidChangeExternally`.
+   */
+  noteExternalChange(changed?: ChangedRows): void {
+    if (this.isDisposed) return;
+    this.waker?.noteExternal(changed?.workers);
+    this.crew.noteExternal(changed?.workers);
+    this._onDidChangeExternally.fire(changed);
+  }
+
+  /** The lease of this owner: registered now, renewed every third of it, the others' checked each time. */
+  private startLease(lease: OwnerLease): void {
+    this.tx.internal('owner', (unit) => ok(lease.register(unit)), { quiet: true });
+    const renewing = this.disposables.add(
+      new RunOnceScheduler(
+        () => {
+          try {
+            this.renewLease(lease);
+          } catch (error) {
+            this._onDidFailInBackground.fire(error);
+          }
+          renewing.schedule();
+        },
+        lease.renewEveryMs,
+        this.clock,
+      ),
+    );
+    renewing.schedule();
+  }
+
+  private renewLease(lease: OwnerLease): void {
+    const renewed = this.tx.internal('owner', (unit) => ok(lease.renew(unit)), { quiet: true });
+    if (renewed.ok && !renewed.value) {
+      this._onDidFailInBackground.fire(
+        new Error(`owner ${lease.owner.id} had lost its lease (its work was taken back by another owner); it holds a new one now`),
+      );
+    }
+    const expired = this.tx.read((reader) => lease.expired(reader, this.clock.now()));
+    for (const owner of expired) {
+      this.tx.internal('owner', (unit, s) => ok(lease.takeBack(unit, s.state, owner)));
+    }
   }
 
   /**
@@ -250,7 +322,10 @@ export class Engine implements Disposable {
     return this.crew.recoverOrphans();
   }
 
+  private isDisposed = false;
+
   dispose(): void {
+    this.isDisposed = true;
     this.disposables.dispose();
   }
 }

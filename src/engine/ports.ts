@@ -28,6 +28,29 @@ export interface WriteOptions {
    * losing the last seconds of them). The next durable write syncs it along.
    */
   readonly durable?: boolean;
+  /**
+   * For a store that several owners share (PostgreSQL's NOTIFY): called once `fn` succeeded, before
+   * the commit, for the rows it changed; undefined: which rows is not known (the others read all).
+   */
+  readonly changed?: () => ChangedRows | undefined;
+  /** The others need not hear of this write (a lease renewal): no notification. */
+  readonly quiet?: boolean;
+}
+
+/** The workers and tasks a write changed, by id. */
+export interface ChangedRows {
+  readonly workers: readonly string[];
+  readonly tasks: readonly string[];
+}
+
+/**
+ * Who this engine is when several owners share one store (issue 14): a unique id per running owner,
+ * and the machine it runs on, whose workers' agents it launches.
+ */
+export interface OwnerIdentity {
+  readonly id: string;
+  readonly host: string;
+  readonly pid?: number;
 }
 
 /** The durable, single-writer store (ARCHITECTURE §2). */

@@ -91,6 +91,17 @@ export class QueueWaker extends DisposableBase {
     );
   }
 
+  /**
+   * Another owner changed these workers (undefined: which is not known): their liveness deadlines
+   * are read again (every worker's), and the dispatcher runs, as after a commit of this owner's.
+   */
+  noteExternal(workers?: readonly string[]): void {
+    if (this.isDisposed) return;
+    if (workers === undefined) this.rescan = true;
+    else workers.forEach((id) => this.touched.add(id));
+    this.wake();
+  }
+
   /** Dispatches once, soon; several wakes in one turn of the event loop coalesce into one. */
   wake(): void {
     if (this.wakePending || this.isDisposed) return;

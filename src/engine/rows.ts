@@ -16,6 +16,10 @@ export interface WorkerRow {
   summary: string | null;
   state_changed_at: number;
   created_at: number;
+  /** The machine whose owner launches this worker's agents; null: any (a store with one owner). */
+  host: string | null;
+  /** The owner that handed the worker its current task; null without owner identities. */
+  owner_id: string | null;
 }
 
 /** A task as stored. */

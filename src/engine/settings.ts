@@ -21,6 +21,11 @@ export interface EngineSettings {
   readonly reviewTimeoutMovesToStale: boolean;
   /** Done and cancelled tasks stay in the live database this long after they finished, then go to the archive. */
   readonly retainFinishedMs: number;
+  /**
+   * With several owners on one store: how long an owner's lease lasts. It renews every third of it;
+   * once it ran out, the other owners take back its workers' tasks (a new attempt each).
+   */
+  readonly ownerLeaseMs: number;
 }
 
 export const defaultEngineSettings: EngineSettings = {
@@ -35,6 +40,7 @@ export const defaultEngineSettings: EngineSettings = {
   reviewTimeoutMs: 3600_000,
   reviewTimeoutMovesToStale: false,
   retainFinishedMs: 7 * 24 * 3600_000,
+  ownerLeaseMs: 15_000,
 };
 
 /**
@@ -90,6 +96,8 @@ export const settingsFileSchema = z
     allowEmptyResults: z.boolean().optional(),
     /** At least an hour, so the last hour's throughput is always counted from live rows. */
     retainFinishedMs: z.number().int().min(3600_000).optional(),
+    /** At least 3 s: renewed every third of it, a lease must outlast a busy moment of its owner. */
+    ownerLeaseMs: z.number().int().min(3000).optional(),
   })
   .strict();
 export type SettingsFile = z.infer<typeof settingsFileSchema>;
@@ -109,6 +117,7 @@ export function mergeSettings(file: SettingsFile, base: EngineSettings = default
     reviewTimeoutMs: file.reviewTimeoutMs ?? base.reviewTimeoutMs,
     reviewTimeoutMovesToStale: file.reviewTimeoutMovesToStale ?? base.reviewTimeoutMovesToStale,
     retainFinishedMs: file.retainFinishedMs ?? base.retainFinishedMs,
+    ownerLeaseMs: file.ownerLeaseMs ?? base.ownerLeaseMs,
   };
 }
 

@@ -8,12 +8,15 @@ import type { ClaimedTask, QueuePicker } from './queuePicker';
 import { deleteTaskClaim, findTask, findWorker, findWorkerHolding, findWorkerHoldingIn, insertWorker } from './queries';
 import { type TaskRow, type WorkerRow, requireTask, requireWorker } from './rows';
 import { checkAttempt, moveTask, moveWorker } from './transitions';
+import type { OwnerIdentity } from './ports';
 import type { Unit } from './unit';
 
 export interface StateSettings {
   readonly defaultMaxAttempts: number;
   readonly backoff: BackoffSettings;
   readonly leaseMs: number;
+  /** The owner this engine is, with several owners on one store (undefined: the only one). */
+  readonly owner?: OwnerIdentity;
 }
 
 /** What a worker looks like after it lets go of its task. */
@@ -32,7 +35,7 @@ export class StateService {
 
   addWorker(unit: Unit, args: CommandArgs<'worker.add'>): Result<WorkerRow> {
     if (findWorker(unit.tx, args.id)) return refused('exists', `A worker '${args.id}' already exists; pick another id.`, { id: args.id });
-    insertWorker(unit.tx, args.id, args.agent, args.maxAttempts ?? null, unit.now);
+    insertWorker(unit.tx, args.id, args.agent, args.maxAttempts ?? null, unit.now, args.host ?? this.settings.owner?.host ?? null);
     unit.events.push({ kind: 'created', entity: 'worker', id: args.id });
     return ok(requireWorker(unit.tx, args.id));
   }
@@ -81,7 +84,16 @@ export class StateService {
 
   takeTask(unit: Unit, worker: WorkerRow, claimed: ClaimedTask): Result<ClaimedTask> {
     const moved = moveWorker(unit, worker, 'assign', {
-      set: { task_id: claimed.id, branch: claimed.branch, attempt: claimed.attempt, last_error: null, note: null, summary: null },
+      set: {
+        task_id: claimed.id,
+        branch: claimed.branch,
+        attempt: claimed.attempt,
+        last_error: null,
+        note: null,
+        summary: null,
+        // Whose lease this work now hangs on: if that owner stops renewing it, the others take the task back.
+        owner_id: this.settings.owner?.id ?? null,
+      },
       metadata: { taskId: claimed.id, attempt: claimed.attempt },
     });
     return moved.ok ? ok(claimed) : moved;

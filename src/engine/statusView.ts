@@ -26,6 +26,8 @@ export interface WorkerStatus {
   readonly id: string;
   readonly state: string;
   readonly agent: string;
+  /** The machine whose owner launches its agents; null: any (a store with one owner). */
+  readonly host: string | null;
   readonly taskId: string | null;
   readonly branch: string | null;
   readonly attempt: number;
@@ -125,6 +127,7 @@ export function readStatus(reader: Reader, monitor: Monitor, now: number, query:
       id: worker.id,
       state: worker.state,
       agent: worker.agent,
+      host: worker.host,
       taskId: worker.task_id,
       branch: worker.branch,
       attempt: worker.attempt,

@@ -16,7 +16,7 @@ import {
 } from './queries';
 import type { ResultOf, TxCommand } from './results';
 import type { EngineSettings } from './settings';
-import type { EngineEvent, Unit } from './unit';
+import { type EngineEvent, type Unit, changedRowsOf } from './unit';
 
 /** The part of a request a transaction is recorded under (idempotency key, audit log). */
 export type RequestHeader = Pick<Request, 'command' | 'requestId' | 'actor'> & { readonly args?: object };
@@ -52,8 +52,8 @@ export class Transactor implements Disposable {
   }
 
   /** Engine-internal work (the monitor, the dispatcher, the crew's reactions) as its own transaction. */
-  internal<T>(actor: string, work: (unit: Unit, services: Services) => Result<T>): Result<T> {
-    return this.write({ command: 'dispatch', actor }, this.clock.now(), (unit) => work(unit, this.services), true);
+  internal<T>(actor: string, work: (unit: Unit, services: Services) => Result<T>, options: { quiet?: boolean } = {}): Result<T> {
+    return this.write({ command: 'dispatch', actor }, this.clock.now(), (unit) => work(unit, this.services), true, options.quiet);
   }
 
   read<T>(fn: (reader: Reader, services: Services) => T): T {
@@ -71,7 +71,7 @@ export class Transactor implements Disposable {
     return this.store.read((reader) => findWorkerState(reader, worker) === WorkerState.Stale);
   }
 
-  private write<T>(request: RequestHeader, now: number, work: (unit: Unit) => Result<T>, durable: boolean): Result<T> {
+  private write<T>(request: RequestHeader, now: number, work: (unit: Unit) => Result<T>, durable: boolean, quiet = false): Result<T> {
     // A flow whose git or agent step outlived the engine (an owner closing mid-start) ends here,
     // not on a closed store; what it did not record is picked up when the workspace opens again.
     if (this.disposed) {
@@ -97,7 +97,7 @@ export class Transactor implements Disposable {
         }
         return outcome;
       },
-      { durable },
+      { durable, quiet, changed: () => changedRowsOf(events) },
     );
     if (result.ok) {
       if (events.length) this._onDidCommit.fire(events);
@@ -156,7 +156,8 @@ export class Transactor implements Disposable {
         });
         return ok(undefined);
       },
-      { durable: false },
+      // A refusal changed no worker or task: the other owners need not read anything again.
+      { durable: false, quiet: true },
     );
     this._onDidCommit.fire([{ kind: 'rejected', entity, id: subject.id, code }]);
   }

@@ -25,3 +25,20 @@ export interface Unit {
   readonly requestId: string | undefined;
   readonly events: EngineEvent[];
 }
+
+/** The workers and tasks a commit's events name (what another owner's views and waker read again). */
+export function changedRowsOf(events: readonly EngineEvent[]): { workers: string[]; tasks: string[] } {
+  const workers = new Set<string>();
+  const tasks = new Set<string>();
+  for (const event of events) {
+    if (event.kind === 'worker') workers.add(event.id);
+    else if (event.kind === 'task' || event.kind === 'unblocked') tasks.add(event.id);
+    else if (event.kind === 'created') (event.entity === 'worker' ? workers : tasks).add(event.id);
+    else if (event.kind === 'heartbeat') workers.add(event.workerId);
+    else if (event.kind === 'rowsChanged') {
+      event.workers.forEach((id) => workers.add(id));
+      event.tasks.forEach((id) => tasks.add(id));
+    }
+  }
+  return { workers: [...workers], tasks: [...tasks] };
+}

@@ -66,6 +66,7 @@ export function workerDescription(worker: WorkerStatus, titles: TaskTitles): str
   if (waiting) return [waiting, task].filter(Boolean).join(' · ');
   const parts: string[] = [worker.state];
   if (task) parts.push(task);
+  if (worker.host) parts.push(`on ${worker.host}`);
   // In review or approved the agent has exited: its progress is stale.
   const running = worker.taskId !== null && agentRunning.has(worker.state);
   if (worker.progress !== null && running) parts.push(`${Math.round(worker.progress * 100)}%`);
@@ -78,7 +79,7 @@ export function workerDescription(worker: WorkerStatus, titles: TaskTitles): str
 export function workerTooltip(worker: WorkerStatus, now: number, titles: TaskTitles): vscode.MarkdownString {
   const tip = new vscode.MarkdownString(undefined, true);
   tip.supportThemeIcons = true;
-  tip.appendMarkdown(`**${escapeMarkdown(worker.id)}** — ${worker.state}\n\n`);
+  tip.appendMarkdown(`**${escapeMarkdown(worker.id)}** — ${worker.state}${worker.host ? ` on ${escapeMarkdown(worker.host)}` : ''}\n\n`);
   if (worker.needsInput) {
     const waited = formatDuration(now - worker.needsInput.at);
     tip.appendMarkdown(`$(bell-dot) **Waiting for you:** ${escapeMarkdown(worker.needsInput.message)} (${waited})\n\n`);

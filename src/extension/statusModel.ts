@@ -76,6 +76,23 @@ export function touchedBy(events: readonly EngineEvent[]): { workers: Set<string
   return { workers, tasks };
 }
 
+/** Rows to read again, gathered between reads; `all`: read everything. */
+export type PendingRows = { workers: Set<string>; tasks: Set<string> } | 'all';
+
+/**
+ * Adds what a change named to the rows pending: a commit's ids, or another owner's (issue 14) as its
+ * notification named them; a change that named none (`undefined`: ids not known) makes it `all`.
+ */
+export function addPending(
+  pending: PendingRows,
+  changed: { readonly workers: Iterable<string>; readonly tasks: Iterable<string> } | undefined,
+): PendingRows {
+  if (pending === 'all' || changed === undefined) return 'all';
+  for (const id of changed.workers) pending.workers.add(id);
+  for (const id of changed.tasks) pending.tasks.add(id);
+  return pending;
+}
+
 /**
  * One folder's workers and tasks as the views show them, kept up to date by what each commit
  * touched instead of by reading everything again. Invariant (test/integration/extension): after

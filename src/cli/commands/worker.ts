@@ -12,14 +12,20 @@ export const workerCommands: readonly CommandSpec[] = [
   {
     kind: 'engine',
     name: 'worker add',
-    usage: '<id> [--agent <profile>] [--max-attempts N]',
-    summary: 'add a worker (ids: a-z 0-9 -, at most 63 characters)',
+    usage: '<id> [--agent <profile>] [--max-attempts N] [--host <name>]',
+    summary: "add a worker (ids: a-z 0-9 -, at most 63 characters); --host: the machine whose owner runs its agents (default: the owner's)",
     positionals: ['id'],
-    flags: { agent: 'string', 'max-attempts': 'string' },
+    flags: { agent: 'string', 'max-attempts': 'string', host: 'string' },
     build: (input) => {
       const maxAttempts = integerFlag(input.argv, 'max-attempts');
       if (!maxAttempts.ok) return maxAttempts;
-      return draft('worker.add', { id: required(input, 'id'), agent: stringFlag(input.argv, 'agent'), maxAttempts: maxAttempts.value });
+      // Without --host the owner that adds it puts it on its own machine (with one owner: any machine).
+      return draft('worker.add', {
+        id: required(input, 'id'),
+        agent: stringFlag(input.argv, 'agent'),
+        maxAttempts: maxAttempts.value,
+        host: stringFlag(input.argv, 'host'),
+      });
     },
   },
   {

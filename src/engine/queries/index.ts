@@ -20,6 +20,7 @@ export * from './heartbeats';
 export * from './idempotencyKeys';
 export * from './messages';
 export * from './meta';
+export * from './owners';
 export * from './rejections';
 export type { ColumnValues } from './setClause';
 export * from './taskClaims';

@@ -53,6 +53,11 @@ export function listWorkersIn(reader: Reader, state: WorkerState): WorkerRow[] {
   return reader.all<WorkerRow>('SELECT * FROM workers WHERE state = ? ORDER BY id', [state]);
 }
 
+/** Workers in one state that run on `host` or on any machine (host NULL), by id: what an owner on `host` may launch. */
+export function listWorkersInOnHost(reader: Reader, state: WorkerState, host: string): WorkerRow[] {
+  return reader.all<WorkerRow>('SELECT * FROM workers WHERE state = ? AND (host = ? OR host IS NULL) ORDER BY id', [state, host]);
+}
+
 /** Workers whose agent should be running (after an owner restart those agents are gone). */
 export function listWorkersWithAgents(reader: Reader): WorkerRow[] {
   return reader.all<WorkerRow>(`SELECT * FROM workers WHERE state IN ('ASSIGNED', 'WORKING')`);
@@ -63,14 +68,15 @@ export function countBusyWorkers(reader: Reader): number {
   return reader.get<{ n: number }>(`SELECT COUNT(*) AS n FROM workers WHERE state IN ('ASSIGNED', 'WORKING', 'STALE')`)?.n ?? 0;
 }
 
-/** A new IDLE worker. */
-export function insertWorker(tx: Tx, id: string, agent: string, maxAttempts: number | null, now: number): void {
-  tx.run(`INSERT INTO workers (id, state, agent, max_attempts, state_changed_at, created_at) VALUES (?, 'IDLE', ?, ?, ?, ?)`, [
+/** A new IDLE worker, on `host` (null: any machine). */
+export function insertWorker(tx: Tx, id: string, agent: string, maxAttempts: number | null, now: number, host: string | null = null): void {
+  tx.run(`INSERT INTO workers (id, state, agent, max_attempts, state_changed_at, created_at, host) VALUES (?, 'IDLE', ?, ?, ?, ?, ?)`, [
     id,
     agent,
     maxAttempts,
     now,
     now,
+    host,
   ]);
 }
 

@@ -12,7 +12,7 @@ import { type WorkspaceOwner, oneShotPatienceMs, openOwner } from '../../host';
 import type { CrewSettingsFile, EngineSettings } from '../../engine/settings';
 import type { StoreConfig } from '../../infra/workspace/storeConfig';
 import type { ForemanSession } from '../session';
-import { type StatusDelta, StatusModel, mergeDeltas, noChange, touchedBy } from '../statusModel';
+import { type StatusDelta, StatusModel, addPending, mergeDeltas, noChange, touchedBy } from '../statusModel';
 import { type HandoverDecision, HandoverListener, type HandoverRequest } from './handover';
 
 /** Workspace Trust (ARCHITECTURE §9): in Restricted Mode no merge runs. */
@@ -57,6 +57,7 @@ export class OwnerSession implements ForemanSession {
   private pending: { workers: Set<string>; tasks: Set<string> } | 'all' = 'all';
   private unreported: StatusDelta = noChange;
   private readonly commits: Disposable;
+  private readonly external: Disposable;
   readonly ownerNote = undefined;
 
   private constructor(
@@ -69,13 +70,13 @@ export class OwnerSession implements ForemanSession {
   ) {
     this.commits = owner.engine.onDidCommit((events) => {
       // Only the ids here: the rows are read when someone looks (a burst of commits, one read).
-      const pending = this.pending;
-      if (pending !== 'all') {
-        const touched = touchedBy(events);
-        touched.workers.forEach((id) => pending.workers.add(id));
-        touched.tasks.forEach((id) => pending.tasks.add(id));
-      }
+      this.pending = addPending(this.pending, touchedBy(events));
       this.eventEmitter.fire(events);
+      this.changeEmitter.fire();
+    });
+    // Another owner's commits on a shared store: the rows it named, or everything.
+    this.external = owner.engine.onDidChangeExternally((changed) => {
+      this.pending = addPending(this.pending, changed);
       this.changeEmitter.fire();
     });
   }
@@ -188,6 +189,7 @@ export class OwnerSession implements ForemanSession {
 
   async close(): Promise<void> {
     this.commits.dispose();
+    this.external.dispose();
     this.handover?.dispose();
     this.changeEmitter.dispose();
     this.eventEmitter.dispose();

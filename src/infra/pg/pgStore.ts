@@ -7,11 +7,15 @@
  * an advisory lock so that owners starting together migrate once.
  *
  * The engine's claim takes its row with `FOR UPDATE SKIP LOCKED` here (dialect.ts), so owners
- * claiming at once never wait for each other's rows. `.foreman/store.json` selects this store
- * (src/infra/workspace/storeConfig.ts). A server that cannot be reached is a `StoreError`
- * (`unreachable`) naming the server and saying whether the change was written.
+ * claiming at once never wait for each other's rows. A write that changed rows ends with
+ * `pg_notify('foreman', …)` inside its transaction, so the server delivers it at the commit, to the
+ * other owners' listeners (listener.ts): the owner's id and the workers and tasks it changed.
+ * `.foreman/store.json` selects this store (src/infra/workspace/storeConfig.ts). A server that
+ * cannot be reached is a `StoreError` (`unreachable`) naming the server and saying whether the
+ * change was written.
  */
-import type { Reader, Row, SqlValue, Store, Tx, WriteOptions } from '../../engine/ports';
+import { randomUUID } from 'node:crypto';
+import type { ChangedRows, Reader, Row, SqlValue, Store, Tx, WriteOptions } from '../../engine/ports';
 import type { Result } from '../../core/result';
 import { StoreError } from '../db/storeError';
 import { toPostgres } from './dialect';
@@ -62,14 +66,40 @@ class PgReader implements Reader {
 }
 
 class PgTx extends PgReader implements Tx {
+  /** Whether a statement changed a row: only then do the other owners hear of the write. */
+  changedAny = false;
+
   run(sql: string, params: readonly SqlValue[] = []): number {
     if (pragma.test(sql)) return 0;
-    return query(this.client, sql, params).rowCount;
+    const count = query(this.client, sql, params).rowCount;
+    if (count > 0) this.changedAny = true;
+    return count;
   }
 
   returning<T extends object = Row>(sql: string, params?: readonly SqlValue[]): T[] {
-    return this.all<T>(sql, params);
+    const rows = this.all<T>(sql, params);
+    if (rows.length > 0) this.changedAny = true;
+    return rows;
   }
+}
+
+/** The channel every owner of a database listens on (listener.ts). */
+export const notifyChannel = 'foreman';
+/** PostgreSQL refuses payloads of 8000 bytes or more; a longer list of ids is left out (the others read everything). */
+const maxPayloadChars = 7000;
+
+/** What a notification carries: the writing owner, and the rows it changed when they are known and few. */
+export interface ChangeNotice {
+  readonly owner: string;
+  readonly changed?: ChangedRows;
+}
+
+/** The payload: `{"o":owner,"w":[workers],"t":[tasks]}`, or `{"o":owner}` when the rows are unknown or too many. */
+export function encodeNotice(owner: string, changed: ChangedRows | undefined): string {
+  const bare = JSON.stringify({ o: owner });
+  if (!changed) return bare;
+  const full = JSON.stringify({ o: owner, w: changed.workers, t: changed.tasks });
+  return full.length <= maxPayloadChars ? full : bare;
 }
 
 export class PgStore implements Store {
@@ -77,12 +107,19 @@ export class PgStore implements Store {
   private closed = false;
   private readonly reader: PgReader;
 
-  private constructor(private readonly client: SyncPgClient) {
+  private constructor(
+    private readonly client: SyncPgClient,
+    /** Who the notifications of this store's writes come from: the owner's id, so that its own listener skips them. */
+    readonly ownerId: string,
+  ) {
     this.reader = new PgReader(client);
   }
 
-  /** Connects to `url` and brings its schema up to date; throws (with the server named, never its password) when it cannot. */
-  static open(url: string, options: SyncPgOptions = {}): PgStore {
+  /**
+   * Connects to `url` and brings its schema up to date; throws (with the server named, never its
+   * password) when it cannot. `ownerId`: the engine's owner identity (default: a new random one).
+   */
+  static open(url: string, options: SyncPgOptions & { readonly ownerId?: string } = {}): PgStore {
     const client = new SyncPgClient(url, options);
     try {
       applyPgMigrations(client);
@@ -90,7 +127,7 @@ export class PgStore implements Store {
       client.close();
       throw asStoreError(error, '');
     }
-    return new PgStore(client);
+    return new PgStore(client, options.ownerId ?? randomUUID());
   }
 
   /** The server as messages name it, without its password. */
@@ -107,7 +144,7 @@ export class PgStore implements Store {
     }
   }
 
-  write<T>(fn: (tx: Tx) => Result<T>, _options: WriteOptions = {}): Result<T> {
+  write<T>(fn: (tx: Tx) => Result<T>, options: WriteOptions = {}): Result<T> {
     this.assertOpen('write');
     if (this.writing) throw new Error('PgStore.write was called inside another write; compose the work into one transaction.');
     this.writing = true;
@@ -124,6 +161,15 @@ export class PgStore implements Store {
       if (!result.ok) {
         this.rollback();
         return result;
+      }
+      if (tx.changedAny && !options.quiet) {
+        try {
+          // Delivered at the commit, and only if it commits.
+          this.client.query('SELECT pg_notify($1, $2)', [notifyChannel, encodeNotice(this.ownerId, options.changed?.())]);
+        } catch (error) {
+          this.rollback();
+          throw asStoreError(error, ' Nothing was written.');
+        }
       }
       try {
         this.client.query('COMMIT');

@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { ok, refused } from '../../../src/core/result';
 import type { Tx } from '../../../src/engine/ports';
 import * as q from '../../../src/engine/queries';
+import { migrations } from '../../../src/infra/db/migrations/index';
 import { PgStore } from '../../../src/infra/pg/pgStore';
 import { type TestPostgres, startPostgres } from '../../support/postgres';
 
@@ -49,7 +50,7 @@ describe('PgStore', () => {
     const first = open();
     const second = open();
     const version = second.read((reader) => reader.get<{ value: string }>(`SELECT value FROM meta WHERE key = 'schema_version'`));
-    assert.equal(version?.value, '5');
+    assert.equal(version?.value, String(migrations.at(-1)?.version));
     assert.equal(first.read((reader) => reader.all('SELECT * FROM tasks')).length, 0);
   });
 

@@ -30,6 +30,7 @@ export function makeStatus(options: { workers: number; tasks: number; chainLengt
       id: `worker-${String(i).padStart(3, '0')}`,
       state,
       agent: 'demo',
+      host: null,
       taskId,
       branch: taskId ? `worker-${i}/${taskId}` : null,
       attempt: busy ? 1 + (i % 3) : 0,

@@ -7,6 +7,7 @@ import { migration0002 } from './0002_picker_indexes';
 import { migration0003 } from './0003_agent_signals';
 import { migration0004 } from './0004_finished_index';
 import { migration0005 } from './0005_archive';
+import { migration0006 } from './0006_owners';
 
 export interface Migration {
   /** Consecutive from 1; stored in `meta.schema_version` once applied. */
@@ -20,4 +21,5 @@ export const migrations: readonly Migration[] = [
   { version: 3, sql: migration0003 },
   { version: 4, sql: migration0004 },
   { version: 5, sql: migration0005 },
+  { version: 6, sql: migration0006 },
 ];

@@ -1,0 +1,52 @@
+import type { Reader, Tx } from '../ports';
+import type { WorkerRow } from '../rows';
+
+/** The `owners` table (migration 6): one row per running owner of a shared store, with its lease. */
+
+export interface OwnerRow {
+  id: string;
+  host: string;
+  pid: number | null;
+  started_at: number;
+  lease_until_ms: number;
+  released_at: number | null;
+}
+
+/** Registers an owner (or takes its row again, live, after it lost its lease) with a lease until `leaseUntil`. */
+export function upsertOwner(tx: Tx, owner: { id: string; host: string; pid: number | null }, now: number, leaseUntil: number): void {
+  tx.run(
+    `INSERT INTO owners (id, host, pid, started_at, lease_until_ms, released_at) VALUES (?, ?, ?, ?, ?, NULL)
+     ON CONFLICT(id) DO UPDATE SET host = excluded.host, pid = excluded.pid, lease_until_ms = excluded.lease_until_ms, released_at = NULL`,
+    [owner.id, owner.host, owner.pid, now, leaseUntil],
+  );
+}
+
+/** Extends a live owner's lease; 0 when its lease had run out and its work was taken back (or it has no row). */
+export function renewOwnerLease(tx: Tx, id: string, leaseUntil: number): number {
+  return tx.run('UPDATE owners SET lease_until_ms = ? WHERE id = ? AND released_at IS NULL', [leaseUntil, id]);
+}
+
+/** Owners other than `self` whose lease ran out before `now` and whose work nobody has taken back yet. */
+export function listExpiredOwners(reader: Reader, now: number, self: string): OwnerRow[] {
+  return reader.all<OwnerRow>('SELECT * FROM owners WHERE released_at IS NULL AND lease_until_ms < ? AND id <> ? ORDER BY id', [now, self]);
+}
+
+/** Every owner, live or not, for status and `doctor`. */
+export function listOwners(reader: Reader): OwnerRow[] {
+  return reader.all<OwnerRow>('SELECT * FROM owners ORDER BY id');
+}
+
+/**
+ * Marks an expired owner's work as taken back, only if its lease is still expired and nobody did it
+ * first: the guard that lets racing owners take it back once (1, or 0 for the loser).
+ */
+export function releaseExpiredOwner(tx: Tx, id: string, now: number): number {
+  return tx.run('UPDATE owners SET released_at = ? WHERE id = ? AND released_at IS NULL AND lease_until_ms < ?', [now, id, now]);
+}
+
+/** Workers an owner handed a task and that still run it (ASSIGNED, WORKING or STALE). */
+export function listBusyWorkersOfOwner(reader: Reader, ownerId: string): WorkerRow[] {
+  return reader.all<WorkerRow>(`SELECT * FROM workers WHERE owner_id = ? AND state IN ('ASSIGNED', 'WORKING', 'STALE') ORDER BY id`, [
+    ownerId,
+  ]);
+}

@@ -1,0 +1,131 @@
+/**
+ * The other owners' writes, as they commit (issue 14): one asynchronous `pg` connection that
+ * `LISTEN`s on the channel every PgStore write notifies (pgStore.ts), turning each notification from
+ * another owner into `onChange` with the workers and tasks it changed (undefined: not known, read
+ * everything). This is what wakes an owner's dispatcher, monitor and views when another machine
+ * queues a task or moves a worker; there is no polling behind it.
+ *
+ * When the server goes away the connection is opened again with a growing pause (up to
+ * `maxBackoffMs`); notifications sent meanwhile are lost, so a reconnect reports `onChange(undefined)`
+ * once: whatever happened in between is read again.
+ */
+import { Client } from 'pg';
+import { z } from 'zod';
+import type { ChangedRows } from '../../engine/ports';
+import { type ChangeNotice, notifyChannel } from './pgStore';
+import { describeServer } from './syncClient';
+
+export interface ListenerOptions {
+  /** This owner's id: its own notifications are skipped (its engine already knows). */
+  readonly self: string;
+  /** Another owner's change; `changed` undefined: which rows is not known. */
+  readonly onChange: (notice: ChangeNotice) => void;
+  /** Connection lost or refused; the listener keeps trying. Messages name the server, never its password. */
+  readonly log?: (message: string) => void;
+  readonly connectTimeoutMs?: number;
+  readonly minBackoffMs?: number;
+  readonly maxBackoffMs?: number;
+}
+
+const idList = z.array(z.string().max(200)).max(10_000);
+/** A payload as pgStore.ts writes it; anything else is read as "something changed". */
+const payloadSchema = z.object({ o: z.string(), w: idList.optional(), t: idList.optional() });
+
+/** A notification's payload; an unreadable one still counts as a change from nobody known. */
+export function decodeNotice(payload: string | undefined): ChangeNotice {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(payload ?? '');
+  } catch {
+    return { owner: '' };
+  }
+  const notice = payloadSchema.safeParse(parsed);
+  if (!notice.success) return { owner: '' };
+  const { o, w, t } = notice.data;
+  const changed: ChangedRows | undefined = w && t ? { workers: w, tasks: t } : undefined;
+  return changed ? { owner: o, changed } : { owner: o };
+}
+
+export class PgListener {
+  private client: Client | undefined;
+  private closed = false;
+  private attempt = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private readonly server: string;
+  /** Resolves once the first `LISTEN` is in place (tests wait for it; owners need not). */
+  readonly ready: Promise<void>;
+  private markReady: () => void = () => undefined;
+
+  constructor(
+    private readonly url: string,
+    private readonly options: ListenerOptions,
+  ) {
+    this.server = describeServer(url);
+    this.ready = new Promise((resolve) => (this.markReady = resolve));
+    void this.connect(false);
+  }
+
+  private async connect(reconnecting: boolean): Promise<void> {
+    if (this.closed) return;
+    const client = new Client({ connectionString: this.url, connectionTimeoutMillis: this.options.connectTimeoutMs ?? 5_000 });
+    // Both end the connection: one reconnect for whichever comes first.
+    let lost = false;
+    const onLost = (reason: string): void => {
+      if (lost) return;
+      lost = true;
+      if (this.client === client) this.client = undefined;
+      client.end().catch(() => undefined);
+      if (!this.closed) {
+        this.options.log?.(`foreman: lost the notifications of ${this.server} (${reason}); listening again soon`);
+        this.scheduleReconnect();
+      }
+    };
+    client.on('error', (error) => onLost(error.message));
+    client.on('end', () => onLost('connection ended'));
+    client.on('notification', (message) => {
+      if (message.channel !== notifyChannel) return;
+      const notice = decodeNotice(message.payload);
+      if (notice.owner !== this.options.self) this.options.onChange(notice);
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${notifyChannel}`);
+    } catch (error) {
+      onLost(error instanceof Error ? error.message : String(error));
+      return;
+    }
+    if (this.closed || lost) {
+      await client.end().catch(() => undefined);
+      return;
+    }
+    this.client = client;
+    this.attempt = 0;
+    this.markReady();
+    // Notifications while nobody listened are gone: read everything once.
+    if (reconnecting) this.options.onChange({ owner: '' });
+  }
+
+  private scheduleReconnect(): void {
+    if (this.closed || this.retryTimer) return;
+    const min = this.options.minBackoffMs ?? 250;
+    const max = this.options.maxBackoffMs ?? 10_000;
+    const delay = Math.min(max, min * 2 ** this.attempt);
+    this.attempt++;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      void this.connect(true);
+    }, delay);
+    // A listener alone must not keep a process alive.
+    this.retryTimer.unref();
+  }
+
+  /** Stops listening and reconnecting. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(() => undefined);
+  }
+}
