@@ -1,6 +1,13 @@
 import * as vscode from 'vscode';
 import { z } from 'zod';
-import { type CrewSettingsFile, type EngineSettings, copyFileGlobSchema, defaultEngineSettings, portRangeSchema } from '../engine/settings';
+import {
+  type CrewSettingsFile,
+  type EngineSettings,
+  copyFileGlobSchema,
+  defaultEngineSettings,
+  portRangeSchema,
+  remoteNameSchema,
+} from '../engine/settings';
 
 /**
  * The `foreman.*` settings, read in one place and checked with zod (a hand-edited settings.json can
@@ -26,6 +33,8 @@ const configurationSchema = z.object({
   // VS Code has no "absent" for an object setting; its default is null.
   portRange: portRangeSchema.nullable(),
   allowEmptyResults: z.boolean(),
+  /** The git remote shared by the crew's machines; '': this machine only. */
+  remote: z.literal('').or(remoteNameSchema),
   /** Done and cancelled tasks stay live this many days, then retention moves them to .foreman/archive/. */
   retentionDays: z
     .number()
@@ -57,6 +66,7 @@ const defaults: ForemanConfiguration = {
   copyFiles: [],
   portRange: null,
   allowEmptyResults: false,
+  remote: '',
   retentionDays: 7,
   notifications: { reviewReady: true, stale: true, failed: true, mergeProblems: true, needsInput: true },
 };
@@ -90,6 +100,7 @@ export function readConfiguration(scope: vscode.ConfigurationScope | undefined, 
     copyFiles: config.get('setup.copyFiles'),
     portRange: config.get('setup.portRange'),
     allowEmptyResults: config.get('allowEmptyResults'),
+    remote: config.get('remote'),
     retentionDays: config.get('retention.finishedDays'),
     notifications: {
       reviewReady: config.get('notifications.reviewReady'),
@@ -137,5 +148,6 @@ export function crewSettingsOf(configuration: ForemanConfiguration): CrewSetting
     copyFiles: configuration.copyFiles,
     portRange: configuration.portRange ?? undefined,
     allowEmptyResults: configuration.allowEmptyResults,
+    ...(configuration.remote ? { remote: configuration.remote } : {}),
   };
 }
