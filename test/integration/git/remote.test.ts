@@ -121,6 +121,26 @@ describe('task branches through the remote', () => {
   });
 });
 
+describe('without a remote (the single-machine default)', () => {
+  test('nothing is pushed or fetched: the merge moves the local base only', async () => {
+    const { remote, clones } = await sharedRemote(1);
+    const [a = ''] = clones;
+    const remoteMain = await revParse(remote, 'refs/heads/main');
+    const adapter = new GitPortAdapter(a, () => 'main');
+    const work = { workerId: 'ada', taskId: 't1', attempt: 1, branch: 'ada/t1' };
+    const prepared = unwrap(await adapter.prepare(work, 'main'));
+    writeFile(prepared.worktree, 'ada.txt', 'ada\n');
+    await commitAllIn(prepared.worktree, 'task t1');
+    unwrap(await adapter.publish(work));
+    const outcome = unwrap(await adapter.merge(work, 'rebase'));
+    assert.equal(await revParse(a, 'refs/heads/main'), outcome.baseAfter);
+    assert.equal(await revParse(remote, 'refs/heads/main'), remoteMain);
+    assert.equal((await simpleGit(remote).raw(['for-each-ref', '--format=%(refname)', 'refs/heads/'])).trim(), 'refs/heads/main');
+    assert.equal(await adapter.branchExists('bob/none'), false);
+    assert.equal(readFile(a, 'ada.txt'), 'ada\n');
+  });
+});
+
 describe('the merge queue with a remote', () => {
   test('merges from B on the remote base that A moved, pushed as a fast-forward; B`s main follows', async () => {
     const { remote, clones } = await sharedRemote();
