@@ -95,7 +95,12 @@ export async function changedFiles(
   options: { readonly remote?: string } = {},
 ): Promise<Result<ChangedFile[]>> {
   const git = openGit(repoRoot);
-  const tips = await bothTips(git, branch, base, options.remote);
+  const tips = await bothTips(
+    git,
+    branch,
+    base,
+    options.remote === undefined ? undefined : { directory: repoRoot, remote: options.remote },
+  );
   if (!tips.ok) return tips;
   const output = await git.raw([
     'diff',
@@ -136,9 +141,17 @@ function parseNameStatus(fields: readonly string[]): ChangedFile[] {
   return files;
 }
 
-async function bothTips(git: SimpleGit, branch: string, base: string, remote?: string): Promise<Result<{ branch: string; base: string }>> {
+/** The tips of both branches; with `fetchFrom`, a branch missing here is fetched from that remote. */
+async function bothTips(
+  git: SimpleGit,
+  branch: string,
+  base: string,
+  fetchFrom?: { readonly directory: string; readonly remote: string },
+): Promise<Result<{ branch: string; base: string }>> {
   let branchSha = await branchTip(git, branch);
-  if (!branchSha.ok && branchSha.kind === 'notFound' && remote !== undefined) branchSha = await fetchBranch(git, remote, branch);
+  if (!branchSha.ok && branchSha.kind === 'notFound' && fetchFrom !== undefined) {
+    branchSha = await fetchBranch(fetchFrom.directory, fetchFrom.remote, branch);
+  }
   if (!branchSha.ok) return branchSha;
   const baseSha = await branchTip(git, base);
   if (!baseSha.ok) return baseSha;

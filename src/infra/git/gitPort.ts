@@ -120,7 +120,7 @@ export class GitPortAdapter implements GitPort {
     if ((await resolveCommit(git, `refs/heads/${branch}`)) !== undefined) return true;
     const remote = this.workspace.remote;
     if (remote === undefined) return false;
-    const fetched = await fetchBranch(git, remote, branch);
+    const fetched = await fetchBranch(this.repoRoot, remote, branch);
     if (!fetched.ok) return false;
     // The empty old value: created only if it still does not exist.
     await git

@@ -80,7 +80,7 @@ export class GitWorkspace {
   async publish(branch: string): Promise<Result<void>> {
     const remote = await this.checkedRemote();
     if (!remote.ok || remote.value === undefined) return remote.ok ? ok(undefined) : remote;
-    return pushFastForward(openGit(this.repoRoot), remote.value, `refs/heads/${branch}`, branch);
+    return pushFastForward(this.repoRoot, remote.value, `refs/heads/${branch}`, branch);
   }
 
   /**

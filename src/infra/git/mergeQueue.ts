@@ -94,13 +94,14 @@ async function mergeExclusively(request: MergeRequest, lease: MergeLease): Promi
   const repository = openGit(request.repoRoot);
   const remote = request.remote;
   if (remote !== undefined) {
-    const present = await ensureLocalBranch(repository, remote, request.branch);
+    const present = await ensureLocalBranch(request.repoRoot, remote, request.branch);
     if (!present.ok) return present;
   }
   const branchCheck = await branchTip(repository, request.branch);
   if (!branchCheck.ok) return branchCheck;
   // With a remote the tip is built on the remote's base, whatever this clone's copy says.
-  const baseCheck = remote === undefined ? await branchTip(repository, request.base) : await fetchBranch(repository, remote, request.base);
+  const baseCheck =
+    remote === undefined ? await branchTip(repository, request.base) : await fetchBranch(request.repoRoot, remote, request.base);
   if (!baseCheck.ok) return baseCheck;
 
   const topLevel = await verifyWorktreeTopLevel(request.worktreePath);
@@ -122,7 +123,7 @@ async function mergeExclusively(request: MergeRequest, lease: MergeLease): Promi
   });
   if (!leftovers.ok) return leftovers;
   if (remote !== undefined) {
-    const caughtUp = await catchUpWithRemote(worker, remote, request.branch);
+    const caughtUp = await catchUpWithRemote(worker, worktree, remote, request.branch);
     if (!caughtUp.ok) return caughtUp;
   }
 
@@ -155,7 +156,7 @@ async function mergeExclusively(request: MergeRequest, lease: MergeLease): Promi
   }
 
   if (tip.value === baseBefore) return ok({ baseBefore, baseAfter: baseBefore, commits: 0 });
-  if (remote !== undefined) return pushBase(repository, remote, request.base, baseBefore, tip.value, subject, lease);
+  if (remote !== undefined) return pushBase(request.repoRoot, remote, request.base, baseBefore, tip.value, subject, lease);
   const advanced = await advanceBase(repository, request.base, baseBefore, tip.value, subject);
   if (!advanced.ok) return advanced;
   return ok({ baseBefore, baseAfter: tip.value, commits: await countCommits(repository, baseBefore, tip.value) });
@@ -165,9 +166,10 @@ async function mergeExclusively(request: MergeRequest, lease: MergeLease): Promi
  * Makes sure the task branch exists here: a merge on another machine than the one that made the
  * branch starts from the remote's copy (pushed on submit). A local branch is never replaced.
  */
-async function ensureLocalBranch(repository: SimpleGit, remote: string, branch: string): Promise<Result<void>> {
+async function ensureLocalBranch(repoRoot: string, remote: string, branch: string): Promise<Result<void>> {
+  const repository = openGit(repoRoot);
   if ((await resolveCommit(repository, `refs/heads/${branch}`)) !== undefined) return ok(undefined);
-  const fetched = await fetchBranch(repository, remote, branch);
+  const fetched = await fetchBranch(repoRoot, remote, branch);
   if (!fetched.ok) return fetched.kind === 'notFound' ? notFound('branch', branch) : fetched;
   // The old value '' makes update-ref refuse if the branch appeared meanwhile.
   await repository.raw(['update-ref', '-m', `foreman: ${branch} from ${remote}`, `refs/heads/${branch}`, fetched.value, '']);
@@ -179,8 +181,8 @@ async function ensureLocalBranch(repository: SimpleGit, remote: string, branch: 
  * remote's copy has commits it lacks and is a descendant (pushed from another clone). A remote copy
  * that diverged (the branch was rebased here after its push) is left as it is.
  */
-async function catchUpWithRemote(worker: SimpleGit, remote: string, branch: string): Promise<Result<void>> {
-  const fetched = await fetchBranch(worker, remote, branch);
+async function catchUpWithRemote(worker: SimpleGit, worktree: string, remote: string, branch: string): Promise<Result<void>> {
+  const fetched = await fetchBranch(worktree, remote, branch);
   if (!fetched.ok) return fetched.kind === 'notFound' ? ok(undefined) : fetched;
   const local = (await worker.raw(['rev-parse', 'HEAD'])).trim();
   if (fetched.value === local || (await isAncestor(worker, fetched.value, local))) return ok(undefined);
@@ -200,7 +202,7 @@ async function catchUpWithRemote(worker: SimpleGit, remote: string, branch: stri
  * lost it (its connection dropped) stops here, before anything leaves the machine.
  */
 async function pushBase(
-  repository: SimpleGit,
+  repoRoot: string,
   remote: string,
   base: string,
   baseBefore: string,
@@ -214,16 +216,17 @@ async function pushBase(
       remote,
     });
   }
-  const pushed = await pushFastForward(repository, remote, tip, base);
+  const pushed = await pushFastForward(repoRoot, remote, tip, base);
   if (!pushed.ok) {
     if (pushed.code !== 'pushRejected') return pushed;
-    const moved = await fetchBranch(repository, remote, base);
+    const moved = await fetchBranch(repoRoot, remote, base);
     return refused(
       'baseMoved',
       `'${remote}/${base}' moved while merging (expected ${baseBefore.slice(0, 12)}); nothing was pushed, try again.`,
       { base, remote, expected: baseBefore, actual: moved.ok ? moved.value : '' },
     );
   }
+  const repository = openGit(repoRoot);
   // The tracking ref follows what was pushed (git does this itself only for a configured fetch refspec).
   await repository.raw(['update-ref', trackingRef(remote, base), tip]);
   const commits = await countCommits(repository, baseBefore, tip);
@@ -243,7 +246,7 @@ async function pushBase(
  */
 export async function syncLocalBase(repoRoot: string, remote: string, base: string): Promise<Result<string>> {
   const repository = openGit(repoRoot);
-  const fetched = await fetchBranch(repository, remote, base);
+  const fetched = await fetchBranch(repoRoot, remote, base);
   if (!fetched.ok) return fetched;
   const local = await resolveCommit(repository, `refs/heads/${base}`);
   if (local === undefined || local === fetched.value || !(await isAncestor(repository, local, fetched.value))) {

@@ -12,6 +12,17 @@ import { validateBranchName } from './names';
 /** Same rule as the settings' `remoteNameSchema`: nothing git could read as an option or a path. */
 const remoteNamePattern = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,99}$/;
 
+/**
+ * How long a fetch or push may stay silent before it is given up (they run `--quiet`). A merge
+ * holds the crew's merge lock meanwhile: a remote that never answers must not hold it for ever.
+ */
+export const remoteSilenceTimeoutMs = 5 * 60_000;
+
+/** A client for talking to the remote from `directory` (the repository or one of its worktrees). */
+function remoteGit(directory: string): SimpleGit {
+  return openGit(directory, { silenceTimeoutMs: remoteSilenceTimeoutMs });
+}
+
 /** The remote-tracking ref a fetched branch is kept in: `refs/remotes/<remote>/<branch>`. */
 export function trackingRef(remote: string, branch: string): string {
   return `refs/remotes/${remote}/${branch}`;
@@ -42,7 +53,8 @@ export async function checkRemote(repoRoot: string, remote: string): Promise<Res
  * notFound when the remote has no such branch. The tracking ref follows the remote wherever it
  * went, as git's default refspec does: it is a local copy of the remote's state, not anyone's work.
  */
-export async function fetchBranch(git: SimpleGit, remote: string, branch: string): Promise<Result<string>> {
+export async function fetchBranch(directory: string, remote: string, branch: string): Promise<Result<string>> {
+  const git = remoteGit(directory);
   const name = await validateBranchName(git, branch);
   if (!name.ok) return name;
   const ref = trackingRef(remote, branch);
@@ -63,7 +75,8 @@ export async function fetchBranch(git: SimpleGit, remote: string, branch: string
  * it meanwhile), `pushDeclined` when a hook or protection rule there refused it, `pushFailed` for
  * anything else (no network, no permission).
  */
-export async function pushFastForward(git: SimpleGit, remote: string, source: string, branch: string): Promise<Result<void>> {
+export async function pushFastForward(directory: string, remote: string, source: string, branch: string): Promise<Result<void>> {
+  const git = remoteGit(directory);
   const name = await validateBranchName(git, branch);
   if (!name.ok) return name;
   try {
@@ -119,7 +132,7 @@ export async function reviewRef(repoRoot: string, branch: string, remote: string
   const local = `refs/heads/${branch}`;
   if ((await resolveCommit(git, local)) !== undefined) return ok(local);
   if (remote === undefined) return notFound('branch', branch);
-  const fetched = await fetchBranch(git, remote, branch);
+  const fetched = await fetchBranch(repoRoot, remote, branch);
   return fetched.ok ? ok(trackingRef(remote, branch)) : fetched;
 }
 
