@@ -229,6 +229,7 @@ export class Crew implements Disposable {
       const worker = this.tx.read((reader) => findWorker(reader, event.id));
       if (worker && this.runsHere(worker)) void this.serialized(event.id, () => this.startWorker(event.id));
     }
+    if (event.trigger === 'submit') void this.serialized(event.id, () => this.publish(event.id));
     if (event.to === WorkerState.Working && (event.trigger === 'requestChanges' || event.trigger === 'mergeConflict')) {
       void this.serialized(event.id, () => this.relaunch(event.id));
     }
@@ -243,6 +244,28 @@ export class Crew implements Disposable {
         if (work) await this.git.snapshot(work, `agent stopped: ${worker?.last_error ?? event.trigger}`);
       });
     }
+  }
+
+  /**
+   * After a submit, however it came (the crew's or the agent's own): the branch goes to the shared
+   * remote for reviewers on other machines. A refused push leaves everything here as it was and
+   * says why on the worker; the review goes on, and a merge from this machine still works.
+   */
+  private async publish(workerId: string): Promise<void> {
+    const publish = this.git.publish?.bind(this.git);
+    const worker = publish ? this.tx.read((reader) => findWorker(reader, workerId)) : undefined;
+    const work = worker?.state === WorkerState.InReview ? this.workOf(worker) : undefined;
+    if (!publish || !work) return;
+    const pushed = await publish(work);
+    if (pushed.ok) return;
+    const reason = `push of ${work.branch} failed: ${pushed.message}`;
+    this.settings.log?.(`crew: ${reason}`);
+    this.tx.internal('crew', (unit) => {
+      const current = findWorker(unit.tx, workerId);
+      if (current?.task_id === work.taskId && current.attempt === work.attempt)
+        setWorkerLastError(unit.tx, workerId, reason.slice(0, 10_000));
+      return ok(undefined);
+    });
   }
 
   private async relaunch(workerId: string): Promise<void> {

@@ -150,6 +150,11 @@ export interface GitPort {
   ): Promise<Result<{ baseBefore: string; baseAfter: string }>>;
   branchExists(branch: string): Promise<boolean>;
   worktreePath(workerId: string): string;
+  /**
+   * Pushes a submitted task branch to the crew's shared remote (fast-forward only), so any machine
+   * can review it; nothing to do without one. Absent in ports that have no remote at all.
+   */
+  publish?(work: WorkRef): Promise<Result<void>>;
 }
 
 /** How an agent's run ended, judged by its adapter (ARCHITECTURE §6). */

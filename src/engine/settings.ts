@@ -69,6 +69,16 @@ export const portRangeSchema = z
   .refine((range) => range.from <= range.to, '`from` must not be greater than `to`');
 export type PortRange = z.infer<typeof portRangeSchema>;
 
+/**
+ * A git remote's name as `remote` takes it: letters, digits and . _ -, not starting with '-' or
+ * '.', so git can never read it as an option or a path. Whether the clone has it is checked when
+ * the workspace opens (the git layer asks `git remote`).
+ */
+export const remoteNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_][A-Za-z0-9._-]{0,99}$/, 'a git remote name such as `origin`')
+  .refine((name) => !name.endsWith('.lock') && !name.includes('..'), 'a git remote name such as `origin`');
+
 /** `.foreman/settings.json`, read back through zod: every field optional, unknown fields refused. */
 export const settingsFileSchema = z
   .object({
@@ -94,6 +104,8 @@ export const settingsFileSchema = z
     copyFiles: z.array(copyFileGlobSchema).optional(),
     portRange: portRangeSchema.optional(),
     allowEmptyResults: z.boolean().optional(),
+    /** The shared remote task branches are pushed to and the base is merged on; null: this machine only. */
+    remote: remoteNameSchema.nullable().optional(),
     /** At least an hour, so the last hour's throughput is always counted from live rows. */
     retainFinishedMs: z.number().int().min(3600_000).optional(),
     /** At least 3 s: renewed every third of it, a lease must outlast a busy moment of its owner. */
@@ -137,6 +149,11 @@ export interface CrewSettingsFile {
   readonly portRange: PortRange | undefined;
   /** Whether an agent that finishes without changing anything is still submitted for review. */
   readonly allowEmptyResults: boolean;
+  /**
+   * The git remote shared by the crew's machines (e.g. `origin`): submitted branches are pushed
+   * there and merges land on its base. Undefined: one machine, nothing is pushed (the default).
+   */
+  readonly remote?: string;
 }
 
 export function crewSettingsOf(file: SettingsFile): CrewSettingsFile {
@@ -149,5 +166,6 @@ export function crewSettingsOf(file: SettingsFile): CrewSettingsFile {
     copyFiles: file.copyFiles ?? [],
     portRange: file.portRange,
     allowEmptyResults: file.allowEmptyResults ?? false,
+    ...(file.remote ? { remote: file.remote } : {}),
   };
 }

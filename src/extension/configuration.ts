@@ -1,6 +1,13 @@
 import * as vscode from 'vscode';
 import { z } from 'zod';
-import { type CrewSettingsFile, type EngineSettings, copyFileGlobSchema, defaultEngineSettings, portRangeSchema } from '../engine/settings';
+import {
+  type CrewSettingsFile,
+  type EngineSettings,
+  copyFileGlobSchema,
+  defaultEngineSettings,
+  portRangeSchema,
+  remoteNameSchema,
+} from '../engine/settings';
 import { type StoreConfig, storeSettingConfig } from '../infra/workspace/storeConfig';
 
 /**
@@ -27,6 +34,8 @@ const configurationSchema = z.object({
   // VS Code has no "absent" for an object setting; its default is null.
   portRange: portRangeSchema.nullable(),
   allowEmptyResults: z.boolean(),
+  /** The git remote shared by the crew's machines; '': this machine only. */
+  remote: z.literal('').or(remoteNameSchema),
   /** Done and cancelled tasks stay live this many days, then retention moves them to .foreman/archive/. */
   retentionDays: z
     .number()
@@ -63,6 +72,7 @@ const defaults: ForemanConfiguration = {
   copyFiles: [],
   portRange: null,
   allowEmptyResults: false,
+  remote: '',
   retentionDays: 7,
   store: '',
   notifications: { reviewReady: true, stale: true, failed: true, mergeProblems: true, needsInput: true },
@@ -97,6 +107,7 @@ export function readConfiguration(scope: vscode.ConfigurationScope | undefined, 
     copyFiles: config.get('setup.copyFiles'),
     portRange: config.get('setup.portRange'),
     allowEmptyResults: config.get('allowEmptyResults'),
+    remote: config.get('remote'),
     retentionDays: config.get('retention.finishedDays'),
     store: config.get('store'),
     notifications: {
@@ -145,6 +156,7 @@ export function crewSettingsOf(configuration: ForemanConfiguration): CrewSetting
     copyFiles: configuration.copyFiles,
     portRange: configuration.portRange ?? undefined,
     allowEmptyResults: configuration.allowEmptyResults,
+    ...(configuration.remote ? { remote: configuration.remote } : {}),
   };
 }
 

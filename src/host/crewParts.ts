@@ -12,6 +12,7 @@ import { attemptPaths } from '../infra/agents/attemptLog';
 import { reportsOf } from '../infra/agents/eventReports';
 import { type TerminalHost, TerminalAgents } from '../infra/agents/terminalAgents';
 import { GitPortAdapter } from '../infra/git/gitPort';
+import type { MergeLock } from '../infra/git/mergeLock';
 
 export interface CrewParts {
   readonly engine: Engine;
@@ -30,6 +31,8 @@ export interface CrewOptions {
   readonly agentProfiles?: () => Readonly<Record<string, unknown>>;
   /** Where `mode: "terminal"` profiles run (a VS Code window); without one they are refused at launch. */
   readonly terminalHost?: TerminalHost;
+  /** Who may merge now across machines (PgMergeLock on PostgreSQL); default: this process's queue. */
+  readonly mergeLock?: MergeLock;
   readonly log: (line: string) => void;
 }
 
@@ -94,7 +97,12 @@ export function assembleCrew(repoRoot: string, foremanDir: string, parts: Engine
   const git = new GitPortAdapter(
     repoRoot,
     baseBranch,
-    { branchTemplate: engineSettings.branchTemplate, ...(settings.worktreeRoot ? { worktreeRoot: settings.worktreeRoot } : {}) },
+    {
+      branchTemplate: engineSettings.branchTemplate,
+      ...(settings.worktreeRoot ? { worktreeRoot: settings.worktreeRoot } : {}),
+      ...(settings.remote ? { remote: settings.remote } : {}),
+      ...(options.mergeLock ? { mergeLock: options.mergeLock } : {}),
+    },
     options.log,
   );
   // The supervisors report to the engine they are part of: bound once it exists, below.

@@ -1,7 +1,9 @@
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { workerRules } from '../../core/actions';
-import { changedFiles } from '../../infra/git';
+import { changedFiles, reviewRef } from '../../infra/git';
+import { readConfiguration } from '../configuration';
 import { changeSides } from './changeSides';
 import { TranscriptProvider, existingEventsFile, transcriptScheme, transcriptUri } from './agentLog';
 import { CommandId } from './commandIds';
@@ -41,7 +43,10 @@ export function registerWorkspaceCommands(registry: SessionRegistry): vscode.Dis
       if (!picked || !branch) return;
       const { session, worker } = picked;
       const base = session.snapshot().baseBranch ?? 'main';
-      const listed = await changedFiles(session.root, base, branch);
+      // With a shared remote, a branch worked on another machine is fetched from there (issue 14).
+      const remote = readConfiguration(vscode.Uri.file(session.root), () => undefined).remote || undefined;
+      const branchRef = await reviewRef(session.root, branch, remote);
+      const listed = branchRef.ok ? await changedFiles(session.root, base, branch, remote ? { remote } : {}) : branchRef;
       if (!listed.ok) {
         void vscode.window.showErrorMessage(`Foreman: cannot list the changes of ${branch} against ${base}: ${listed.message}`);
         return;
@@ -50,18 +55,24 @@ export function registerWorkspaceCommands(registry: SessionRegistry): vscode.Dis
         void vscode.window.showInformationMessage(`${branch} has no changes against ${base} yet.`);
         return;
       }
-      const atBase = (side: { path: string; file: string }) =>
+      const atRef = (ref: string, side: { path: string; file: string }) =>
         vscode.Uri.from({
           scheme: refScheme,
           path: side.path,
-          query: new URLSearchParams({ root: session.root, ref: base, file: side.file }).toString(),
+          query: new URLSearchParams({ root: session.root, ref, file: side.file }).toString(),
         });
-      const resources = changeSides(listed.value, session.worktreePath(worker.id)).map(
+      const worktree = session.worktreePath(worker.id);
+      // No worktree here (the worker runs on another machine): the modified side is the branch's commit.
+      const modifiedSide = (file: string) =>
+        fs.existsSync(worktree) || !branchRef.ok
+          ? vscode.Uri.file(file)
+          : atRef(branchRef.value, { path: file, file: path.relative(worktree, file).split(path.sep).join('/') });
+      const resources = changeSides(listed.value, worktree).map(
         (sides) =>
           [
             vscode.Uri.file(sides.label),
-            sides.original ? atBase(sides.original) : undefined,
-            sides.modified ? vscode.Uri.file(sides.modified) : undefined,
+            sides.original ? atRef(base, sides.original) : undefined,
+            sides.modified ? modifiedSide(sides.modified) : undefined,
           ] as const,
       );
       await vscode.commands.executeCommand('vscode.changes', `${branch} ↔ ${base}`, resources);

@@ -7,6 +7,7 @@ import type { SimpleGit } from 'simple-git';
 import { type Result, notFound, ok, refused } from '../../core/result';
 import { errorText, isGitFailure, nulFields, openGit, resolveCommit } from './gitClient';
 import { validateBranchName } from './names';
+import { fetchBranch } from './remote';
 import { listWorktreesWith, worktreeWithBranch } from './worktreeList';
 
 /** One file a task branch changes, for "show changes". */
@@ -82,10 +83,24 @@ export async function deleteBranch(
   return ok({ sha: tips.value.branch, commitsAhead: ahead });
 }
 
-/** What `branch` changes since it left `base` (three-dot: the base's own later commits are not shown). */
-export async function changedFiles(repoRoot: string, base: string, branch: string): Promise<Result<ChangedFile[]>> {
+/**
+ * What `branch` changes since it left `base` (three-dot: the base's own later commits are not
+ * shown). With `remote`, a branch this clone does not have is fetched from there first: a reviewer
+ * on another machine than the worker's sees the branch as it was pushed on submit.
+ */
+export async function changedFiles(
+  repoRoot: string,
+  base: string,
+  branch: string,
+  options: { readonly remote?: string } = {},
+): Promise<Result<ChangedFile[]>> {
   const git = openGit(repoRoot);
-  const tips = await bothTips(git, branch, base);
+  const tips = await bothTips(
+    git,
+    branch,
+    base,
+    options.remote === undefined ? undefined : { directory: repoRoot, remote: options.remote },
+  );
   if (!tips.ok) return tips;
   const output = await git.raw([
     'diff',
@@ -126,8 +141,17 @@ function parseNameStatus(fields: readonly string[]): ChangedFile[] {
   return files;
 }
 
-async function bothTips(git: SimpleGit, branch: string, base: string): Promise<Result<{ branch: string; base: string }>> {
-  const branchSha = await branchTip(git, branch);
+/** The tips of both branches; with `fetchFrom`, a branch missing here is fetched from that remote. */
+async function bothTips(
+  git: SimpleGit,
+  branch: string,
+  base: string,
+  fetchFrom?: { readonly directory: string; readonly remote: string },
+): Promise<Result<{ branch: string; base: string }>> {
+  let branchSha = await branchTip(git, branch);
+  if (!branchSha.ok && branchSha.kind === 'notFound' && fetchFrom !== undefined) {
+    branchSha = await fetchBranch(fetchFrom.directory, fetchFrom.remote, branch);
+  }
   if (!branchSha.ok) return branchSha;
   const baseSha = await branchTip(git, base);
   if (!baseSha.ok) return baseSha;

@@ -46,6 +46,11 @@ export interface OpenGitOptions {
   readonly indexFile?: string;
   /** Add the fallback identity for whichever of name/email is not configured. */
   readonly identity?: { readonly name?: string; readonly email?: string };
+  /**
+   * Kill git when it has been silent this long (a remote that never answers, a credential prompt
+   * with nobody to answer it); the call then fails like any other git failure.
+   */
+  readonly silenceTimeoutMs?: number;
 }
 
 /** A simple-git client rooted at `directory`, which must exist (simple-git refuses otherwise). */
@@ -53,7 +58,14 @@ export function openGit(directory: string, options: OpenGitOptions = {}): Simple
   const config = [...automationConfig];
   if (options.identity?.name) config.push(`user.name=${options.identity.name}`);
   if (options.identity?.email) config.push(`user.email=${options.identity.email}`);
-  const git = simpleGit({ baseDir: directory, config, trimmed: false, maxConcurrentProcesses: 4, errors: exitCodeErrors });
+  const git = simpleGit({
+    baseDir: directory,
+    config,
+    trimmed: false,
+    maxConcurrentProcesses: 4,
+    errors: exitCodeErrors,
+    ...(options.silenceTimeoutMs !== undefined ? { timeout: { block: options.silenceTimeoutMs } } : {}),
+  });
   if (options.indexFile !== undefined) {
     git.env({ ...scrubbedEnvironment(), GIT_INDEX_FILE: options.indexFile });
   }

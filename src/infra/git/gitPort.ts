@@ -1,8 +1,9 @@
 import type { GitPort, MergeStrategy, WorkRef } from '../../engine/ports';
 import { type Result, ok } from '../../core/result';
 import { resolveCommit, openGit } from './gitClient';
-import { changedFiles } from './branches';
 import { GitWorkspace, type GitWorkspaceOptions } from './gitWorkspace';
+import { syncLocalBase } from './mergeQueue';
+import { fetchBranch, reviewRef } from './remote';
 
 /**
  * The engine's GitPort over a GitWorkspace. Failures that only lose a convenience (a snapshot that
@@ -22,6 +23,12 @@ export class GitPortAdapter implements GitPort {
   }
 
   async prepare(work: WorkRef, startPoint: string, previous?: { taskId: string; attempt: number }): Promise<Result<{ worktree: string }>> {
+    const remote = this.workspace.remote;
+    if (remote !== undefined && startPoint === this.baseBranch()) {
+      // A new branch starts from what the crew merged on every machine, not this clone's old copy.
+      const synced = await syncLocalBase(this.repoRoot, remote, startPoint);
+      if (!synced.ok) this.log(`git: could not bring ${startPoint} up to ${remote}/${startPoint}: ${synced.message}`);
+    }
     const request = {
       workerId: work.workerId,
       taskId: work.taskId,
@@ -96,8 +103,30 @@ export class GitPortAdapter implements GitPort {
     });
   }
 
+  /**
+   * Pushes a submitted task branch to the shared remote, so that any machine can review it.
+   * Without a remote there is nothing to do.
+   */
+  publish(work: WorkRef): Promise<Result<void>> {
+    return this.workspace.publish(work.branch);
+  }
+
+  /**
+   * Whether the branch exists here. With a remote, a branch pushed from another machine (a task
+   * requeued after its owner stopped) is fetched and created here, so the next attempt starts from it.
+   */
   async branchExists(branch: string): Promise<boolean> {
-    return (await resolveCommit(openGit(this.repoRoot), `refs/heads/${branch}`)) !== undefined;
+    const git = openGit(this.repoRoot);
+    if ((await resolveCommit(git, `refs/heads/${branch}`)) !== undefined) return true;
+    const remote = this.workspace.remote;
+    if (remote === undefined) return false;
+    const fetched = await fetchBranch(this.repoRoot, remote, branch);
+    if (!fetched.ok) return false;
+    // The empty old value: created only if it still does not exist.
+    await git
+      .raw(['update-ref', '-m', `foreman: ${branch} from ${remote}`, `refs/heads/${branch}`, fetched.value, ''])
+      .catch(() => undefined);
+    return (await resolveCommit(git, `refs/heads/${branch}`)) !== undefined;
   }
 
   worktreePath(workerId: string): string {
@@ -106,15 +135,23 @@ export class GitPortAdapter implements GitPort {
   }
 
   async changedFiles(branch: string): Promise<string[]> {
-    const files = await changedFiles(this.repoRoot, this.baseBranch(), branch);
+    const files = await this.workspace.changedFiles(this.baseBranch(), branch);
     return files.ok ? files.value.map((file) => file.path) : [];
   }
 
+  /** With a remote, a branch name this clone lacks is read from the remote's copy (fetched first). */
   async fileAt(ref: string, file: string): Promise<string> {
     // `ref:file` is one argv element; a leading dash would make git read it as an option.
     if (ref.startsWith('-') || file.startsWith('-')) return '';
+    const git = openGit(this.repoRoot);
+    let at = ref;
+    const remote = this.workspace.remote;
+    if (remote !== undefined && (await resolveCommit(git, ref)) === undefined) {
+      const fetched = await reviewRef(this.repoRoot, ref, remote);
+      if (fetched.ok) at = fetched.value;
+    }
     try {
-      return await openGit(this.repoRoot).show([`${ref}:${file}`]);
+      return await git.show([`${at}:${file}`]);
     } catch {
       return '';
     }

@@ -7,9 +7,11 @@ import { type Result, ok } from '../../core/result';
 import { type ChangedFile, changedFiles, commitsAhead, deleteBranch } from './branches';
 import { commitLeftovers } from './commits';
 import { openGit } from './gitClient';
+import type { MergeLock } from './mergeLock';
 import { type MergeOutcome, type MergeRequest, mergeBranch } from './mergeQueue';
 import { branchFor, checkBranchTemplate, defaultBranchTemplate, validateBranchName } from './names';
 import { type WorktreeReport, reconcileWorktrees, repairMissingWorktree, repairWorktreeLink } from './reconcile';
+import { checkRemote, pushFastForward } from './remote';
 import { type RepoInfo, initRepoInfo } from './repoInfo';
 import { type WipSnapshot, discardSnapshotted, listWip, restoreWip, snapshotWip } from './snapshots';
 import { verifyWorktreeTopLevel } from './topLevel';
@@ -20,6 +22,13 @@ export interface GitWorkspaceOptions {
   readonly worktreeRoot?: string;
   /** Branch name template with `{worker}` and `{task}`; default `{worker}/{task}`. */
   readonly branchTemplate?: string;
+  /**
+   * The remote shared by the crew's machines (`origin`): task branches are pushed there on submit,
+   * read from there when not local, and merges land on its base. Absent: this clone only.
+   */
+  readonly remote?: string;
+  /** Who may merge now, across machines; absent: one merge at a time in this process. */
+  readonly mergeLock?: MergeLock;
 }
 
 /** A worker's task, as the engine names it. */
@@ -40,6 +49,7 @@ export interface PrepareRequest {
 
 export class GitWorkspace {
   private readonly branchTemplate: string;
+  private remoteConfirmed = false;
 
   constructor(
     readonly repoRoot: string,
@@ -48,11 +58,42 @@ export class GitWorkspace {
     this.branchTemplate = options.branchTemplate ?? defaultBranchTemplate;
   }
 
-  /** Checks that the folder is a repository root and the branch template is usable. */
+  /** Checks that the folder is a repository root, the branch template is usable and the remote exists. */
   async open(): Promise<Result<RepoInfo>> {
     const template = checkBranchTemplate(this.branchTemplate);
     if (!template.ok) return template;
-    return initRepoInfo(this.repoRoot);
+    const info = await initRepoInfo(this.repoRoot);
+    if (!info.ok || this.options.remote === undefined) return info;
+    const remote = await checkRemote(this.repoRoot, this.options.remote);
+    return remote.ok ? info : remote;
+  }
+
+  /** The shared remote, when the crew has one. */
+  get remote(): string | undefined {
+    return this.options.remote;
+  }
+
+  /**
+   * Pushes a task branch to the shared remote (a fast-forward, never forced), so that a reviewer on
+   * any machine can fetch it. Nothing to do without a remote. A refusal changes nothing here.
+   */
+  async publish(branch: string): Promise<Result<void>> {
+    const remote = await this.checkedRemote();
+    if (!remote.ok || remote.value === undefined) return remote.ok ? ok(undefined) : remote;
+    return pushFastForward(this.repoRoot, remote.value, `refs/heads/${branch}`, branch);
+  }
+
+  /**
+   * The remote, once `git remote` has listed it: a misspelt name is refused with the names the
+   * clone has, rather than with git's guess that it is a path. A success is remembered.
+   */
+  private async checkedRemote(): Promise<Result<string | undefined>> {
+    const remote = this.options.remote;
+    if (remote === undefined || this.remoteConfirmed) return ok(remote);
+    const checked = await checkRemote(this.repoRoot, remote);
+    if (!checked.ok) return checked;
+    this.remoteConfirmed = true;
+    return ok(remote);
   }
 
   /** The task branch for a worker, checked by the template rules and by git. */
@@ -146,8 +187,9 @@ export class GitWorkspace {
     return commitsAhead(this.repoRoot, branch, base);
   }
 
+  /** What the branch changes; with a remote, a branch this clone lacks is fetched from it first. */
   changedFiles(base: string, branch: string): Promise<Result<ChangedFile[]>> {
-    return changedFiles(this.repoRoot, base, branch);
+    return changedFiles(this.repoRoot, base, branch, this.options.remote !== undefined ? { remote: this.options.remote } : {});
   }
 
   deleteBranch(branch: string, options: { base: string; force?: boolean }): Promise<Result<{ sha: string; commitsAhead: number }>> {
@@ -160,7 +202,16 @@ export class GitWorkspace {
     if (!path.ok) return path;
     const branch = request.branch === undefined ? await this.branchFor(request.workerId, request.taskId) : ok(request.branch);
     if (!branch.ok) return branch;
-    return mergeBranch({ ...request, repoRoot: this.repoRoot, worktreePath: path.value, branch: branch.value });
+    const remote = await this.checkedRemote();
+    if (!remote.ok) return remote;
+    return mergeBranch({
+      ...request,
+      repoRoot: this.repoRoot,
+      worktreePath: path.value,
+      branch: branch.value,
+      ...(remote.value !== undefined ? { remote: remote.value } : {}),
+      ...(this.options.mergeLock !== undefined ? { lock: this.options.mergeLock } : {}),
+    });
   }
 
   private async locate(workerId: string, taskId: string): Promise<Result<{ worktreePath: string; branch: string }>> {

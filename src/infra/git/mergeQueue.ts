@@ -3,14 +3,31 @@
  * leftovers, build the new base tip in the worker's worktree (mergeTip.ts), optionally verify it,
  * then advance the base: `merge --ff-only` where the base is checked out, so git refuses rather
  * than overwrite the user's uncommitted changes, or a compare-and-swap `update-ref` where it is not.
+ *
+ * With a shared remote (issue 14) the tip is built on the remote's base, fetched first, and the
+ * base moves by a plain push, a fast-forward or nothing: a push git refuses because the base moved
+ * there meanwhile is `baseMoved`, like a local base that moved. The local base follows where that
+ * is a fast-forward. Merges across machines take turns through a MergeLock (mergeLock.ts).
  */
 import { resolve } from 'node:path';
 import type { SimpleGit } from 'simple-git';
-import { type Result, invalid, ok, refused } from '../../core/result';
+import { type Result, invalid, notFound, ok, refused } from '../../core/result';
 import { SequencerByKey } from '../../engine/async';
 import { branchTip, countCommits } from './branches';
+import { type MergeLease, type MergeLock, MergeLockError, heldForGood } from './mergeLock';
+import { fetchBranch, isAncestor, pushFastForward, trackingRef } from './remote';
 import { type ForemanTrailers, commitLeftovers, trailerBlock, withTrailers } from './commits';
-import { GitExitError, canonicalPath, currentBranch, errorText, folderExists, isGitFailure, openGit, openGitForCommits } from './gitClient';
+import {
+  GitExitError,
+  canonicalPath,
+  currentBranch,
+  errorText,
+  folderExists,
+  isGitFailure,
+  openGit,
+  openGitForCommits,
+  resolveCommit,
+} from './gitClient';
 import { type MergeStrategy, buildMergeTip, returnToBranch } from './mergeTip';
 import { verifyWorktreeTopLevel } from './topLevel';
 import { listWorktreesWith, worktreeWithBranch } from './worktreeList';
@@ -28,6 +45,10 @@ export interface MergeRequest extends ForemanTrailers {
   readonly verify?: (worktreePath: string) => Promise<Result<void>>;
   /** Subject of a merge or squash commit; a default naming the task is used otherwise. */
   readonly message?: string;
+  /** The crew's shared remote: the tip is built on its base and pushed there. Absent: this clone only. */
+  readonly remote?: string;
+  /** Held around the whole merge (across machines); absent: this process's queue alone. */
+  readonly lock?: MergeLock;
 }
 
 export interface MergeOutcome {
@@ -35,6 +56,11 @@ export interface MergeOutcome {
   readonly baseAfter: string;
   /** Commits the base gained (for 'merge' this counts the merge commit too). */
   readonly commits: number;
+  /**
+   * With a remote: whether this clone's own base was fast-forwarded to the pushed tip as well. It
+   * is left alone when it has commits the remote lacks or its checkout has edits in the way.
+   */
+  readonly localBase?: 'updated' | 'unchanged';
 }
 
 /**
@@ -46,19 +72,36 @@ const repositoryMerges = new SequencerByKey<string>();
 
 export async function mergeBranch(request: MergeRequest): Promise<Result<MergeOutcome>> {
   const key = await canonicalPath(resolve(request.repoRoot));
-  return repositoryMerges.queue(key, () => mergeExclusively(request));
+  const lock = request.lock;
+  if (lock === undefined) return repositoryMerges.queue(key, () => mergeExclusively(request, heldForGood));
+  // The in-process queue first, so this process never holds two of the lock's connections waiting.
+  return repositoryMerges.queue(key, async () => {
+    try {
+      return await lock.run((lease) => mergeExclusively(request, lease));
+    } catch (error) {
+      if (error instanceof MergeLockError) return refused(error.code, error.message);
+      throw error;
+    }
+  });
 }
 
-async function mergeExclusively(request: MergeRequest): Promise<Result<MergeOutcome>> {
+async function mergeExclusively(request: MergeRequest, lease: MergeLease): Promise<Result<MergeOutcome>> {
   const trailers = trailerBlock(request);
   if (!trailers.ok) return trailers;
   if (request.branch === request.base) {
     return invalid('sameBranch', `Cannot merge '${request.branch}' into itself.`, { branch: request.branch });
   }
   const repository = openGit(request.repoRoot);
+  const remote = request.remote;
+  if (remote !== undefined) {
+    const present = await ensureLocalBranch(request.repoRoot, remote, request.branch);
+    if (!present.ok) return present;
+  }
   const branchCheck = await branchTip(repository, request.branch);
   if (!branchCheck.ok) return branchCheck;
-  const baseCheck = await branchTip(repository, request.base);
+  // With a remote the tip is built on the remote's base, whatever this clone's copy says.
+  const baseCheck =
+    remote === undefined ? await branchTip(repository, request.base) : await fetchBranch(request.repoRoot, remote, request.base);
   if (!baseCheck.ok) return baseCheck;
 
   const topLevel = await verifyWorktreeTopLevel(request.worktreePath);
@@ -79,6 +122,10 @@ async function mergeExclusively(request: MergeRequest): Promise<Result<MergeOutc
     message: `foreman: work left uncommitted before merging task ${request.taskId}`,
   });
   if (!leftovers.ok) return leftovers;
+  if (remote !== undefined) {
+    const caughtUp = await catchUpWithRemote(worker, worktree, remote, request.branch);
+    if (!caughtUp.ok) return caughtUp;
+  }
 
   const baseBefore = baseCheck.value;
   const subject = request.message ?? defaultSubject(request);
@@ -109,9 +156,108 @@ async function mergeExclusively(request: MergeRequest): Promise<Result<MergeOutc
   }
 
   if (tip.value === baseBefore) return ok({ baseBefore, baseAfter: baseBefore, commits: 0 });
+  if (remote !== undefined) return pushBase(request.repoRoot, remote, request.base, baseBefore, tip.value, subject, lease);
   const advanced = await advanceBase(repository, request.base, baseBefore, tip.value, subject);
   if (!advanced.ok) return advanced;
   return ok({ baseBefore, baseAfter: tip.value, commits: await countCommits(repository, baseBefore, tip.value) });
+}
+
+/**
+ * Makes sure the task branch exists here: a merge on another machine than the one that made the
+ * branch starts from the remote's copy (pushed on submit). A local branch is never replaced.
+ */
+async function ensureLocalBranch(repoRoot: string, remote: string, branch: string): Promise<Result<void>> {
+  const repository = openGit(repoRoot);
+  if ((await resolveCommit(repository, `refs/heads/${branch}`)) !== undefined) return ok(undefined);
+  const fetched = await fetchBranch(repoRoot, remote, branch);
+  if (!fetched.ok) return fetched.kind === 'notFound' ? notFound('branch', branch) : fetched;
+  // The old value '' makes update-ref refuse if the branch appeared meanwhile.
+  await repository.raw(['update-ref', '-m', `foreman: ${branch} from ${remote}`, `refs/heads/${branch}`, fetched.value, '']);
+  return ok(undefined);
+}
+
+/**
+ * The local task branch is the worker's and wins; it only catches up, by fast-forward, when the
+ * remote's copy has commits it lacks and is a descendant (pushed from another clone). A remote copy
+ * that diverged (the branch was rebased here after its push) is left as it is.
+ */
+async function catchUpWithRemote(worker: SimpleGit, worktree: string, remote: string, branch: string): Promise<Result<void>> {
+  const fetched = await fetchBranch(worktree, remote, branch);
+  if (!fetched.ok) return fetched.kind === 'notFound' ? ok(undefined) : fetched;
+  const local = (await worker.raw(['rev-parse', 'HEAD'])).trim();
+  if (fetched.value === local || (await isAncestor(worker, fetched.value, local))) return ok(undefined);
+  if (!(await isAncestor(worker, local, fetched.value))) return ok(undefined);
+  try {
+    await worker.raw(['merge', '--quiet', '--ff-only', fetched.value]);
+  } catch (error) {
+    if (!isGitFailure(error)) throw error;
+    return refused('fastForwardFailed', `Could not bring '${branch}' up to '${remote}/${branch}': ${errorText(error)}`, { branch, remote });
+  }
+  return ok(undefined);
+}
+
+/**
+ * Pushes the new tip to the remote's base, a fast-forward of `baseBefore` or nothing, then moves
+ * this clone's base along where that too is a fast-forward. The lock is asked last: a merge that
+ * lost it (its connection dropped) stops here, before anything leaves the machine.
+ */
+async function pushBase(
+  repoRoot: string,
+  remote: string,
+  base: string,
+  baseBefore: string,
+  tip: string,
+  subject: string,
+  lease: MergeLease,
+): Promise<Result<MergeOutcome>> {
+  if (lease.signal.aborted || !(await lease.stillHeld())) {
+    return refused('mergeLockLost', `The merge lock was lost while merging into '${base}'; nothing was pushed, try again.`, {
+      base,
+      remote,
+    });
+  }
+  const pushed = await pushFastForward(repoRoot, remote, tip, base);
+  if (!pushed.ok) {
+    if (pushed.code !== 'pushRejected') return pushed;
+    const moved = await fetchBranch(repoRoot, remote, base);
+    return refused(
+      'baseMoved',
+      `'${remote}/${base}' moved while merging (expected ${baseBefore.slice(0, 12)}); nothing was pushed, try again.`,
+      { base, remote, expected: baseBefore, actual: moved.ok ? moved.value : '' },
+    );
+  }
+  const repository = openGit(repoRoot);
+  // The tracking ref follows what was pushed (git does this itself only for a configured fetch refspec).
+  await repository.raw(['update-ref', trackingRef(remote, base), tip]);
+  const commits = await countCommits(repository, baseBefore, tip);
+  const local = await resolveCommit(repository, `refs/heads/${base}`);
+  let localBase: 'updated' | 'unchanged' = 'unchanged';
+  if (local !== undefined && (local === tip || (await isAncestor(repository, local, tip)))) {
+    const advanced = local === tip ? ok(undefined) : await advanceBase(repository, base, local, tip, subject);
+    if (advanced.ok) localBase = 'updated';
+  }
+  return ok({ baseBefore, baseAfter: tip, commits, localBase });
+}
+
+/**
+ * Brings this clone's base up to the remote's where that is a fast-forward (its checkout, if any,
+ * has no edits in the way), so new task branches start from what the crew merged on any machine.
+ * Resolves to the base's sha afterwards; a base with commits of its own is left alone.
+ */
+export async function syncLocalBase(repoRoot: string, remote: string, base: string): Promise<Result<string>> {
+  const repository = openGit(repoRoot);
+  const fetched = await fetchBranch(repoRoot, remote, base);
+  if (!fetched.ok) return fetched;
+  const local = await resolveCommit(repository, `refs/heads/${base}`);
+  if (local === undefined || local === fetched.value || !(await isAncestor(repository, local, fetched.value))) {
+    return ok(local ?? fetched.value);
+  }
+  const key = await canonicalPath(resolve(repoRoot));
+  // In the merge queue: a merge advancing the same base must not race this.
+  return repositoryMerges.queue(key, async () => {
+    const advanced = await advanceBase(repository, base, local, fetched.value, `foreman: ${base} from ${remote}`);
+    return advanced.ok ? ok(fetched.value) : advanced;
+  });
 }
 
 function defaultSubject(request: MergeRequest): string {
