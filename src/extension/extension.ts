@@ -33,6 +33,7 @@ const settingsAppliedAtOpen = [
   'foreman.verifyCommand',
   'foreman.setup',
   'foreman.allowEmptyResults',
+  'foreman.store',
 ];
 
 /**
