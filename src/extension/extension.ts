@@ -34,6 +34,7 @@ const settingsAppliedAtOpen = [
   'foreman.setup',
   'foreman.allowEmptyResults',
   'foreman.remote',
+  'foreman.store',
 ];
 
 /**

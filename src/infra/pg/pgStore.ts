@@ -155,7 +155,8 @@ export class PgStore implements Store {
         this.client.query('BEGIN');
         result = fn(tx);
       } catch (error) {
-        this.rollback();
+        // A lost connection took its transaction with it: a ROLLBACK would only wait for a server that is gone.
+        if (!unreachableIn(error)) this.rollback();
         throw asStoreError(error, ' Nothing of this change was written (the server rolls back an unfinished transaction).');
       }
       if (!result.ok) {

@@ -12,6 +12,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { execFileSync } from 'node:child_process';
+import { openOwner } from '../../../src/host/owner';
 import { PgStore } from '../../../src/infra/pg/pgStore';
 import { SyncPgClient } from '../../../src/infra/pg/syncClient';
 import { type TestPostgres, startPostgres } from '../../support/postgres';
@@ -182,6 +183,32 @@ describe('choosing PostgreSQL for a clone', () => {
     assert.equal(run.code, 2, run.stderr);
     assert.ok(run.stderr.includes(`${file}: url: holds a password`), run.stderr);
     assertNoPassword(run, 'the refusal');
+  });
+
+  it("the window's store (the foreman.store setting) overrides store.json: the owner opens PostgreSQL in a clone set up on sql.js", async () => {
+    const { url } = database();
+    const repo = makeRepo();
+    assert.equal((await foreman(repo, ['init'])).code, 0);
+    const opened = await openOwner(repo, { role: 'cli', store: { kind: 'postgres', url } });
+    assert.ok(opened.ok, !opened.ok ? opened.message : '');
+    try {
+      assert.ok(opened.value.store instanceof PgStore);
+      const added = await opened.value.execute({ command: 'worker.add', args: { id: 'ada', agent: 'demo' }, actor: 'cli' });
+      assert.ok(added.ok, !added.ok ? added.message : '');
+    } finally {
+      opened.value.close();
+    }
+    const store = PgStore.open(url);
+    try {
+      assert.deepEqual(
+        store.read((reader) => reader.all<{ id: string }>('SELECT id FROM workers')),
+        [{ id: 'ada' }],
+      );
+    } finally {
+      store.close();
+    }
+    const local = await foremanJson<{ workers: unknown[] }>(repo, ['status']);
+    assert.deepEqual(local.workers, [], "the clone's own sql.js store was not written");
   });
 
   it('the server goes away under a running owner: a write fails naming it and writes nothing; the next write after it returns works', async () => {
