@@ -108,6 +108,19 @@ describe('task branches through the remote', () => {
     assert.equal(await revParse(remote, 'refs/heads/bob/t2'), again);
   });
 
+  test('a new task on B starts from what was merged on A: B`s main is fast-forwarded first', async () => {
+    const { remote, clones } = await sharedRemote();
+    const [a = '', b = ''] = clones;
+    const { workspace, work } = await taskIn(a, 'ada', 't1', 'merged-on-a.txt', 'from A\n');
+    const merged = unwrap(await workspace.merge({ ...work, base: 'main', strategy: 'rebase' }));
+    assert.equal(await revParse(remote, 'refs/heads/main'), merged.baseAfter);
+    const adapterB = new GitPortAdapter(b, () => 'main', remoteOptions);
+    const prepared = unwrap(await adapterB.prepare({ workerId: 'bob', taskId: 't2', attempt: 1, branch: 'bob/t2' }, 'main'));
+    assert.equal(await revParse(b, 'refs/heads/main'), merged.baseAfter);
+    assert.equal(await revParse(prepared.worktree, 'HEAD'), merged.baseAfter);
+    assert.equal(readFile(b, 'merged-on-a.txt'), 'from A\n');
+  });
+
   test('an attempt requeued on another machine starts from the branch pushed by the first', async () => {
     const { clones } = await sharedRemote();
     const [a = '', b = ''] = clones;
