@@ -10,6 +10,7 @@ import { simpleGit } from 'simple-git';
 import { ok } from '../../../src/core/result';
 import { GitWorkspace, changedFiles, checkRemote } from '../../../src/infra/git';
 import { GitPortAdapter } from '../../../src/infra/git/gitPort';
+import { crewSettingsOf, settingsFileSchema } from '../../../src/engine/settings';
 import { commitAllIn, readFile, revParse, statusOf, unwrap, writeFile } from './gitFixtures';
 import { onlyFastForwards, remoteBaseHistory, sharedRemote } from './remoteFixtures';
 
@@ -35,6 +36,15 @@ async function moveRemoteMain(clone: string, file: string, content: string): Pro
 }
 
 describe('the remote setting', () => {
+  test('is a remote name or null in .foreman/settings.json; absent means this machine only', () => {
+    assert.equal(crewSettingsOf(settingsFileSchema.parse({ remote: 'origin' })).remote, 'origin');
+    assert.equal(crewSettingsOf(settingsFileSchema.parse({ remote: null })).remote, undefined);
+    assert.equal(crewSettingsOf(settingsFileSchema.parse({})).remote, undefined);
+    for (const bad of ['--upload-pack=touch x', '../elsewhere', '', 'a b', '.hidden', 'x.lock']) {
+      assert.equal(settingsFileSchema.safeParse({ remote: bad }).success, false, bad);
+    }
+  });
+
   test('must name a remote of the clone', async () => {
     const { clones } = await sharedRemote(1);
     const clone = clones[0] ?? '';
