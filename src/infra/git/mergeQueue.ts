@@ -252,12 +252,10 @@ export async function syncLocalBase(repoRoot: string, remote: string, base: stri
   if (local === undefined || local === fetched.value || !(await isAncestor(repository, local, fetched.value))) {
     return ok(local ?? fetched.value);
   }
-  const key = await canonicalPath(resolve(repoRoot));
-  // In the merge queue: a merge advancing the same base must not race this.
-  return repositoryMerges.queue(key, async () => {
-    const advanced = await advanceBase(repository, base, local, fetched.value, `foreman: ${base} from ${remote}`);
-    return advanced.ok ? ok(fetched.value) : advanced;
-  });
+  // Not in the merge queue (a task's start must not wait for another's verify): both moves of the
+  // local base are compare-and-swaps or ff-only merges, so a race refuses one and loses nothing.
+  const advanced = await advanceBase(repository, base, local, fetched.value, `foreman: ${base} from ${remote}`);
+  return advanced.ok ? ok(fetched.value) : advanced;
 }
 
 function defaultSubject(request: MergeRequest): string {

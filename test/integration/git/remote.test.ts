@@ -10,6 +10,7 @@ import { simpleGit } from 'simple-git';
 import { ok } from '../../../src/core/result';
 import { GitWorkspace, changedFiles, checkRemote } from '../../../src/infra/git';
 import { GitPortAdapter } from '../../../src/infra/git/gitPort';
+import { crewSettingsOf, settingsFileSchema } from '../../../src/engine/settings';
 import { commitAllIn, readFile, revParse, statusOf, unwrap, writeFile } from './gitFixtures';
 import { onlyFastForwards, remoteBaseHistory, sharedRemote } from './remoteFixtures';
 
@@ -35,6 +36,15 @@ async function moveRemoteMain(clone: string, file: string, content: string): Pro
 }
 
 describe('the remote setting', () => {
+  test('is a remote name or null in .foreman/settings.json; absent means this machine only', () => {
+    assert.equal(crewSettingsOf(settingsFileSchema.parse({ remote: 'origin' })).remote, 'origin');
+    assert.equal(crewSettingsOf(settingsFileSchema.parse({ remote: null })).remote, undefined);
+    assert.equal(crewSettingsOf(settingsFileSchema.parse({})).remote, undefined);
+    for (const bad of ['--upload-pack=touch x', '../elsewhere', '', 'a b', '.hidden', 'x.lock']) {
+      assert.equal(settingsFileSchema.safeParse({ remote: bad }).success, false, bad);
+    }
+  });
+
   test('must name a remote of the clone', async () => {
     const { clones } = await sharedRemote(1);
     const clone = clones[0] ?? '';
@@ -106,6 +116,19 @@ describe('task branches through the remote', () => {
     const again = await commitAllIn(second.path, 'after review');
     unwrap(await second.workspace.publish('bob/t2'));
     assert.equal(await revParse(remote, 'refs/heads/bob/t2'), again);
+  });
+
+  test('a new task on B starts from what was merged on A: B`s main is fast-forwarded first', async () => {
+    const { remote, clones } = await sharedRemote();
+    const [a = '', b = ''] = clones;
+    const { workspace, work } = await taskIn(a, 'ada', 't1', 'merged-on-a.txt', 'from A\n');
+    const merged = unwrap(await workspace.merge({ ...work, base: 'main', strategy: 'rebase' }));
+    assert.equal(await revParse(remote, 'refs/heads/main'), merged.baseAfter);
+    const adapterB = new GitPortAdapter(b, () => 'main', remoteOptions);
+    const prepared = unwrap(await adapterB.prepare({ workerId: 'bob', taskId: 't2', attempt: 1, branch: 'bob/t2' }, 'main'));
+    assert.equal(await revParse(b, 'refs/heads/main'), merged.baseAfter);
+    assert.equal(await revParse(prepared.worktree, 'HEAD'), merged.baseAfter);
+    assert.equal(readFile(b, 'merged-on-a.txt'), 'from A\n');
   });
 
   test('an attempt requeued on another machine starts from the branch pushed by the first', async () => {
