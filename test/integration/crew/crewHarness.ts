@@ -109,11 +109,13 @@ export class CrewRepo {
   constructor(
     readonly root: string,
     readonly worktreeRoot: string,
+    /** Extra environment of this clone's CLI calls and serve (a machine's FOREMAN_HOST, PGPASSWORD). */
+    readonly env: Readonly<Record<string, string>> = {},
   ) {}
 
   /** Runs `foreman <args>` in the repository. */
   foreman(args: readonly string[]): Promise<Run> {
-    return runProcess(process.execPath, [cliPath, ...args], { cwd: this.root, env: baseEnv });
+    return runProcess(process.execPath, [cliPath, ...args], { cwd: this.root, env: { ...baseEnv, ...this.env } });
   }
 
   /** A command that must succeed. */
@@ -233,7 +235,7 @@ export class CrewRepo {
 
   /** Starts `foreman serve` and waits for its ready line. */
   serve(): Promise<Server> {
-    return startServe(this.root);
+    return startServe(this.root, this.env);
   }
 }
 
@@ -257,6 +259,11 @@ export async function makeCrew(options: CrewOptions = {}): Promise<CrewRepo> {
   writeFileSync(join(root, '.foreman', 'settings.json'), JSON.stringify(settings, null, 2));
   for (const worker of options.workers ?? []) await crew.ok(['worker', 'add', worker, '--agent', 'demo']);
   return crew;
+}
+
+/** git with the crew tests' configuration (none of the machine's), in `cwd`. */
+export function gitIn(cwd: string, args: readonly string[]): string {
+  return execFileSync('git', args, { cwd, env: gitEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).replace(/\n$/, '');
 }
 
 export function sandboxPath(name: string): string {
@@ -295,9 +302,9 @@ export interface Server {
   kill(): Promise<void>;
 }
 
-function startServe(repo: string): Promise<Server> {
+function startServe(repo: string, env: Readonly<Record<string, string>>): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, 'serve'], { cwd: repo, env: baseEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cliPath, 'serve'], { cwd: repo, env: { ...baseEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     let ready = false;
     const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));

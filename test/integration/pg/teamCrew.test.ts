@@ -1,0 +1,147 @@
+/**
+ * The README's team setup, end to end (issue 14): one PostgreSQL server, a bare repository as the
+ * shared remote, two clones of it standing for two machines (machine-a, machine-b), each with its
+ * own `foreman serve` and two workers running the demo agent. A chain and free tasks go through
+ * review and merge, approved and merged from machine-b only; machine-a's owner is SIGKILLed while
+ * its workers hold tasks. Its lease runs out, machine-b takes its tasks back and finishes them,
+ * and afterwards the remote's main holds every change exactly once, by fast-forwards only.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { type CrewRepo, type Status, type Transition, CrewRepo as Clone, fastSettings, gitIn, reviewUntil, sandboxPath } from '../crew/crewHarness';
+import { onlyFastForwards } from '../git/remoteFixtures';
+import { type TestPostgres, startPostgres } from '../../support/postgres';
+
+let postgres: TestPostgres;
+before(async () => {
+  postgres = await startPostgres();
+});
+after(async () => {
+  await postgres?.stop();
+});
+
+const chain = `# Two steps
+
+- [ ] Step one
+  write chain/one.txt one
+  append chain.txt one
+  sleep 600
+  commit chain step one
+- [ ] Step two
+  write chain/two.txt two
+  append chain.txt two
+  commit chain step two
+`;
+
+/** Free tasks, long enough that machine-a's workers are holding some when its owner dies. */
+const freeTasks: Record<string, string> = {
+  'free-1': 'write free/1.txt first\nsleep 2500\ncommit free one',
+  'free-2': 'write free/2.txt second\nsleep 2500\ncommit free two',
+  'free-3': 'write free/3.txt third\nsleep 2500\ncommit free three',
+  'free-4': 'write free/4.txt fourth\nsleep 2500\ncommit free four',
+};
+
+/** The store's URL as `foreman init --store` takes it: no password (that comes from PGPASSWORD). */
+function storeUrl(): string {
+  const url = new URL(postgres.url);
+  url.password = '';
+  return url.toString();
+}
+
+/** A clone of `remote` on a machine named `host`, with Foreman initialised on the shared store. */
+async function machine(remote: string, host: string): Promise<CrewRepo> {
+  const folder = sandboxPath(host);
+  mkdirSync(folder);
+  const root = join(folder, 'repo');
+  gitIn(folder, ['clone', '--quiet', remote, root]);
+  const clone = new Clone(root, join(folder, 'worktrees'), { FOREMAN_HOST: host, PGPASSWORD: postgres.password });
+  await clone.ok(['init', '--store', storeUrl()]);
+  const settings = { ...fastSettings, worktreeRoot: clone.worktreeRoot, remote: 'origin', ownerLeaseMs: 3000 };
+  writeFileSync(join(root, '.foreman', 'settings.json'), JSON.stringify(settings, null, 2));
+  return clone;
+}
+
+const hostOf = (status: Status, workerId: string): string | undefined =>
+  (status.workers.find((worker) => worker.id === workerId) as { host?: string | null } | undefined)?.host ?? undefined;
+
+test('two machines, one queue: machine-a`s owner dies mid-task, machine-b finishes its work, main has every change once', { timeout: 150_000 }, async () => {
+  const seed = sandboxPath('seed');
+  mkdirSync(seed);
+  gitIn(seed, ['init', '--quiet', '-b', 'main']);
+  gitIn(seed, ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', 'commit', '--quiet', '--allow-empty', '-m', 'initial']);
+  const remote = sandboxPath('remote.git');
+  gitIn(sandboxPath(''), ['clone', '--quiet', '--bare', seed, remote]);
+  gitIn(remote, ['config', 'core.logAllRefUpdates', 'always']);
+
+  const a = await machine(remote, 'machine-a');
+  const b = await machine(remote, 'machine-b');
+  for (const id of ['a1', 'a2']) await a.ok(['worker', 'add', id, '--agent', 'demo', '--host', 'machine-a']);
+  for (const id of ['b1', 'b2']) await b.ok(['worker', 'add', id, '--agent', 'demo', '--host', 'machine-b']);
+  // Both clones see the whole crew, with the machine each worker runs on.
+  const seen = await b.status();
+  assert.deepEqual(
+    seen.workers.map((worker) => [worker.id, hostOf(seen, worker.id)]).sort(),
+    [
+      ['a1', 'machine-a'],
+      ['a2', 'machine-a'],
+      ['b1', 'machine-b'],
+      ['b2', 'machine-b'],
+    ],
+  );
+
+  const chainFile = sandboxPath('chain.md');
+  writeFileSync(chainFile, chain);
+  const added = await a.json<{ children: Array<{ id: string }> }>(['chain', 'add', '--from', chainFile]);
+  const [one, two] = added.children.map((child) => child.id);
+  assert.ok(one && two, 'two chain children');
+  for (const [id, prompt] of Object.entries(freeTasks)) await a.ok(['task', 'add', `Task ${id}`, '--id', id, '--prompt', prompt]);
+  const taskIds = [one, two, ...Object.keys(freeTasks)];
+
+  const serveB = await b.serve();
+  const serveA = await a.serve();
+  let heldByA: string[] = [];
+  try {
+    // Kill machine-a's owner once its workers are in the middle of tasks.
+    const busy = await a.waitFor(
+      'machine-a`s workers to hold tasks',
+      (status) => status.workers.some((worker) => worker.id.startsWith('a') && worker.state === 'WORKING'),
+      40_000,
+      serveA,
+    );
+    heldByA = busy.workers.filter((worker) => worker.id.startsWith('a') && worker.taskId !== null).map((worker) => worker.taskId!);
+    await serveA.kill();
+
+    const finished = await reviewUntil(b, (status) => taskIds.every((id) => b.task(status, id).status === 'done'), {
+      server: serveB,
+      timeoutMs: 90_000,
+    });
+    for (const id of taskIds) assert.equal(b.task(finished, id).status, 'done', id);
+    // Machine-a's tasks were finished on machine-b, under a later attempt.
+    for (const id of heldByA) {
+      const task = b.task(finished, id);
+      assert.match(task.workerId ?? '', /^b[12]$/, `${id} finished on machine-b`);
+      assert.ok(task.attempt >= 2, `${id} ran again under a new attempt`);
+    }
+    const transitions = await b.transitions();
+    const takenBack = transitions.filter((row: Transition) => /stopped renewing its lease/.test(row.reason ?? ''));
+    assert.ok(takenBack.length >= heldByA.length, `machine-a's work was taken back: ${JSON.stringify(takenBack)}`);
+  } finally {
+    await serveB.stop();
+  }
+  // Machine-a comes back (and reaps the agents its killed owner left); nothing is left for it to do.
+  const back = await a.serve();
+  await back.stop();
+
+  // The remote's main holds every change once, reached by fast-forwards only.
+  gitIn(b.root, ['fetch', '--quiet', 'origin']);
+  const files = gitIn(remote, ['ls-tree', '-r', '--name-only', 'main']).split('\n').sort();
+  assert.deepEqual(files, ['chain.txt', 'chain/one.txt', 'chain/two.txt', 'free/1.txt', 'free/2.txt', 'free/3.txt', 'free/4.txt']);
+  assert.equal(gitIn(remote, ['show', 'main:chain.txt']), 'one\ntwo');
+  const subjects = gitIn(remote, ['log', '--format=%s', 'main']).split('\n');
+  for (const subject of ['chain step one', 'chain step two', 'free one', 'free two', 'free three', 'free four']) {
+    assert.equal(subjects.filter((line) => line === subject).length, 1, `"${subject}" merged once: ${subjects.join(' | ')}`);
+  }
+  assert.equal(await onlyFastForwards(remote), true, 'the remote`s main only ever moved forward');
+});
