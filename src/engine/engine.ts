@@ -249,7 +249,12 @@ export class Engine implements Disposable {
 
   /** The lease of this owner: registered now, renewed every third of it, the others' checked each time. */
   private startLease(lease: OwnerLease): void {
-    this.tx.internal('owner', (unit) => ok(lease.register(unit)), { quiet: true });
+    try {
+      this.tx.internal('owner', (unit) => ok(lease.register(unit)), { quiet: true });
+    } catch (error) {
+      // The server is away: the first renewal registers this owner once it answers.
+      this._onDidFailInBackground.fire(error);
+    }
     const renewing = this.disposables.add(
       new RunOnceScheduler(
         () => {
@@ -269,7 +274,7 @@ export class Engine implements Disposable {
 
   private renewLease(lease: OwnerLease): void {
     const renewed = this.tx.internal('owner', (unit) => ok(lease.renew(unit)), { quiet: true });
-    if (renewed.ok && !renewed.value) {
+    if (renewed.ok && renewed.value === 'lost') {
       this._onDidFailInBackground.fire(
         new Error(`owner ${lease.owner.id} had lost its lease (its work was taken back by another owner); it holds a new one now`),
       );

@@ -1,5 +1,13 @@
 import type { OwnerIdentity, Reader } from './ports';
-import { type OwnerRow, listBusyWorkersOfOwner, listExpiredOwners, releaseExpiredOwner, renewOwnerLease, upsertOwner } from './queries';
+import {
+  type OwnerRow,
+  findOwner,
+  listBusyWorkersOfOwner,
+  listExpiredOwners,
+  releaseExpiredOwner,
+  renewOwnerLease,
+  upsertOwner,
+} from './queries';
 import type { StateService } from './stateService';
 import type { Unit } from './unit';
 
@@ -31,13 +39,15 @@ export class OwnerLease {
   }
 
   /**
-   * Extends the lease. False when it had run out and the others took this owner's work back
-   * meanwhile: the owner registers again (its old attempts are fenced off already).
+   * Extends the lease. `lost` when it had run out and the others took this owner's work back
+   * meanwhile; `registered` when the owner had no row yet (the server was away at its start). Either
+   * way the owner registers again (its old attempts are fenced off already).
    */
-  renew(unit: Unit): boolean {
-    if (renewOwnerLease(unit.tx, this.owner.id, unit.now + this.leaseMs) === 1) return true;
+  renew(unit: Unit): 'renewed' | 'lost' | 'registered' {
+    if (renewOwnerLease(unit.tx, this.owner.id, unit.now + this.leaseMs) === 1) return 'renewed';
+    const lost = findOwner(unit.tx, this.owner.id) !== undefined;
     this.register(unit);
-    return false;
+    return lost ? 'lost' : 'registered';
   }
 
   /** Owners whose lease ran out and whose work nobody has taken back yet. */

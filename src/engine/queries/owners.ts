@@ -31,6 +31,10 @@ export function listExpiredOwners(reader: Reader, now: number, self: string): Ow
   return reader.all<OwnerRow>('SELECT * FROM owners WHERE released_at IS NULL AND lease_until_ms < ? AND id <> ? ORDER BY id', [now, self]);
 }
 
+export function findOwner(reader: Reader, id: string): OwnerRow | undefined {
+  return reader.get<OwnerRow>('SELECT * FROM owners WHERE id = ?', [id]);
+}
+
 /** Every owner, live or not, for status and `doctor`. */
 export function listOwners(reader: Reader): OwnerRow[] {
   return reader.all<OwnerRow>('SELECT * FROM owners ORDER BY id');
