@@ -101,6 +101,8 @@ export class Engine implements Disposable {
   private readonly disposables = new DisposableStore();
   private waker: QueueWaker | undefined;
   private readonly lease: OwnerLease | undefined;
+  /** This owner's lease is kept (a long-running owner): the work it hands out hangs on it. */
+  private leaseRunning = false;
   private archiving: RunOnceScheduler | undefined;
   /** A batch is between its steps (chosen, its segment being written): the next waits. */
   private archivingInSteps = false;
@@ -119,6 +121,7 @@ export class Engine implements Disposable {
         backoff: settings.backoff,
         leaseMs: settings.liveness.staleMs,
         ...(deps.owner ? { owner: deps.owner } : {}),
+        leaseHolder: () => (this.leaseRunning ? deps.owner?.id : undefined),
       },
       picker,
       chains,
@@ -249,6 +252,7 @@ export class Engine implements Disposable {
 
   /** The lease of this owner: registered now, renewed every third of it, the others' checked each time. */
   private startLease(lease: OwnerLease): void {
+    this.leaseRunning = true;
     try {
       this.tx.internal('owner', (unit) => ok(lease.register(unit)), { quiet: true });
     } catch (error) {

@@ -2,8 +2,10 @@ import type { OwnerIdentity, Reader } from './ports';
 import {
   type OwnerRow,
   findOwner,
+  hasLiveOwnerOnHost,
   listBusyWorkersOfOwner,
   listExpiredOwners,
+  listUnheldBusyWorkersOnHost,
   releaseExpiredOwner,
   renewOwnerLease,
   upsertOwner,
@@ -60,7 +62,12 @@ export class OwnerLease {
     if (releaseExpiredOwner(unit.tx, expired.id, unit.now) === 0) return 0;
     const reason = `owner ${expired.id} on ${expired.host} stopped renewing its lease`;
     let taken = 0;
-    for (const worker of listBusyWorkersOfOwner(unit.tx, expired.id)) {
+    const held = listBusyWorkersOfOwner(unit.tx, expired.id);
+    // Work no lease holds on the dead owner's machine was its to run, unless another owner lives there.
+    const unheld = hasLiveOwnerOnHost(unit.tx, expired.host, unit.now, expired.id)
+      ? []
+      : listUnheldBusyWorkersOnHost(unit.tx, expired.host);
+    for (const worker of [...held, ...unheld]) {
       // Guarded by state and attempt, like every move: a worker that moved meanwhile is left alone.
       if (state.fail(unit, worker.id, reason, worker.attempt).ok) taken++;
     }

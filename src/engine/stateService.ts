@@ -17,6 +17,11 @@ export interface StateSettings {
   readonly leaseMs: number;
   /** The owner this engine is, with several owners on one store (undefined: the only one). */
   readonly owner?: OwnerIdentity;
+  /**
+   * The owner whose lease the work this engine hands out hangs on: its own id once its lease runs
+   * (a long-running owner), undefined for a one-shot engine, whose work is its host's owners' to take back.
+   */
+  readonly leaseHolder?: () => string | undefined;
 }
 
 /** What a worker looks like after it lets go of its task. */
@@ -92,7 +97,7 @@ export class StateService {
         note: null,
         summary: null,
         // Whose lease this work now hangs on: if that owner stops renewing it, the others take the task back.
-        owner_id: this.settings.owner?.id ?? null,
+        owner_id: this.settings.leaseHolder?.() ?? null,
       },
       metadata: { taskId: claimed.id, attempt: claimed.attempt },
     });

@@ -54,3 +54,22 @@ export function listBusyWorkersOfOwner(reader: Reader, ownerId: string): WorkerR
     ownerId,
   ]);
 }
+
+/** Busy workers of a host that no owner's lease holds (their task came from a one-shot `foreman claim` or `assign`). */
+export function listUnheldBusyWorkersOnHost(reader: Reader, host: string): WorkerRow[] {
+  return reader.all<WorkerRow>(
+    `SELECT * FROM workers WHERE host = ? AND owner_id IS NULL AND state IN ('ASSIGNED', 'WORKING', 'STALE') ORDER BY id`,
+    [host],
+  );
+}
+
+/** Whether an owner other than `except` runs on `host` with a lease that has not run out. */
+export function hasLiveOwnerOnHost(reader: Reader, host: string, now: number, except: string): boolean {
+  return (
+    reader.get<{ id: string }>('SELECT id FROM owners WHERE host = ? AND id <> ? AND released_at IS NULL AND lease_until_ms >= ?', [
+      host,
+      except,
+      now,
+    ]) !== undefined
+  );
+}

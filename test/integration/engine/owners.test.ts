@@ -9,10 +9,12 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { type CommandInput, type CommandName, parseCommand } from '../../../src/core/requests';
+import type { Result } from '../../../src/core/result';
 import { WorkerState } from '../../../src/core/workerMachine';
 import { Engine } from '../../../src/engine/engine';
 import type { OwnerIdentity } from '../../../src/engine/ports';
 import * as q from '../../../src/engine/queries';
+import type { ResultOf } from '../../../src/engine/results';
 import { defaultEngineSettings, type EngineSettings } from '../../../src/engine/settings';
 import { FileArchiveSink, FileBlobStore, JsonlExportSink } from '../../../src/infra/fs';
 import { GitPortAdapter } from '../../../src/infra/git/gitPort';
@@ -33,7 +35,7 @@ const settings: EngineSettings = {
 function owner(
   h: EngineHarness,
   identity: OwnerIdentity,
-): Engine & { run: <C extends CommandName>(c: C, a: CommandInput<C>) => ReturnType<Engine['execute']> } {
+): Engine & { run: <C extends CommandName>(c: C, a: CommandInput<C>) => Promise<Result<ResultOf<C>>> } {
   const foremanDir = join(h.dir, '.foreman');
   const engine = new Engine({
     store: h.store,
@@ -102,6 +104,14 @@ describe('engine: owners sharing a store', () => {
     // A goes silent (its process gone): nothing renews its lease. B and C renew theirs and, once
     // A's ran out, take its work back between them: once.
     a.dispose();
+    // A one-shot `foreman claim` on A's machine (an engine with the host's identity and no lease):
+    // its work hangs on no lease, so it is the host's owners' to take back.
+    const oneShot = owner(h, { id: 'cli-1', host: 'host-a' });
+    await h.value('task.add', { id: 't3', title: 'third' });
+    const claimed = await oneShot.run('claim', { worker: 'any' });
+    assert.deepEqual(claimed.ok && [claimed.value?.id, claimed.value?.attempt], ['t3', 1]);
+    assert.equal(workers().find((w) => w.id === 'any')?.owner_id, null);
+    oneShot.dispose();
     h.clock.advance(leaseMs / 3);
     await settle();
     assert.equal(workers().find((w) => w.id === ada.id)?.state, WorkerState.Assigned, 'not before the lease ran out');
@@ -113,6 +123,8 @@ describe('engine: owners sharing a store', () => {
     assert.match(let_go?.last_error ?? '', /owner owner-a on host-a stopped renewing its lease/);
     const ends = h.query('transitions', { limit: 1000 }).filter((t) => t.entity_id === ada.id && /stopped renewing/.test(t.reason ?? ''));
     assert.equal(ends.length, 1, 'two live owners took it back once');
+    const anyEnds = h.query('transitions', { limit: 1000 }).filter((t) => t.entity_id === 'any' && /stopped renewing/.test(t.reason ?? ''));
+    assert.equal(anyEnds.length, 1, "the one-shot claim on A's machine was taken back with A's own work");
     const t2 = h.store.read((reader) => q.findTask(reader, 't2'));
     assert.deepEqual([t2?.status, t2?.attempt], ['queued', 1], 'queued again; its next claim is attempt 2');
     assert.ok(
