@@ -96,12 +96,22 @@ export class StateService {
         last_error: null,
         note: null,
         summary: null,
-        // Whose lease this work now hangs on: if that owner stops renewing it, the others take the task back.
-        owner_id: this.settings.leaseHolder?.() ?? null,
+        owner_id: this.leaseHolderFor(worker),
       },
       metadata: { taskId: claimed.id, attempt: claimed.attempt },
     });
     return moved.ok ? ok(claimed) : moved;
+  }
+
+  /**
+   * Whose lease this work now hangs on (if that owner stops renewing it, the others take the task
+   * back): this owner's when it runs the worker's agents; for another machine's worker, nobody's
+   * (its host's owners answer for it: ownerLease.ts).
+   */
+  private leaseHolderFor(worker: WorkerRow): string | null {
+    const holder = this.settings.leaseHolder?.();
+    if (holder === undefined) return null;
+    return worker.host === null || worker.host === this.settings.owner?.host ? holder : null;
   }
 
   start(unit: Unit, workerId: string): Result<WorkerRow> {

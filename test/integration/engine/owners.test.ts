@@ -145,6 +145,28 @@ describe('engine: owners sharing a store', () => {
     c.dispose();
   });
 
+  it("work one owner gives another machine's worker survives the giver's death", async () => {
+    const h = await openEngine(settings);
+    harnesses.push(h);
+    const a = owner(h, { id: 'owner-a', host: 'host-a' });
+    const b = owner(h, { id: 'owner-b', host: 'host-b' });
+    assert.equal((await a.run('worker.add', { id: 'ada' })).ok, true);
+    a.startBackground();
+    b.startBackground();
+    // B assigns by hand, before A's dispatcher runs: the work is ada's host's (A's), not B's.
+    await h.value('task.add', { id: 't1', title: 'by hand' });
+    const assigned = await b.run('assign', { worker: 'ada', task: 't1' });
+    assert.equal(assigned.ok, true);
+    assert.equal(h.store.read((reader) => q.findWorker(reader, 'ada'))?.owner_id, null);
+    b.dispose();
+    h.clock.advance(2 * leaseMs);
+    await settle();
+    const ada = h.store.read((reader) => q.findWorker(reader, 'ada'));
+    assert.deepEqual([ada?.state, ada?.task_id], [WorkerState.Assigned, 't1'], 'B died; ada (on A’s live machine) keeps its task');
+    assert.notEqual(h.store.read((reader) => q.findOwner(reader, 'owner-b'))?.released_at, null, "B's lease was seen to run out");
+    a.dispose();
+  });
+
   it('an owner that lost its lease registers again and says so', async () => {
     const h = await openEngine(settings);
     harnesses.push(h);
