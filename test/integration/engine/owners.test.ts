@@ -35,11 +35,12 @@ const settings: EngineSettings = {
 function owner(
   h: EngineHarness,
   identity: OwnerIdentity,
+  overrides: Partial<EngineSettings> = {},
 ): Engine & { run: <C extends CommandName>(c: C, a: CommandInput<C>) => Promise<Result<ResultOf<C>>> } {
   const foremanDir = join(h.dir, '.foreman');
   const engine = new Engine({
     store: h.store,
-    settings,
+    settings: { ...settings, ...overrides },
     blobs: new FileBlobStore(join(foremanDir, 'blobs')),
     exports: new JsonlExportSink(foremanDir),
     archive: new FileArchiveSink(foremanDir),
@@ -165,6 +166,29 @@ describe('engine: owners sharing a store', () => {
     assert.deepEqual([ada?.state, ada?.task_id], [WorkerState.Assigned, 't1'], 'B died; ada (on A’s live machine) keeps its task');
     assert.notEqual(h.store.read((reader) => q.findOwner(reader, 'owner-b'))?.released_at, null, "B's lease was seen to run out");
     a.dispose();
+  });
+
+  it("another owner's change reschedules this owner's liveness monitor for the workers it names", async () => {
+    const liveness = { warnMs: 10_000, staleMs: 20_000, deadMs: 600_000 };
+    const h = await openEngine({ ...settings, liveness });
+    harnesses.push(h);
+    const b = owner(h, { id: 'owner-b', host: 'host-b' }, { liveness, ownerLeaseMs: 30_000 });
+    b.startBackground();
+    await settle();
+    // Another owner (the harness's engine here) puts its worker to work; B hears nothing of it yet.
+    await h.value('worker.add', { id: 'far', host: 'host-x' });
+    await h.value('task.add', { id: 't1', title: 'far away' });
+    await h.value('claim', { worker: 'far' });
+    await h.value('start', { worker: 'far' });
+    h.clock.advance(liveness.staleMs + 1_000);
+    await settle();
+    assert.equal(h.store.read((reader) => q.findWorker(reader, 'far'))?.state, WorkerState.Working, 'no timer of B knew of it');
+    b.noteExternalChange({ workers: ['far'], tasks: [] });
+    await settle();
+    h.clock.advance(10);
+    await settle();
+    assert.equal(h.store.read((reader) => q.findWorker(reader, 'far'))?.state, WorkerState.Stale, "B's monitor judged it");
+    b.dispose();
   });
 
   it('an owner that lost its lease registers again and says so', async () => {
