@@ -7,9 +7,12 @@ import { AgentRunner, type AgentRunnerSettings } from './agentRunner';
 import type { AgentPort, GitPort, MergeStrategy, WorkRef } from './ports';
 import type { MergeReport, ResultOf } from './results';
 import { type TaskRow, type WorkerRow, findTask, findWorker, readMeta } from './rows';
-import { findPreviousAssignMetadata, findWorkerIdHolding, listWorkersWithAgents, setWorkerLastError } from './queries';
+import { findPreviousAssignMetadata, findWorkerIdHolding, listWorkersOnHost, listWorkersWithAgents, setWorkerLastError } from './queries';
 import type { Transactor } from './transactor';
 import type { EngineEvent } from './unit';
+
+/** States in which a worker's agent must not run any more. */
+const stoppedStates: ReadonlySet<WorkerState> = new Set([WorkerState.Idle, WorkerState.Failed, WorkerState.Stale]);
 
 export interface CrewSettings extends AgentRunnerSettings {
   readonly mergeStrategy: MergeStrategy;
@@ -198,18 +201,31 @@ export class Crew implements Disposable {
   }
 
   /**
-   * Another owner changed these workers (undefined: which is not known): those of this host it
-   * assigned (`assign` from another machine) are started here, where their agents run.
+   * Another owner changed these workers (undefined: which is not known). Those of this host it
+   * assigned (`assign` from another machine) are started here, where their agents run; those it
+   * moved away from work (a cancel from another machine, a lease taken back, a liveness verdict)
+   * have their agents stopped here, and a STALE one's work saved first.
    */
   noteExternal(workerIds?: readonly string[]): void {
-    if (!this.agents || this.disposed || this.host === undefined) return;
-    const assigned = this.tx.read((reader) =>
-      (workerIds ? workerIds.flatMap((id) => findWorker(reader, id) ?? []) : listWorkersWithAgents(reader)).filter(
-        (worker) => worker.state === WorkerState.Assigned && worker.host === this.host,
+    const agents = this.agents;
+    const host = this.host;
+    if (!agents || this.disposed || host === undefined) return;
+    const workers = this.tx.read((reader) =>
+      (workerIds ? workerIds.flatMap((id) => findWorker(reader, id) ?? []) : listWorkersOnHost(reader, host)).filter(
+        (worker) => worker.host === host,
       ),
     );
-    // A start queued twice finds the worker WORKING the second time and is refused: one launch.
-    for (const worker of assigned) void this.serialized(worker.id, () => this.startWorker(worker.id));
+    for (const worker of workers) {
+      // A start queued twice finds the worker WORKING the second time and is refused: one launch.
+      if (worker.state === WorkerState.Assigned) void this.serialized(worker.id, () => this.startWorker(worker.id));
+      else if (stoppedStates.has(worker.state) && agents.signals(worker.id)?.alive) {
+        const work = worker.state === WorkerState.Stale ? this.workOf(worker) : undefined;
+        void this.serialized(worker.id, async () => {
+          await this.stopAgent(worker.id);
+          if (work) await this.git.snapshot(work, `agent stopped: ${worker.last_error ?? 'moved by another owner'}`);
+        });
+      }
+    }
   }
 
   /**

@@ -101,6 +101,8 @@ export class Engine implements Disposable {
   private readonly disposables = new DisposableStore();
   private waker: QueueWaker | undefined;
   private readonly lease: OwnerLease | undefined;
+  /** This owner's lease is kept (a long-running owner): the work it hands out hangs on it. */
+  private leaseRunning = false;
   private archiving: RunOnceScheduler | undefined;
   /** A batch is between its steps (chosen, its segment being written): the next waits. */
   private archivingInSteps = false;
@@ -119,6 +121,7 @@ export class Engine implements Disposable {
         backoff: settings.backoff,
         leaseMs: settings.liveness.staleMs,
         ...(deps.owner ? { owner: deps.owner } : {}),
+        leaseHolder: () => (this.leaseRunning ? deps.owner?.id : undefined),
       },
       picker,
       chains,
@@ -249,7 +252,13 @@ export class Engine implements Disposable {
 
   /** The lease of this owner: registered now, renewed every third of it, the others' checked each time. */
   private startLease(lease: OwnerLease): void {
-    this.tx.internal('owner', (unit) => ok(lease.register(unit)), { quiet: true });
+    this.leaseRunning = true;
+    try {
+      this.tx.internal('owner', (unit) => ok(lease.register(unit)), { quiet: true });
+    } catch (error) {
+      // The server is away: the first renewal registers this owner once it answers.
+      this._onDidFailInBackground.fire(error);
+    }
     const renewing = this.disposables.add(
       new RunOnceScheduler(
         () => {
@@ -269,7 +278,7 @@ export class Engine implements Disposable {
 
   private renewLease(lease: OwnerLease): void {
     const renewed = this.tx.internal('owner', (unit) => ok(lease.renew(unit)), { quiet: true });
-    if (renewed.ok && !renewed.value) {
+    if (renewed.ok && renewed.value === 'lost') {
       this._onDidFailInBackground.fire(
         new Error(`owner ${lease.owner.id} had lost its lease (its work was taken back by another owner); it holds a new one now`),
       );

@@ -1,5 +1,15 @@
 import type { OwnerIdentity, Reader } from './ports';
-import { type OwnerRow, listBusyWorkersOfOwner, listExpiredOwners, releaseExpiredOwner, renewOwnerLease, upsertOwner } from './queries';
+import {
+  type OwnerRow,
+  findOwner,
+  hasLiveOwnerOnHost,
+  listBusyWorkersOfOwner,
+  listExpiredOwners,
+  listUnheldBusyWorkersOnHost,
+  releaseExpiredOwner,
+  renewOwnerLease,
+  upsertOwner,
+} from './queries';
 import type { StateService } from './stateService';
 import type { Unit } from './unit';
 
@@ -31,13 +41,15 @@ export class OwnerLease {
   }
 
   /**
-   * Extends the lease. False when it had run out and the others took this owner's work back
-   * meanwhile: the owner registers again (its old attempts are fenced off already).
+   * Extends the lease. `lost` when it had run out and the others took this owner's work back
+   * meanwhile; `registered` when the owner had no row yet (the server was away at its start). Either
+   * way the owner registers again (its old attempts are fenced off already).
    */
-  renew(unit: Unit): boolean {
-    if (renewOwnerLease(unit.tx, this.owner.id, unit.now + this.leaseMs) === 1) return true;
+  renew(unit: Unit): 'renewed' | 'lost' | 'registered' {
+    if (renewOwnerLease(unit.tx, this.owner.id, unit.now + this.leaseMs) === 1) return 'renewed';
+    const lost = findOwner(unit.tx, this.owner.id) !== undefined;
     this.register(unit);
-    return false;
+    return lost ? 'lost' : 'registered';
   }
 
   /** Owners whose lease ran out and whose work nobody has taken back yet. */
@@ -50,7 +62,12 @@ export class OwnerLease {
     if (releaseExpiredOwner(unit.tx, expired.id, unit.now) === 0) return 0;
     const reason = `owner ${expired.id} on ${expired.host} stopped renewing its lease`;
     let taken = 0;
-    for (const worker of listBusyWorkersOfOwner(unit.tx, expired.id)) {
+    const held = listBusyWorkersOfOwner(unit.tx, expired.id);
+    // Work no lease holds on the dead owner's machine was its to run, unless another owner lives there.
+    const unheld = hasLiveOwnerOnHost(unit.tx, expired.host, unit.now, expired.id)
+      ? []
+      : listUnheldBusyWorkersOnHost(unit.tx, expired.host);
+    for (const worker of [...held, ...unheld]) {
       // Guarded by state and attempt, like every move: a worker that moved meanwhile is left alone.
       if (state.fail(unit, worker.id, reason, worker.attempt).ok) taken++;
     }

@@ -17,6 +17,11 @@ export interface StateSettings {
   readonly leaseMs: number;
   /** The owner this engine is, with several owners on one store (undefined: the only one). */
   readonly owner?: OwnerIdentity;
+  /**
+   * The owner whose lease the work this engine hands out hangs on: its own id once its lease runs
+   * (a long-running owner), undefined for a one-shot engine, whose work is its host's owners' to take back.
+   */
+  readonly leaseHolder?: () => string | undefined;
 }
 
 /** What a worker looks like after it lets go of its task. */
@@ -91,12 +96,22 @@ export class StateService {
         last_error: null,
         note: null,
         summary: null,
-        // Whose lease this work now hangs on: if that owner stops renewing it, the others take the task back.
-        owner_id: this.settings.owner?.id ?? null,
+        owner_id: this.leaseHolderFor(worker),
       },
       metadata: { taskId: claimed.id, attempt: claimed.attempt },
     });
     return moved.ok ? ok(claimed) : moved;
+  }
+
+  /**
+   * Whose lease this work now hangs on (if that owner stops renewing it, the others take the task
+   * back): this owner's when it runs the worker's agents; for another machine's worker, nobody's
+   * (its host's owners answer for it: ownerLease.ts).
+   */
+  private leaseHolderFor(worker: WorkerRow): string | null {
+    const holder = this.settings.leaseHolder?.();
+    if (holder === undefined) return null;
+    return worker.host === null || worker.host === this.settings.owner?.host ? holder : null;
   }
 
   start(unit: Unit, workerId: string): Result<WorkerRow> {

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Request } from '../core/requests';
 import { Engine } from '../engine/engine';
-import type { ArchiveSink, BlobStore, Clock, ExportSink, Store, WorktreeSetupPort } from '../engine/ports';
+import type { ArchiveSink, BlobStore, Clock, ExportSink, OwnerIdentity, Store, WorktreeSetupPort } from '../engine/ports';
 import type { CrewSettingsFile, EngineSettings } from '../engine/settings';
 import { readMeta } from '../engine/rows';
 import type { AgentEvent } from '../core/agentEvents';
@@ -88,6 +88,8 @@ export interface EngineParts {
   readonly archive: ArchiveSink;
   readonly settings: { readonly engine: EngineSettings; readonly crew: CrewSettingsFile };
   readonly clock?: Clock;
+  /** With several owners on one PostgreSQL store: who this owner is (engine.ts `EngineDeps.owner`). */
+  readonly owner?: OwnerIdentity;
 }
 
 /** The engine over git and agents: one composition for `serve`, the CLI and VS Code. */
@@ -155,6 +157,7 @@ export function assembleCrew(repoRoot: string, foremanDir: string, parts: Engine
     git,
     ...(agents ? { agents } : {}),
     ...(parts.clock ? { clock: parts.clock } : {}),
+    ...(parts.owner ? { owner: parts.owner } : {}),
     crew: {
       mergeStrategy: settings.mergeStrategy,
       log: options.log,

@@ -31,6 +31,10 @@ export function listExpiredOwners(reader: Reader, now: number, self: string): Ow
   return reader.all<OwnerRow>('SELECT * FROM owners WHERE released_at IS NULL AND lease_until_ms < ? AND id <> ? ORDER BY id', [now, self]);
 }
 
+export function findOwner(reader: Reader, id: string): OwnerRow | undefined {
+  return reader.get<OwnerRow>('SELECT * FROM owners WHERE id = ?', [id]);
+}
+
 /** Every owner, live or not, for status and `doctor`. */
 export function listOwners(reader: Reader): OwnerRow[] {
   return reader.all<OwnerRow>('SELECT * FROM owners ORDER BY id');
@@ -49,4 +53,23 @@ export function listBusyWorkersOfOwner(reader: Reader, ownerId: string): WorkerR
   return reader.all<WorkerRow>(`SELECT * FROM workers WHERE owner_id = ? AND state IN ('ASSIGNED', 'WORKING', 'STALE') ORDER BY id`, [
     ownerId,
   ]);
+}
+
+/** Busy workers of a host that no owner's lease holds (their task came from a one-shot `foreman claim` or `assign`). */
+export function listUnheldBusyWorkersOnHost(reader: Reader, host: string): WorkerRow[] {
+  return reader.all<WorkerRow>(
+    `SELECT * FROM workers WHERE host = ? AND owner_id IS NULL AND state IN ('ASSIGNED', 'WORKING', 'STALE') ORDER BY id`,
+    [host],
+  );
+}
+
+/** Whether an owner other than `except` runs on `host` with a lease that has not run out. */
+export function hasLiveOwnerOnHost(reader: Reader, host: string, now: number, except: string): boolean {
+  return (
+    reader.get<{ id: string }>('SELECT id FROM owners WHERE host = ? AND id <> ? AND released_at IS NULL AND lease_until_ms >= ?', [
+      host,
+      except,
+      now,
+    ]) !== undefined
+  );
 }

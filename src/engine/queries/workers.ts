@@ -58,6 +58,11 @@ export function listWorkersInOnHost(reader: Reader, state: WorkerState, host: st
   return reader.all<WorkerRow>('SELECT * FROM workers WHERE state = ? AND (host = ? OR host IS NULL) ORDER BY id', [state, host]);
 }
 
+/** The workers of one host (not those of any host), by id. */
+export function listWorkersOnHost(reader: Reader, host: string): WorkerRow[] {
+  return reader.all<WorkerRow>('SELECT * FROM workers WHERE host = ? ORDER BY id', [host]);
+}
+
 /** Workers whose agent should be running (after an owner restart those agents are gone). */
 export function listWorkersWithAgents(reader: Reader): WorkerRow[] {
   return reader.all<WorkerRow>(`SELECT * FROM workers WHERE state IN ('ASSIGNED', 'WORKING')`);

@@ -9,10 +9,12 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { type CommandInput, type CommandName, parseCommand } from '../../../src/core/requests';
+import type { Result } from '../../../src/core/result';
 import { WorkerState } from '../../../src/core/workerMachine';
 import { Engine } from '../../../src/engine/engine';
 import type { OwnerIdentity } from '../../../src/engine/ports';
 import * as q from '../../../src/engine/queries';
+import type { ResultOf } from '../../../src/engine/results';
 import { defaultEngineSettings, type EngineSettings } from '../../../src/engine/settings';
 import { FileArchiveSink, FileBlobStore, JsonlExportSink } from '../../../src/infra/fs';
 import { GitPortAdapter } from '../../../src/infra/git/gitPort';
@@ -33,11 +35,12 @@ const settings: EngineSettings = {
 function owner(
   h: EngineHarness,
   identity: OwnerIdentity,
-): Engine & { run: <C extends CommandName>(c: C, a: CommandInput<C>) => ReturnType<Engine['execute']> } {
+  overrides: Partial<EngineSettings> = {},
+): Engine & { run: <C extends CommandName>(c: C, a: CommandInput<C>) => Promise<Result<ResultOf<C>>> } {
   const foremanDir = join(h.dir, '.foreman');
   const engine = new Engine({
     store: h.store,
-    settings,
+    settings: { ...settings, ...overrides },
     blobs: new FileBlobStore(join(foremanDir, 'blobs')),
     exports: new JsonlExportSink(foremanDir),
     archive: new FileArchiveSink(foremanDir),
@@ -102,6 +105,14 @@ describe('engine: owners sharing a store', () => {
     // A goes silent (its process gone): nothing renews its lease. B and C renew theirs and, once
     // A's ran out, take its work back between them: once.
     a.dispose();
+    // A one-shot `foreman claim` on A's machine (an engine with the host's identity and no lease):
+    // its work hangs on no lease, so it is the host's owners' to take back.
+    const oneShot = owner(h, { id: 'cli-1', host: 'host-a' });
+    await h.value('task.add', { id: 't3', title: 'third' });
+    const claimed = await oneShot.run('claim', { worker: 'any' });
+    assert.deepEqual(claimed.ok && [claimed.value?.id, claimed.value?.attempt], ['t3', 1]);
+    assert.equal(workers().find((w) => w.id === 'any')?.owner_id, null);
+    oneShot.dispose();
     h.clock.advance(leaseMs / 3);
     await settle();
     assert.equal(workers().find((w) => w.id === ada.id)?.state, WorkerState.Assigned, 'not before the lease ran out');
@@ -113,6 +124,8 @@ describe('engine: owners sharing a store', () => {
     assert.match(let_go?.last_error ?? '', /owner owner-a on host-a stopped renewing its lease/);
     const ends = h.query('transitions', { limit: 1000 }).filter((t) => t.entity_id === ada.id && /stopped renewing/.test(t.reason ?? ''));
     assert.equal(ends.length, 1, 'two live owners took it back once');
+    const anyEnds = h.query('transitions', { limit: 1000 }).filter((t) => t.entity_id === 'any' && /stopped renewing/.test(t.reason ?? ''));
+    assert.equal(anyEnds.length, 1, "the one-shot claim on A's machine was taken back with A's own work");
     const t2 = h.store.read((reader) => q.findTask(reader, 't2'));
     assert.deepEqual([t2?.status, t2?.attempt], ['queued', 1], 'queued again; its next claim is attempt 2');
     assert.ok(
@@ -131,6 +144,51 @@ describe('engine: owners sharing a store', () => {
     assert.deepEqual([bob?.task_id, bob?.attempt, bob?.owner_id], ['t2', 2, 'owner-b']);
     b.dispose();
     c.dispose();
+  });
+
+  it("work one owner gives another machine's worker survives the giver's death", async () => {
+    const h = await openEngine(settings);
+    harnesses.push(h);
+    const a = owner(h, { id: 'owner-a', host: 'host-a' });
+    const b = owner(h, { id: 'owner-b', host: 'host-b' });
+    assert.equal((await a.run('worker.add', { id: 'ada' })).ok, true);
+    a.startBackground();
+    b.startBackground();
+    // B assigns by hand, before A's dispatcher runs: the work is ada's host's (A's), not B's.
+    await h.value('task.add', { id: 't1', title: 'by hand' });
+    const assigned = await b.run('assign', { worker: 'ada', task: 't1' });
+    assert.equal(assigned.ok, true);
+    assert.equal(h.store.read((reader) => q.findWorker(reader, 'ada'))?.owner_id, null);
+    b.dispose();
+    h.clock.advance(2 * leaseMs);
+    await settle();
+    const ada = h.store.read((reader) => q.findWorker(reader, 'ada'));
+    assert.deepEqual([ada?.state, ada?.task_id], [WorkerState.Assigned, 't1'], 'B died; ada (on A’s live machine) keeps its task');
+    assert.notEqual(h.store.read((reader) => q.findOwner(reader, 'owner-b'))?.released_at, null, "B's lease was seen to run out");
+    a.dispose();
+  });
+
+  it("another owner's change reschedules this owner's liveness monitor for the workers it names", async () => {
+    const liveness = { warnMs: 10_000, staleMs: 20_000, deadMs: 600_000 };
+    const h = await openEngine({ ...settings, liveness });
+    harnesses.push(h);
+    const b = owner(h, { id: 'owner-b', host: 'host-b' }, { liveness, ownerLeaseMs: 30_000 });
+    b.startBackground();
+    await settle();
+    // Another owner (the harness's engine here) puts its worker to work; B hears nothing of it yet.
+    await h.value('worker.add', { id: 'far', host: 'host-x' });
+    await h.value('task.add', { id: 't1', title: 'far away' });
+    await h.value('claim', { worker: 'far' });
+    await h.value('start', { worker: 'far' });
+    h.clock.advance(liveness.staleMs + 1_000);
+    await settle();
+    assert.equal(h.store.read((reader) => q.findWorker(reader, 'far'))?.state, WorkerState.Working, 'no timer of B knew of it');
+    b.noteExternalChange({ workers: ['far'], tasks: [] });
+    await settle();
+    h.clock.advance(10);
+    await settle();
+    assert.equal(h.store.read((reader) => q.findWorker(reader, 'far'))?.state, WorkerState.Stale, "B's monitor judged it");
+    b.dispose();
   });
 
   it('an owner that lost its lease registers again and says so', async () => {

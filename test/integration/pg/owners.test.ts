@@ -254,4 +254,23 @@ describe('several owners on one PostgreSQL store', () => {
     refresh();
     assert.equal(model.task('from-a')?.title, 'queued on machine A', "B's model has A's task without a full read");
   });
+
+  it('listens again after the server restarts, and says everything may have changed meanwhile', async () => {
+    const url = database();
+    const notices: Array<{ owner: string; changed: boolean }> = [];
+    const listener = new PgListener(url, {
+      self: 'owner-b',
+      onChange: (notice) => notices.push({ owner: notice.owner, changed: notice.changed !== undefined }),
+      minBackoffMs: 50,
+      maxBackoffMs: 500,
+    });
+    closing.push(() => listener.close());
+    await listener.ready;
+    await server.stopServer();
+    await server.start();
+    await until('the listener is back', () => notices.some((n) => n.owner === '' && !n.changed));
+    const a = open(url, 'owner-a', 'host-a');
+    assert.equal((await a.run('task.add', { id: 'after-restart', title: 'after the restart' })).ok, true);
+    await until("A's notification arrives", () => notices.some((n) => n.owner === 'owner-a' && n.changed));
+  });
 });
