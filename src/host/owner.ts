@@ -1,9 +1,12 @@
 import type { TerminalHost } from '../infra/agents/terminalAgents';
+import { randomUUID } from 'node:crypto';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import { hostSchema, thisHost } from '../core/ids';
 import { type Result, invalid, ok, refused } from '../core/result';
 import type { Engine } from '../engine/engine';
 import type { Disposable } from '../engine/events';
-import type { Clock, Store } from '../engine/ports';
+import type { Clock, OwnerIdentity, Store } from '../engine/ports';
 import type { CommandName, RequestOf } from '../core/requests';
 import type { ResultOf } from '../engine/results';
 import type { CrewSettingsFile, EngineSettings } from '../engine/settings';
@@ -11,6 +14,8 @@ import { type CrewParts, assembleCrew } from './crewParts';
 import { type WorktreeReport, branchFor } from '../infra/git';
 import { type OwnerLock, SqlJsStore, StoreError, acquireOwnerLock, readOwner, waitForOwnerLock } from '../infra/db';
 import { FileArchiveSink, FileBlobStore, JsonlExportSink } from '../infra/fs';
+import { PgListener } from '../infra/pg/listener';
+import { PgMergeLock } from '../infra/pg/mergeLock';
 import { PgStore } from '../infra/pg/pgStore';
 import { foremanDir as foremanDirOf, isInitialised } from '../infra/workspace/paths';
 import { loadWorkspaceSettings } from '../infra/workspace/settings';
@@ -93,6 +98,10 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
   if (!sample.ok) return invalid('badSettings', `branchTemplate: ${sample.message}`, { template });
   const storeConfig = options.store ? ok(options.store) : readStoreConfig(dir);
   if (!storeConfig.ok) return storeConfig;
+  // On a store several machines share, this owner is one of several: its id, and the machine whose
+  // workers it launches (FOREMAN_HOST, else the host name).
+  const owner = storeConfig.value.kind === 'postgres' ? ownerIdentity() : ok(undefined);
+  if (!owner.ok) return owner;
   const log = options.log ?? (() => undefined);
   // Everything slow happens before the lock (issue 10): a one-shot call holds it for its own
   // transaction only, and the other callers queue for milliseconds, not for a replay each.
@@ -111,7 +120,10 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
     const config = storeConfig.value;
     store =
       config.kind === 'postgres'
-        ? PgStore.open(config.url, config.ssl !== undefined ? { ssl: config.ssl } : {})
+        ? PgStore.open(config.url, {
+            ...(config.ssl !== undefined ? { ssl: config.ssl } : {}),
+            ...(owner.value ? { ownerId: owner.value.id } : {}),
+          })
         : await SqlJsStore.open(dir, {
             ...(options.log ? { log: options.log } : {}),
             ...(options.closeCheckpointBytes ? { closeCheckpointBytes: options.closeCheckpointBytes } : {}),
@@ -138,9 +150,19 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
       exports: new JsonlExportSink(dir),
       archive: new FileArchiveSink(dir),
       ...(options.clock ? { clock: options.clock } : {}),
+      ...(owner.value ? { owner: owner.value } : {}),
     },
     {
       launchAgents: options.launchAgents ?? false,
+      // One merge at a time across the machines: an advisory lock on the shared server.
+      ...(storeConfig.value.kind === 'postgres'
+        ? {
+            mergeLock: new PgMergeLock({
+              url: storeConfig.value.url,
+              ...(storeConfig.value.ssl !== undefined ? { ssl: storeConfig.value.ssl } : {}),
+            }),
+          }
+        : {}),
       log,
       ...(options.agentEnvironment ? { agentEnvironment: options.agentEnvironment } : {}),
       ...(options.terminalHost ? { terminalHost: options.terminalHost } : {}),
@@ -152,11 +174,28 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
   engine.onDidFailInBackground((error) =>
     log(`background work failed and is retried in a few seconds: ${error instanceof Error ? error.message : String(error)}`),
   );
+  let listener: PgListener | undefined;
   const start = async (): Promise<void> => {
     engine.startBackground();
-    // Only workers holding a task are expected to have a worktree; idle ones get theirs on start.
+    const config = storeConfig.value;
+    if (config.kind === 'postgres' && owner.value) {
+      // The other owners' commits, as they happen: wake the dispatcher, the monitor and the views.
+      listener = new PgListener(config.url, {
+        self: owner.value.id,
+        onChange: (notice) => engine.noteExternalChange(notice.changed),
+        log,
+        ...(config.ssl !== undefined ? { ssl: config.ssl } : {}),
+      });
+    }
+    // Only workers holding a task are expected to have a worktree (idle ones get theirs on start),
+    // and only this machine's: another machine's worktrees are in its own clone.
+    const here = owner.value?.host;
     const holders = engine.query({ command: 'worker.list', args: {}, actor: 'owner' });
-    const holderIds = holders.ok ? holders.value.filter((worker) => worker.taskId !== null).map((worker) => worker.id) : [];
+    const holderIds = holders.ok
+      ? holders.value
+          .filter((worker) => worker.taskId !== null && (here === undefined || worker.host === null || worker.host === here))
+          .map((worker) => worker.id)
+      : [];
     const report = await parts.git.workspace.reconcile(holderIds);
     if (report.ok) logWorktreeReport(report.value, log);
     if (parts.agents) {
@@ -169,6 +208,7 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
     if (closed) return;
     closed = true;
     try {
+      void listener?.close();
       void parts.supervisor?.dispose();
       void parts.terminals?.dispose();
       engine.dispose();
@@ -189,6 +229,15 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
     close,
     dispose: close,
   });
+}
+
+/** This process as one of a shared store's owners; FOREMAN_HOST must be a valid host name. */
+function ownerIdentity(): Result<OwnerIdentity> {
+  const host = thisHost(process.env, os.hostname());
+  if (!hostSchema.safeParse(host).success) {
+    return invalid('badHost', `FOREMAN_HOST '${host}' is not a host name: use lowercase letters, digits, dots and dashes.`, { host });
+  }
+  return ok({ id: `${host}-${process.pid}-${randomUUID().slice(0, 8)}`, host, pid: process.pid });
 }
 
 /** The owner lock, waited for when the caller has patience for a one-shot holder. */

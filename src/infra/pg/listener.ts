@@ -9,9 +9,11 @@
  * `maxBackoffMs`); notifications sent meanwhile are lost, so a reconnect reports `onChange(undefined)`
  * once: whatever happened in between is read again.
  */
-import { Client } from 'pg';
+import type { Client } from 'pg';
 import { z } from 'zod';
 import type { ChangedRows } from '../../engine/ports';
+import { newPgClient } from './connect';
+import type { PgTls } from './tls';
 import { type ChangeNotice, notifyChannel } from './pgStore';
 import { describeServer } from './syncClient';
 
@@ -23,6 +25,8 @@ export interface ListenerOptions {
   /** Connection lost or refused; the listener keeps trying. Messages name the server, never its password. */
   readonly log?: (message: string) => void;
   readonly connectTimeoutMs?: number;
+  /** TLS from `.foreman/store.json`, as the store's own connection uses it. */
+  readonly ssl?: PgTls;
   readonly minBackoffMs?: number;
   readonly maxBackoffMs?: number;
 }
@@ -67,7 +71,10 @@ export class PgListener {
 
   private async connect(reconnecting: boolean): Promise<void> {
     if (this.closed) return;
-    const client = new Client({ connectionString: this.url, connectionTimeoutMillis: this.options.connectTimeoutMs ?? 5_000 });
+    const client = newPgClient(this.url, {
+      connectTimeoutMs: this.options.connectTimeoutMs ?? 5_000,
+      ...(this.options.ssl !== undefined ? { ssl: this.options.ssl } : {}),
+    });
     // Both end the connection: one reconnect for whichever comes first.
     let lost = false;
     const onLost = (reason: string): void => {

@@ -5,7 +5,9 @@
  * grants them. Should the connection drop while a merge holds the lock, the server releases it at
  * once; the lease is aborted, and the merge stops before pushing (mergeQueue.ts checks it last).
  */
-import { Client } from 'pg';
+import type { Client } from 'pg';
+import { newPgClient } from './connect';
+import type { PgTls } from './tls';
 import { type MergeLease, type MergeLock, MergeLockError } from '../git/mergeLock';
 
 /** `pg_advisory_lock(int4, int4)`: Foreman's namespace ('Frmn') and the merge queue within it. */
@@ -17,6 +19,8 @@ export interface PgMergeLockOptions {
   /** Longest wait for another machine's merge to finish; default 10 minutes (a merge verifies). */
   readonly timeoutMs?: number;
   readonly connectTimeoutMs?: number;
+  /** TLS from `.foreman/store.json`, as the store's own connection uses it. */
+  readonly ssl?: PgTls;
   /** The lock's key, for tests or for two crews sharing a database; default `mergeLockKey`. */
   readonly key?: { readonly namespace: number; readonly id: number };
 }
@@ -33,7 +37,10 @@ export class PgMergeLock implements MergeLock {
 
   async run<T>(fn: (lease: MergeLease) => Promise<T>): Promise<T> {
     const lost = new AbortController();
-    const client = new Client({ connectionString: this.options.url, connectionTimeoutMillis: this.options.connectTimeoutMs ?? 10_000 });
+    const client = newPgClient(this.options.url, {
+      connectTimeoutMs: this.options.connectTimeoutMs ?? 10_000,
+      ...(this.options.ssl !== undefined ? { ssl: this.options.ssl } : {}),
+    });
     // A dropped connection is reported here (never as an unhandled 'error'), and it is the lock gone.
     client.on('error', (error) => lost.abort(error));
     client.on('end', () => lost.abort(new Error('the connection holding the merge lock closed')));

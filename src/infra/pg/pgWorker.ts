@@ -5,10 +5,9 @@
  * again for the next statement; the statement that found it lost fails with the reason.
  */
 import { workerData } from 'node:worker_threads';
-import { Client, types } from 'pg';
-import { pgpassPassword } from './pgpass';
+import { type Client, types } from 'pg';
+import { newPgClient } from './connect';
 import type { PgReply, PgRequest, PgWorkerStart } from './protocol';
-import { tlsOptionsOf } from './tls';
 
 // Numbers as numbers: bigint (times in ms, counts) and numeric (sums) would otherwise arrive as text.
 // Foreman's values stay far inside 2^53.
@@ -21,16 +20,10 @@ let client: Client | undefined;
 
 async function connected(): Promise<Client> {
   if (client) return client;
-  const fresh = new Client({
-    connectionString: start.url,
-    connectionTimeoutMillis: start.connectTimeoutMs,
-    ...(start.ssl !== undefined ? { ssl: tlsOptionsOf(start.ssl) } : {}),
+  const fresh = newPgClient(start.url, {
+    connectTimeoutMs: start.connectTimeoutMs,
+    ...(start.ssl !== undefined ? { ssl: start.ssl } : {}),
   });
-  // No password in the URL nor in PGPASSWORD: the password file, read by pgpass.ts (pg's own reading is deprecated).
-  if (!fresh.password) {
-    const password = pgpassPassword({ host: fresh.host, port: fresh.port, database: fresh.database, user: fresh.user });
-    if (password !== undefined) fresh.password = password;
-  }
   // A connection lost while idle is reported here; the next statement connects again.
   fresh.on('error', () => {
     if (client === fresh) client = undefined;

