@@ -7,7 +7,7 @@
  * and afterwards the remote's main holds every change exactly once, by fast-forwards only.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
@@ -59,16 +59,43 @@ function storeUrl(): string {
   return url.toString();
 }
 
-/** A clone of `remote` on a machine named `host`, with Foreman initialised on the shared store. */
-async function machine(remote: string, host: string): Promise<CrewRepo> {
+/** The README's team-setup block: the `foreman` commands each machine runs in its clone, as argvs. */
+function teamSetupSteps(): string[][] {
+  const lines = readFileSync(join(__dirname, '..', '..', '..', 'README.md'), 'utf8').split('\n');
+  const marker = lines.findIndex((line) => line.startsWith('<!-- team-setup:'));
+  assert.ok(marker >= 0, 'README.md has no <!-- team-setup: … --> marker');
+  assert.equal(lines[marker + 1], '```sh', 'the team-setup marker is followed by a ```sh block');
+  const close = lines.findIndex((line, index) => index > marker + 1 && line === '```');
+  const steps = lines.slice(marker + 2, close).filter((line) => line.trim() !== '');
+  return steps.map((line) => line.trim().split(/\s+/));
+}
+
+/** The README's example values, and what this test uses instead. */
+const readmeUrl = 'postgres://foreman@db.example.com:5432/foreman';
+
+/**
+ * A clone of `remote` on a machine named `host`, set up as the README's team-setup block says (its
+ * example server, host, worker and agent replaced by this test's), with `workers` on it.
+ */
+async function machine(remote: string, host: string, workers: readonly string[]): Promise<CrewRepo> {
   const folder = sandboxPath(host);
   mkdirSync(folder);
   const root = join(folder, 'repo');
   gitIn(folder, ['clone', '--quiet', remote, root]);
   const clone = new Clone(root, join(folder, 'worktrees'), { FOREMAN_HOST: host, PGPASSWORD: postgres.password });
-  await clone.ok(['init', '--store', storeUrl()]);
-  const settings = { ...fastSettings, worktreeRoot: clone.worktreeRoot, remote: 'origin', ownerLeaseMs: 3000 };
-  writeFileSync(join(root, '.foreman', 'settings.json'), JSON.stringify(settings, null, 2));
+  for (const step of teamSetupSteps()) {
+    assert.equal(step[0], 'foreman', `a team-setup step runs foreman: ${step.join(' ')}`);
+    const args = step.slice(1).map((word) => (word === readmeUrl ? storeUrl() : word === 'build-1' ? host : word));
+    if (args[0] === 'worker') {
+      for (const id of workers) await clone.ok(args.map((word) => (word === 'ada' ? id : word === 'claude' ? 'demo' : word)));
+    } else {
+      await clone.ok(args);
+    }
+    if (args[0] === 'init') {
+      const settings = { ...fastSettings, worktreeRoot: clone.worktreeRoot, remote: 'origin', ownerLeaseMs: 3000 };
+      writeFileSync(join(root, '.foreman', 'settings.json'), JSON.stringify(settings, null, 2));
+    }
+  }
   return clone;
 }
 
@@ -103,10 +130,8 @@ test(
     gitIn(sandboxPath(''), ['clone', '--quiet', '--bare', seed, remote]);
     gitIn(remote, ['config', 'core.logAllRefUpdates', 'always']);
 
-    const a = await machine(remote, 'machine-a');
-    const b = await machine(remote, 'machine-b');
-    for (const id of ['a1', 'a2']) await a.ok(['worker', 'add', id, '--agent', 'demo', '--host', 'machine-a']);
-    for (const id of ['b1', 'b2']) await b.ok(['worker', 'add', id, '--agent', 'demo', '--host', 'machine-b']);
+    const a = await machine(remote, 'machine-a', ['a1', 'a2']);
+    const b = await machine(remote, 'machine-b', ['b1', 'b2']);
     // Both clones see the whole crew, with the machine each worker runs on.
     const seen = await b.status();
     assert.deepEqual(seen.workers.map((worker) => [worker.id, hostOf(seen, worker.id)]).sort(), [
@@ -158,9 +183,18 @@ test(
     const files = gitIn(remote, ['ls-tree', '-r', '--name-only', 'main']).split('\n').sort();
     assert.deepEqual(files, ['chain.txt', 'chain/one.txt', 'chain/two.txt', 'free/1.txt', 'free/2.txt', 'free/3.txt', 'free/4.txt']);
     assert.equal(gitIn(remote, ['show', 'main:chain.txt']), 'one\ntwo');
-    const subjects = gitIn(remote, ['log', '--format=%s', 'main']).split('\n');
-    for (const subject of ['chain step one', 'chain step two', 'free one', 'free two', 'free three', 'free four']) {
-      assert.equal(subjects.filter((line) => line === subject).length, 1, `"${subject}" merged once: ${subjects.join(' | ')}`);
+    const commits = commitsOf(remote);
+    assert.deepEqual(
+      commits.map((commit) => commit.subject).sort(),
+      ['chain step one', 'chain step two', 'free four', 'free one', 'free three', 'free two', 'initial'],
+      'each change merged once',
+    );
+    // Machine-a's tasks were finished on machine-b, under a later attempt.
+    for (const id of heldByA) {
+      const commit = commits.find((candidate) => candidate.trailers['Foreman-Task'] === id);
+      assert.ok(commit, `a commit of ${id}`);
+      assert.match(commit.trailers['Foreman-Worker'] ?? '', /^b[12]$/, `${id} finished on machine-b`);
+      assert.ok(Number(commit.trailers['Foreman-Attempt']) >= 2, `${id} ran again under a new attempt`);
     }
     assert.equal(await onlyFastForwards(remote), true, 'the remote`s main only ever moved forward');
   },

@@ -11,8 +11,8 @@ import { type Result, ok } from '../../../src/core/result';
 import { GitWorkspace } from '../../../src/infra/git';
 import { PgMergeLock, mergeLockKey } from '../../../src/infra/pg/mergeLock';
 import { type TestPostgres, startPostgres } from '../../support/postgres';
-import { commitAllIn, revParse, unwrap, writeFile } from './gitFixtures';
-import { onlyFastForwards, remoteBaseHistory, sharedRemote } from './remoteFixtures';
+import { commitAllIn, revParse, unwrap, writeFile } from '../git/gitFixtures';
+import { onlyFastForwards, remoteBaseHistory, sharedRemote } from '../git/remoteFixtures';
 
 let server: TestPostgres;
 
