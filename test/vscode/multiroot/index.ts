@@ -102,10 +102,23 @@ test('"Foreman: Initialise" picks the one folder without Foreman and opens its e
 test("every Foreman setting can differ per folder: a value set for alpha is alpha's alone", async () => {
   const extension = vscode.extensions.getExtension('foreman-dev.foreman');
   assert.ok(extension);
-  const manifest = extension.packageJSON as { contributes: { configuration: { properties: Record<string, { default: unknown }> } } };
+  const manifest = extension.packageJSON as {
+    contributes: { configuration: { properties: Record<string, { default: unknown; scope?: string }> } };
+  };
   const [alpha, beta] = ['alpha', 'beta'].map((name) => vscode.workspace.workspaceFolders!.find((folder) => folder.name === name)!);
-  const keys = Object.keys(manifest.contributes.configuration.properties).map((name) => name.replace(/^foreman\./, ''));
+  const properties = Object.entries(manifest.contributes.configuration.properties);
+  // `foreman.store` is the one setting a folder must not set (a cloned repository choosing where this
+  // machine's password goes): VS Code refuses it there, which is checked below.
+  const machineOnly = properties.filter(([, property]) => property.scope === 'machine').map(([name]) => name.replace(/^foreman\./, ''));
+  assert.deepEqual(machineOnly, ['store']);
+  const keys = properties.filter(([, property]) => property.scope !== 'machine').map(([name]) => name.replace(/^foreman\./, ''));
   assert.ok(keys.length >= 15);
+  await assert.rejects(
+    Promise.resolve(
+      vscode.workspace.getConfiguration('foreman', alpha!.uri).update('store', 'sqljs', vscode.ConfigurationTarget.WorkspaceFolder),
+    ),
+    /does not support the folder resource scope/,
+  );
   // VS Code refuses a folder value for a window-scoped setting ("does not support the folder resource
   // scope") and ignores one written by hand: both are what the issue found.
   const marker = (key: string) => `per-folder ${key}`;
