@@ -91,6 +91,8 @@ export const workerCardSchema = z.object({
   id,
   state: workerStateSchema,
   agent: z.string().max(200),
+  /** The machine whose owner runs the worker's agents, with several machines on one store (Team setup). */
+  host: z.string().max(200).nullable().optional(),
   taskId: id.nullable(),
   /** The task's title, raw: the webview renders it as text. */
   taskTitle: text.nullable(),

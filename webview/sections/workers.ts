@@ -59,6 +59,7 @@ function workerCard(ctx: RenderContext, worker: WorkerCard): HTMLElement {
       verdict === undefined || verdict === worker.state ? null : livenessChip(verdict),
       el('span', { class: 'spacer' }),
       el('span', { class: 'agent muted', attrs: { title: 'agent profile' } }, worker.agent),
+      worker.host ? el('span', { class: 'host muted', attrs: { title: 'the machine that runs its agent' } }, `on ${worker.host}`) : null,
     ),
     busy
       ? el(

@@ -165,6 +165,7 @@ function workerCard(
     id: worker.id,
     state: worker.state,
     agent: worker.agent,
+    host: worker.host,
     taskId: worker.taskId,
     taskTitle: task?.title ?? null,
     branch: worker.branch,
