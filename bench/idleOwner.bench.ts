@@ -19,7 +19,6 @@ import { cliPath, foreman, git, startServe } from './support/cliProcesses';
 import { clockTicks, cpuOf, statusField } from './support/procfs';
 import { round } from './support/stats';
 
-
 function option(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);
   const value = Number((index >= 0 ? process.argv[index + 1] : undefined) ?? fallback);
