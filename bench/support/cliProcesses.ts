@@ -43,7 +43,11 @@ export function foreman(cwd: string, ...args: string[]): string {
  * A `foreman serve --no-agents` (or with `flags`) in `cwd`, resolved once it says it owns the
  * workspace; `nodeOptions` go before the CLI (say, `--cpu-prof`).
  */
-export async function startServe(cwd: string, flags: readonly string[] = ['--no-agents'], nodeOptions: readonly string[] = []): Promise<ChildProcess> {
+export async function startServe(
+  cwd: string,
+  flags: readonly string[] = ['--no-agents'],
+  nodeOptions: readonly string[] = [],
+): Promise<ChildProcess> {
   const child = spawn(process.execPath, [...nodeOptions, cliPath, 'serve', ...flags], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   await new Promise<void>((resolve, reject) => {

@@ -16,6 +16,9 @@ export function tails(values: readonly number[], digits = 1): Record<string, num
     p95Ms: round(percentile(values, 0.95), digits),
     p99Ms: round(percentile(values, 0.99), digits),
     // Not Math.max(...values): a spread of a few hundred thousand samples overflows the stack.
-    maxMs: round(values.reduce((max, value) => Math.max(max, value), Number.NEGATIVE_INFINITY), digits),
+    maxMs: round(
+      values.reduce((max, value) => Math.max(max, value), Number.NEGATIVE_INFINITY),
+      digits,
+    ),
   };
 }

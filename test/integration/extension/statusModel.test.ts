@@ -138,8 +138,24 @@ describe('the status model fed by commits', () => {
         const fresh = full();
         const shown = comparable(model.snapshot(), { exact: false });
         const truth = comparable(fresh, { exact: false });
-        const wrong = [...differing(shown.tasks, truth.tasks, (task) => task), ...differing(shown.workers, truth.workers, (worker) => worker)];
-        if (wrong.length) console.error(JSON.stringify({ step, wrong, model: [...shown.tasks, ...shown.workers].filter((r) => wrong.includes(r.id)), truth: [...truth.tasks, ...truth.workers].filter((r) => wrong.includes(r.id)), ids }, null, 1));
+        const wrong = [
+          ...differing(shown.tasks, truth.tasks, (task) => task),
+          ...differing(shown.workers, truth.workers, (worker) => worker),
+        ];
+        if (wrong.length)
+          console.error(
+            JSON.stringify(
+              {
+                step,
+                wrong,
+                model: [...shown.tasks, ...shown.workers].filter((r) => wrong.includes(r.id)),
+                truth: [...truth.tasks, ...truth.workers].filter((r) => wrong.includes(r.id)),
+                ids,
+              },
+              null,
+              1,
+            ),
+          );
         assert.deepEqual(shown, truth, `step ${step}: rows that differ: ${wrong.join(', ')}`);
         for (const id of differing(held.tasks, fresh.tasks, (task) => task))
           assert.ok(delta.tasks.has(id), `step ${step}: task ${id} changed unnamed`);
