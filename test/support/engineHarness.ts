@@ -13,9 +13,8 @@ import { SqlJsStore } from '../../src/infra/db';
 import { FileArchiveSink, FileBlobStore, JsonlExportSink } from '../../src/infra/fs';
 import { GitPortAdapter } from '../../src/infra/git/gitPort';
 import { PgStore } from '../../src/infra/pg/pgStore';
-import { SyncPgClient } from '../../src/infra/pg/syncClient';
 import { ManualClock } from './manualClock';
-import { type TestPostgres, startPostgres } from './postgres';
+import { type TestPostgres, createDatabase, startPostgres } from './postgres';
 
 export interface EngineHarness {
   readonly dir: string;
@@ -61,16 +60,7 @@ let databases = 0;
 async function postgresStore(): Promise<Store> {
   server ??= startPostgres();
   const { url } = await server;
-  const name = `engine_${process.pid}_${++databases}`;
-  const admin = new SyncPgClient(url);
-  try {
-    admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    admin.close();
-  }
-  const database = new URL(url);
-  database.pathname = `/${name}`;
-  return PgStore.open(database.toString());
+  return PgStore.open(createDatabase(url, `engine_${process.pid}_${++databases}`));
 }
 
 /**

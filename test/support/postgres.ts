@@ -12,6 +12,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
+import { SyncPgClient } from '../../src/infra/pg/syncClient';
 
 const run = promisify(execFile);
 
@@ -113,4 +114,17 @@ export async function startPostgres(): Promise<TestPostgres> {
       fs.rmSync(root, { recursive: true, force: true });
     },
   };
+}
+
+/** A new, empty database on the server at `url` (whose role may create databases); returns its URL. */
+export function createDatabase(url: string, name: string): string {
+  const admin = new SyncPgClient(url);
+  try {
+    admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    admin.close();
+  }
+  const database = new URL(url);
+  database.pathname = `/${name}`;
+  return database.toString();
 }

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SyncPgClient } from '../../../src/infra/pg/syncClient';
 import { migrations } from '../../../src/infra/db';
-import { type TestPostgres, startPostgres } from '../../support/postgres';
+import { type TestPostgres, createDatabase, startPostgres } from '../../support/postgres';
 import { type Run, foreman, makeRepo, tempFolder } from '../cli/harness';
 
 interface Check {
@@ -22,24 +22,19 @@ interface Check {
 }
 
 let server: TestPostgres;
-let admin: SyncPgClient;
 let databases = 0;
 
 before(async () => {
   server = await startPostgres();
-  admin = new SyncPgClient(server.url);
 });
 after(async () => {
-  admin?.close();
   await server?.stop();
 });
 
 /** A clone on its own database of the test server, initialised with `--store`; its `origin` is a bare repository. */
 async function pgClone(options: { origin: boolean }): Promise<{ repo: string; database: string }> {
-  const database = `doctor${++databases}`;
-  admin.query(`CREATE DATABASE ${database}`);
-  const url = new URL(server.url);
-  url.pathname = `/${database}`;
+  const url = new URL(createDatabase(server.url, `doctor${++databases}`));
+  const database = url.pathname.slice(1);
   url.password = '';
   const repo = makeRepo();
   if (options.origin) {

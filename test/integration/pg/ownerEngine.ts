@@ -16,26 +16,12 @@ import { defaultEngineSettings, type EngineSettings } from '../../../src/engine/
 import { FileArchiveSink, FileBlobStore, JsonlExportSink } from '../../../src/infra/fs';
 import { GitPortAdapter } from '../../../src/infra/git/gitPort';
 import { PgStore } from '../../../src/infra/pg/pgStore';
-import { SyncPgClient } from '../../../src/infra/pg/syncClient';
 
 export interface OwnerEngine {
   readonly engine: Engine;
   readonly store: PgStore;
   run<C extends CommandName>(command: C, args: CommandInput<C>): Promise<Result<ResultOf<C>>>;
   close(): void;
-}
-
-/** A new, empty database on the server at `url`; returns its URL. */
-export function createDatabase(url: string, name: string): string {
-  const admin = new SyncPgClient(url);
-  try {
-    admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    admin.close();
-  }
-  const database = new URL(url);
-  database.pathname = `/${name}`;
-  return database.toString();
 }
 
 export function openOwnerEngine(url: string, owner: OwnerIdentity, overrides: Partial<EngineSettings> = {}): OwnerEngine {

@@ -16,8 +16,8 @@ import type { Reader } from '../../../src/engine/ports';
 import { StatusModel, addPending } from '../../../src/extension/statusModel';
 import { PgListener } from '../../../src/infra/pg/listener';
 import { SyncPgClient } from '../../../src/infra/pg/syncClient';
-import { type TestPostgres, startPostgres } from '../../support/postgres';
-import { type OwnerEngine, createDatabase, openOwnerEngine } from './ownerEngine';
+import { type TestPostgres, createDatabase, startPostgres } from '../../support/postgres';
+import { type OwnerEngine, openOwnerEngine } from './ownerEngine';
 
 const run = promisify(execFile);
 let server: TestPostgres;

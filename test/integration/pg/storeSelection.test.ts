@@ -14,29 +14,22 @@ import { after, before, describe, it } from 'node:test';
 import { execFileSync } from 'node:child_process';
 import { openOwner } from '../../../src/host/owner';
 import { PgStore } from '../../../src/infra/pg/pgStore';
-import { SyncPgClient } from '../../../src/infra/pg/syncClient';
-import { type TestPostgres, startPostgres } from '../../support/postgres';
+import { type TestPostgres, createDatabase, startPostgres } from '../../support/postgres';
 import { type Run, foreman, foremanJson, makeRepo, startServe, tempFolder } from '../cli/harness';
 
 let server: TestPostgres;
-let admin: SyncPgClient;
 let databases = 0;
 
 before(async () => {
   server = await startPostgres();
-  admin = new SyncPgClient(server.url);
 });
 after(async () => {
-  admin?.close();
   await server?.stop();
 });
 
 /** A fresh database on the test server: its URL with and without the password. */
 function database(): { url: string; bare: string } {
-  const name = `crew${++databases}`;
-  admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(server.url);
-  url.pathname = `/${name}`;
+  const url = new URL(createDatabase(server.url, `crew${++databases}`));
   const bare = new URL(url);
   bare.password = '';
   return { url: url.toString(), bare: bare.toString() };
