@@ -145,7 +145,10 @@ async function measureSize(tasks: number, claims: number): Promise<object> {
   const SQL = await loadSqlJs();
   const raw = new RawDatabase(new SQL.Database());
   try {
-    raw.db.exec('PRAGMA journal_mode = MEMORY; PRAGMA foreign_keys = ON; PRAGMA auto_vacuum = INCREMENTAL;');
+    // The store's own connection pragmas (storeLoader.ts configure), so the two differ in work, not settings.
+    raw.db.exec(
+      'PRAGMA journal_mode = MEMORY; PRAGMA locking_mode = EXCLUSIVE; PRAGMA foreign_keys = ON; PRAGMA auto_vacuum = INCREMENTAL;',
+    );
     raw.db.exec(migrations.map((migration) => migration.sql).join('\n'));
     const seedStart = performance.now();
     seed(tasks, (sql, params) => inner.write((tx) => ok(tx.run(sql, params))));

@@ -10,6 +10,12 @@ import type { TaskRow } from '../rows';
 /** Runnable = queued, not blocked, not a chain parent, auto-dispatched, and due. */
 const runnable = `status = 'queued' AND blocked_by_task_id IS NULL AND auto_dispatch = 1
   AND planning_phase = 'none' AND (scheduled_for IS NULL OR scheduled_for <= ?)`;
+/** Runnable without a time to wait for (the picker index's rows). */
+const unscheduledRunnable = `status = 'queued' AND blocked_by_task_id IS NULL AND auto_dispatch = 1
+  AND planning_phase = 'none' AND scheduled_for IS NULL`;
+/** Runnable once its time has come (tasks_scheduled's rows, up to now). */
+const dueRunnable = `status = 'queued' AND blocked_by_task_id IS NULL AND auto_dispatch = 1
+  AND planning_phase = 'none' AND scheduled_for IS NOT NULL AND scheduled_for <= ?`;
 
 /** The columns a claim sets; `branch` is an SQL expression (a parameter, or built from the task id). */
 const claimColumns = (branch: string) => `status = 'running', attempt = attempt + 1, started_at = ?, finished_at = NULL,
@@ -49,8 +55,17 @@ export function compileClaimNext(branchTemplate: string): ClaimNextStatement {
   return {
     // The comment is PostgreSQL's row lock (dialect.ts): owners claiming at once each skip the rows
     // another is taking, instead of waiting for one and finding it gone. SQLite has one writer.
+    // The first unscheduled task (the picker index, migration 0007) and the first due scheduled one
+    // (tasks_scheduled), the earlier of the two in queue order: a claim never walks past the tasks
+    // still waiting for their time. Each candidate is its own sub-select so that each takes its row lock.
     sql: `UPDATE tasks SET ${claimColumns(branchSql)}
-       WHERE id = (SELECT id FROM tasks WHERE ${runnable} ORDER BY sort_order, created_at LIMIT 1 /* FOR UPDATE SKIP LOCKED */)
+       WHERE id = (SELECT id FROM (
+           SELECT * FROM (SELECT id, sort_order, created_at FROM tasks WHERE ${unscheduledRunnable}
+             ORDER BY sort_order, created_at LIMIT 1 /* FOR UPDATE SKIP LOCKED */) AS unscheduled
+           UNION ALL
+           SELECT * FROM (SELECT id, sort_order, created_at FROM tasks WHERE ${dueRunnable}
+             ORDER BY sort_order, created_at LIMIT 1 /* FOR UPDATE SKIP LOCKED */) AS due
+         ) AS candidates ORDER BY sort_order, created_at LIMIT 1)
          AND status = 'queued'
        RETURNING id, attempt, branch`,
     literals: parts.filter((part) => part !== '{task}').map((part) => (part === '{worker}' ? null : part)),

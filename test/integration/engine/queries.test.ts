@@ -110,6 +110,20 @@ onEachStore('query modules', () => {
     assert.equal(read((reader) => q.peekRunnableTask(reader, 5000))?.id, 'later');
   });
 
+  it('a claim takes a due scheduled task in its queue place, and passes over one still waiting', () => {
+    // Queue order: waits (not due until 9000), free, due (due at 3000), free2.
+    write((tx) => {
+      ['waits', 'free', 'due', 'free2'].forEach((id) => queue(tx, `s-${id}`, 1000));
+      q.updateTaskStatus(tx, 's-waits', 'queued', 0, 'queued', { scheduled_for: 9000 });
+      q.updateTaskStatus(tx, 's-due', 'queued', 0, 'queued', { scheduled_for: 3000 });
+    });
+    // The earlier tests' tasks are running or still scheduled for 5000 ('later', before these in the queue).
+    const claim = (now: number): string | undefined => write((tx) => q.claimNextTask(tx, q.compileClaimNext('{task}'), now, 'ada'))?.id;
+    assert.deepEqual([claim(4000), claim(4000), claim(4000)], ['s-free', 's-due', 's-free2']);
+    assert.equal(claim(4000), undefined);
+    assert.deepEqual([claim(9000), claim(9000)], ['later', 's-waits']);
+  });
+
   it('guarded moves change nothing when the state read is no longer current', () => {
     write((tx) => q.insertWorker(tx, 'w1', 'demo', null, 1000));
     assert.equal(
