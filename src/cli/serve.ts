@@ -122,7 +122,8 @@ async function startAndRun(
   if (stops.pending) return unwind(stops.pending);
   const execute = (request: Request) => {
     try {
-      return owner.execute(request);
+      // Group commit: an answer leaves once saved (the endpoint waits for whenSaved below).
+      return owner.engine.executeSavingLater(request);
     } catch (error) {
       // A store that could not journal a commit must be reopened; a new owner (or CLI call) will do that.
       if (error instanceof StoreError && error.code === 'broken') {
@@ -133,7 +134,7 @@ async function startAndRun(
     }
   };
   try {
-    endpoint = await EndpointServer.start(owner.foremanDir, execute, { log });
+    endpoint = await EndpointServer.start(owner.foremanDir, execute, { log, whenSaved: () => owner.engine.whenSaved() });
     socketPath = endpoint.socketPath;
     // Announced in the lock last: a client that sees the endpoint there can connect to it.
     owner.lock.update({ endpoint: endpoint.socketPath });

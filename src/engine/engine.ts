@@ -97,6 +97,8 @@ export class Engine implements Disposable {
   private readonly tx: Transactor;
   private readonly crew: Crew;
   private readonly routes: Routes;
+  /** The commands that are one transaction each (their route is `tx` below). */
+  private readonly plainRoutes: ReadonlySet<CommandName>;
   private readonly services: Services;
   private readonly disposables = new DisposableStore();
   private waker: QueueWaker | undefined;
@@ -181,6 +183,7 @@ export class Engine implements Disposable {
       compact: tx,
       archive: tx,
     };
+    this.plainRoutes = new Set((Object.keys(this.routes) as CommandName[]).filter((command) => this.routes[command] === tx));
     this.disposables.add(this._onDidFailInBackground);
     this.disposables.add(this._onDidChangeExternally);
   }
@@ -194,6 +197,23 @@ export class Engine implements Disposable {
     // Async, so that a transaction that throws (a store that cannot save) rejects the promise
     // rather than throwing at the caller, who may only be listening with `.catch`.
     return await this.routes[request.command](request);
+  }
+
+  /**
+   * `execute` for a caller that answers only after `whenSaved()` (the endpoint): a request that is
+   * one transaction shares its fsync with the others taken meanwhile (group commit). A flow (start,
+   * merge, cancel, reset) saves each step itself before its git or agent work, as under `execute`.
+   */
+  async executeSavingLater<C extends CommandName>(request: RequestOf<C>): Promise<Result<ResultOf<C>>> {
+    const route = this.routes[request.command];
+    const { store } = this.deps;
+    if (!this.plainRoutes.has(request.command) || !store.savingLater) return await route(request);
+    return await store.savingLater(() => route(request));
+  }
+
+  /** Resolves once every write so far is saved (see `executeSavingLater`). */
+  whenSaved(): Promise<void> {
+    return this.deps.store.whenSaved?.() ?? Promise.resolve();
   }
 
   /** A read-only request, answered now (views draw from it synchronously). */

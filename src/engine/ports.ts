@@ -64,6 +64,14 @@ export interface Store {
   /** Writes a checkpoint now (image + rename + journal truncation). */
   checkpoint(): void;
   close(): void;
+  /**
+   * Group commit, where the store has it (sql.js): durable writes inside `fn` are written now and
+   * fsync'd together soon after; whoever reports such a write waits for `whenSaved()` first.
+   * A store without it saves each write as it commits (PostgreSQL).
+   */
+  savingLater?<T>(fn: () => T): T;
+  /** Resolves once every durable write so far is saved; rejects if saving failed. */
+  whenSaved?(): Promise<void>;
 }
 
 export interface Clock {

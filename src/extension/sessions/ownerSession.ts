@@ -100,9 +100,13 @@ export class OwnerSession implements ForemanSession {
     const owner = opened.value;
     const restricted = !options.trusted;
     const guarded = (request: Request) =>
-      restricted && request.command === 'merge' ? Promise.resolve(restrictedMerge) : owner.execute(request);
+      restricted && request.command === 'merge' ? Promise.resolve(restrictedMerge) : owner.engine.executeSavingLater(request);
     try {
-      const endpoint = await EndpointServer.start(owner.foremanDir, guarded, { log: options.log });
+      // Group commit: an answer leaves once saved, and requests taken meanwhile share one fsync.
+      const endpoint = await EndpointServer.start(owner.foremanDir, guarded, {
+        ...(options.log ? { log: options.log } : {}),
+        whenSaved: () => owner.engine.whenSaved(),
+      });
       socketPath = endpoint.socketPath;
       owner.lock.update({ endpoint: endpoint.socketPath });
       const handover =

@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import { describeIssues, parseRequest, type Request } from '../../core/requests';
-import { type Result, invalid } from '../../core/result';
+import { type Result, invalid, refused } from '../../core/result';
 import { storeFailure } from '../db/storeError';
 import type { Disposable } from '../../engine/events';
 import { newToken, readEndpointInfo, withdrawAnnouncement, writeAnnouncement, writeToken } from './announcement';
@@ -18,6 +18,11 @@ export interface EndpointServerOptions {
   readonly log?: (line: string) => void;
   /** Per-connection limits; the defaults suit every real client (one request, one answer). */
   readonly limits?: Partial<ConnectionLimits>;
+  /**
+   * Resolves once what the requests so far wrote is on disk (the store's group commit): an answer
+   * leaves only then, while the next request already runs. Absent: every write is saved as it commits.
+   */
+  readonly whenSaved?: () => Promise<void>;
 }
 
 /** No real client has more than one request out; a few more let a pipelining one go at speed. */
@@ -42,6 +47,7 @@ export class EndpointServer implements Disposable {
     private readonly execute: Executor,
     private readonly log: (line: string) => void,
     private readonly limits: ConnectionLimits,
+    private readonly whenSaved: (() => Promise<void>) | undefined,
   ) {}
 
   get socketPath(): string {
@@ -61,7 +67,7 @@ export class EndpointServer implements Disposable {
     const server = net.createServer();
     const log = options.log ?? (() => undefined);
     const limits = { ...defaultLimits, ...options.limits };
-    const endpoint = new EndpointServer(server, foremanDir, location, Buffer.from(token), execute, log, limits);
+    const endpoint = new EndpointServer(server, foremanDir, location, Buffer.from(token), execute, log, limits, options.whenSaved);
     server.on('connection', (socket) => endpoint.accept(socket));
     await new Promise<void>((resolve, reject) => {
       server.once('error', (error) => {
@@ -101,14 +107,30 @@ export class EndpointServer implements Disposable {
     );
   }
 
-  /** Runs `work` after every request taken before it, from any connection. */
+  /**
+   * Runs `work` after every request taken before it, from any connection, and answers once its
+   * writes are saved. The next request does not wait for that save: requests taken while one fsync
+   * runs share the next (group commit).
+   */
   private submit(work: () => Promise<EndpointResponse>): Promise<EndpointResponse> {
     const answered = this.queue.then(work);
     this.queue = answered.then(
       () => undefined,
       () => undefined,
     );
-    return answered;
+    const whenSaved = this.whenSaved;
+    if (!whenSaved) return answered;
+    return answered.then(async (response) => {
+      try {
+        await whenSaved();
+        return response;
+      } catch (error) {
+        // Done in memory but not saved: the caller must not take it as done.
+        return respondTo(
+          storeFailure(error) ?? refused('notSaved', `The owner could not save this change (${String(error)}); it is not done.`),
+        );
+      }
+    });
   }
 
   private async handle(line: string): Promise<EndpointResponse> {
