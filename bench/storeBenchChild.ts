@@ -9,14 +9,14 @@ import * as path from 'node:path';
 import { ok, refused } from '../src/core/result';
 import type { Result } from '../src/core/result';
 import type { Tx } from '../src/engine/ports';
+import { nextRunnableIdSql } from '../src/engine/queries/taskQueue';
 import { SqlJsStore } from '../src/infra/db/index';
 import { migrations } from '../src/infra/db/migrations/index';
 import { loadSqlJs } from '../src/infra/db/sqlJsModule';
 
+// The engine's picker (its sub-select, taskQueue.ts) under a minimal claim.
 export const claimSql = `UPDATE tasks SET status = 'running', attempt = attempt + 1, started_at = ?, worker_id = ?, version = version + 1
-WHERE id = (SELECT id FROM tasks WHERE status = 'queued' AND blocked_by_task_id IS NULL AND auto_dispatch = 1
-            AND planning_phase = 'none' AND (scheduled_for IS NULL OR scheduled_for <= ?)
-            ORDER BY sort_order, created_at LIMIT 1)
+WHERE id = (${nextRunnableIdSql})
   AND status = 'queued'
 RETURNING id, attempt`;
 export const transitionSql = `INSERT INTO transitions (ts_ms, entity_type, entity_id, from_state, to_state, trigger, actor, attempt) VALUES (?, 'task', ?, 'queued', 'running', 'claim', ?, ?)`;
@@ -27,8 +27,7 @@ const schemaSql = migrations.map((migration) => migration.sql).join('\n');
 const rowsPerInsert = 500;
 const warmUpClaims = 50;
 const warmUpPeeks = 5000;
-const peekSql = `SELECT id FROM tasks WHERE status = 'queued' AND blocked_by_task_id IS NULL AND auto_dispatch = 1
-  AND planning_phase = 'none' AND (scheduled_for IS NULL OR scheduled_for <= ?) ORDER BY sort_order, created_at LIMIT 1`;
+const peekSql = nextRunnableIdSql;
 type Value = string | number | null;
 
 /** Seeds `count` tasks (one in four already done) through `insert`, 500 rows per statement. */

@@ -7,21 +7,31 @@ import type { TaskRow } from '../rows';
  * claimers can never take the same task: the sub-select and the guarded UPDATE run as one step.
  */
 
-/** Runnable = queued, not blocked, not a chain parent, auto-dispatched, and due. */
-const runnable = `status = 'queued' AND blocked_by_task_id IS NULL AND auto_dispatch = 1
-  AND planning_phase = 'none' AND (scheduled_for IS NULL OR scheduled_for <= ?)`;
-/** Runnable without a time to wait for (the picker index's rows). */
-const unscheduledRunnable = `status = 'queued' AND blocked_by_task_id IS NULL AND auto_dispatch = 1
-  AND planning_phase = 'none' AND scheduled_for IS NULL`;
-/** Runnable once its time has come (tasks_scheduled's rows, up to now). */
-const dueRunnable = `status = 'queued' AND blocked_by_task_id IS NULL AND auto_dispatch = 1
-  AND planning_phase = 'none' AND scheduled_for IS NOT NULL AND scheduled_for <= ?`;
+/** Runnable = queued, not blocked, not a chain parent, auto-dispatched (and due: the two candidates below). */
+const runnable = `status = 'queued' AND blocked_by_task_id IS NULL AND auto_dispatch = 1 AND planning_phase = 'none'`;
+
+/**
+ * The id of the next runnable task (one `?`: now): the first task without a time to wait for (the
+ * picker index, migration 0007) and the first due scheduled one (`tasks_scheduled`), whichever comes
+ * first in queue order. Neither walks past the tasks still waiting for their time (retry backoffs,
+ * scheduled starts). Each candidate is a sub-select of its own so that, on PostgreSQL, each takes
+ * its row lock (the comment, dialect.ts): owners claiming at once skip the rows another is taking.
+ * SQLite has one writer.
+ */
+export const nextRunnableIdSql = `SELECT id FROM (
+    SELECT * FROM (SELECT id, sort_order, created_at FROM tasks WHERE ${runnable} AND scheduled_for IS NULL
+      ORDER BY sort_order, created_at LIMIT 1 /* FOR UPDATE SKIP LOCKED */) AS unscheduled
+    UNION ALL
+    SELECT * FROM (SELECT id, sort_order, created_at FROM tasks WHERE ${runnable} AND scheduled_for IS NOT NULL AND scheduled_for <= ?
+      ORDER BY sort_order, created_at LIMIT 1 /* FOR UPDATE SKIP LOCKED */) AS due
+  ) AS candidates ORDER BY sort_order, created_at LIMIT 1`;
 
 /** The columns a claim sets; `branch` is an SQL expression (a parameter, or built from the task id). */
 const claimColumns = (branch: string) => `status = 'running', attempt = attempt + 1, started_at = ?, finished_at = NULL,
   worker_id = ?, last_worker_id = ?, previous_branch = branch, branch = ${branch}, version = version + 1`;
 
-const peekSql = `SELECT * FROM tasks WHERE ${runnable} ORDER BY sort_order, created_at LIMIT 1`;
+// Without the row locks: a peek takes nothing.
+const peekSql = `SELECT * FROM tasks WHERE id = (${nextRunnableIdSql.replace(/ \/\* FOR UPDATE SKIP LOCKED \*\//g, '')})`;
 
 const claimTaskSql = `UPDATE tasks SET ${claimColumns('?')}
        WHERE id = ? AND status = ? AND blocked_by_task_id IS NULL AND planning_phase = 'none'
@@ -53,20 +63,8 @@ export function compileClaimNext(branchTemplate: string): ClaimNextStatement {
   const parts = branchTemplate.split(/(\{worker\}|\{task\})/).filter((part) => part !== '');
   const branchSql = parts.map((part) => (part === '{task}' ? 'id' : '?')).join(' || ') || "''";
   return {
-    // The comment is PostgreSQL's row lock (dialect.ts): owners claiming at once each skip the rows
-    // another is taking, instead of waiting for one and finding it gone. SQLite has one writer.
-    // The first unscheduled task (the picker index, migration 0007) and the first due scheduled one
-    // (tasks_scheduled), the earlier of the two in queue order: a claim never walks past the tasks
-    // still waiting for their time. Each candidate is its own sub-select so that each takes its row lock.
     sql: `UPDATE tasks SET ${claimColumns(branchSql)}
-       WHERE id = (SELECT id FROM (
-           SELECT * FROM (SELECT id, sort_order, created_at FROM tasks WHERE ${unscheduledRunnable}
-             ORDER BY sort_order, created_at LIMIT 1 /* FOR UPDATE SKIP LOCKED */) AS unscheduled
-           UNION ALL
-           SELECT * FROM (SELECT id, sort_order, created_at FROM tasks WHERE ${dueRunnable}
-             ORDER BY sort_order, created_at LIMIT 1 /* FOR UPDATE SKIP LOCKED */) AS due
-         ) AS candidates ORDER BY sort_order, created_at LIMIT 1)
-         AND status = 'queued'
+       WHERE id = (${nextRunnableIdSql}) AND status = 'queued'
        RETURNING id, attempt, branch`,
     literals: parts.filter((part) => part !== '{task}').map((part) => (part === '{worker}' ? null : part)),
   };

@@ -5,6 +5,7 @@ import nodeFs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { ok, refused } from '../../../src/core/result';
+import { nextRunnableIdSql } from '../../../src/engine/queries/taskQueue';
 import { SqlJsStore, StoreError, migrations } from '../../../src/infra/db/index';
 import { scanJournal } from '../../../src/infra/db/journal';
 import { collectLog, copyOf, insertTask, tempForemanDir } from './helpers';
@@ -221,19 +222,14 @@ describe('SqlJsStore', () => {
     migrated.close();
   });
 
-  it('lets the claim use the picker index (schema version 2)', async () => {
+  it('lets the claim use the picker index for unscheduled tasks and tasks_scheduled for due ones (schema version 7)', async () => {
     const store = await SqlJsStore.open(tempForemanDir());
-    const plan = store.read((reader) =>
-      reader.all<{ detail: string }>(
-        `EXPLAIN QUERY PLAN SELECT id FROM tasks WHERE status = 'queued' AND blocked_by_task_id IS NULL AND auto_dispatch = 1
-       AND planning_phase = 'none' AND (scheduled_for IS NULL OR scheduled_for <= ?) ORDER BY sort_order, created_at LIMIT 1`,
-        [0],
-      ),
-    );
-    assert.deepEqual(
-      plan.map((row) => row.detail),
-      ['SEARCH tasks USING INDEX tasks_runnable (status=?)'],
-    );
+    const plan = store.read((reader) => reader.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${nextRunnableIdSql}`, [0]));
+    const searches = plan.map((row) => row.detail).filter((detail) => detail.includes('tasks'));
+    assert.deepEqual(searches, [
+      'SEARCH tasks USING INDEX tasks_runnable (status=?)',
+      'SEARCH tasks USING INDEX tasks_scheduled (status=? AND scheduled_for>? AND scheduled_for<?)',
+    ]);
     store.close();
   });
 
