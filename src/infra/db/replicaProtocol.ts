@@ -9,9 +9,10 @@ export interface ReplicaStart {
   readonly baseSeq: number;
 }
 
-/** Store to replica, in commit order. */
+/** Store to replica, in commit order: the records committed in one turn of the store's event loop go together. */
 export type ReplicaRequest =
-  { readonly kind: 'record'; readonly record: JournalRecord } | { readonly kind: 'image'; readonly id: number; readonly seq: number };
+  | { readonly kind: 'records'; readonly records: readonly JournalRecord[] }
+  | { readonly kind: 'image'; readonly id: number; readonly seq: number };
 
 /** Replica to store. */
 export type ReplicaReply =

@@ -123,7 +123,7 @@ async function main(): Promise<void> {
       return;
     }
     try {
-      if (request.kind === 'record') replica.receive(request.record);
+      if (request.kind === 'records') for (const record of request.records) replica.receive(record);
       else {
         const bytes = replica.image(request.seq);
         // Handed over, not copied: the export is the replica's own fresh buffer.
