@@ -22,7 +22,7 @@ async function init(input: CommandInput): Promise<number> {
   const choice = storeText === undefined ? undefined : parseStoreArgument(storeText);
   if (choice && !choice.ok) return printFailure(printer, choice, json(input));
   if (choice?.value.passwordRemoved) {
-    printer.err(`foreman: the password in --store is not written anywhere. ${passwordAdvice}`);
+    printer.err(`foreman: the password in --store was left out of .foreman/store.json (and every log). ${passwordAdvice}`);
   }
   const report = await initWorkspace(repoRoot, {
     ...(base !== undefined ? { base } : {}),

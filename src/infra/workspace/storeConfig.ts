@@ -189,5 +189,4 @@ export function storeSettingConfig(value: string): Result<StoreConfig | undefine
 
 /** What the password-less URL leaves to the environment, for the message after `init`. */
 export const passwordAdvice =
-  'The password is not stored: give it to each process that opens the store in PGPASSWORD, or in ~/.pgpass ' +
-  '(a line host:port:database:user:password, chmod 600).';
+  'Give it to each process that opens the store in PGPASSWORD, or in ~/.pgpass ' + '(a line host:port:database:user:password, chmod 600).';
