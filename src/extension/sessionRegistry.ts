@@ -4,7 +4,7 @@ import type { ForemanSession } from './session';
 import { type StatusDelta, type ViewsChange, isNoChange } from './statusModel';
 
 /** How often the views may redraw under a burst of engine events. */
-const coalesceMs = 250;
+export const coalesceMs = 250;
 /** Liveness moves with the clock; the workers are read again this often, only while some worker holds a task. */
 const ageTickMs = 5_000;
 

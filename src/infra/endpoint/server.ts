@@ -36,6 +36,8 @@ const defaultLimits: ConnectionLimits = { maxInFlight: 16, idleTimeoutMs: 30_000
  */
 export class EndpointServer implements Disposable {
   private queue: Promise<void> = Promise.resolve();
+  /** Answers taken and run, waiting for their writes to be saved (`whenSaved`). */
+  private readonly saving = new Set<Promise<unknown>>();
   private readonly sockets = new Set<net.Socket>();
   private closed = false;
 
@@ -120,7 +122,7 @@ export class EndpointServer implements Disposable {
     );
     const whenSaved = this.whenSaved;
     if (!whenSaved) return answered;
-    return answered.then(async (response) => {
+    const saved = answered.then(async (response) => {
       try {
         await whenSaved();
         return response;
@@ -131,6 +133,9 @@ export class EndpointServer implements Disposable {
         );
       }
     });
+    this.saving.add(saved);
+    void saved.finally(() => this.saving.delete(saved));
+    return saved;
   }
 
   private async handle(line: string): Promise<EndpointResponse> {
@@ -179,6 +184,8 @@ export class EndpointServer implements Disposable {
     withdrawAnnouncement(this.foremanDir, process.pid);
     const stopped = new Promise<void>((resolve) => this.server.close(() => resolve()));
     await this.queue;
+    // The answers still waiting for their save go out before the connections close.
+    await Promise.allSettled([...this.saving]);
     for (const socket of this.sockets) socket.destroy();
     await stopped;
     removeSocketLocation(this.location);
