@@ -73,3 +73,23 @@ export class RunOnceScheduler implements Disposable {
     this.timer.dispose();
   }
 }
+
+/**
+ * Runs `runner` once at the end of this turn of the event loop (`setImmediate`), however many times
+ * it is scheduled before then: work that batches what one turn produced (a group save, the records
+ * sent to a replica).
+ */
+export class NextTurnScheduler {
+  private scheduled = false;
+
+  constructor(private readonly runner: () => void) {}
+
+  schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.runner();
+    });
+  }
+}

@@ -85,6 +85,18 @@ export class AckFile {
     return new AckFile(fs.openSync(file, 'r+'), seq);
   }
 
+  /**
+   * `record`, with a failure handed to `failed` rather than thrown: the write itself is durable,
+   * and a lagging mark is safe.
+   */
+  raise(seq: number, failed: (error: unknown) => void): void {
+    try {
+      this.record(seq);
+    } catch (error) {
+      failed(error);
+    }
+  }
+
   /** Raises the mark to `seq`, which the journal has fsync'd. */
   record(seq: number): void {
     if (seq <= this.seq || this.fd === undefined) return;

@@ -11,6 +11,7 @@
  */
 import * as path from 'node:path';
 import type { Worker } from 'node:worker_threads';
+import { NextTurnScheduler } from '../../engine/async';
 import { startWorker } from '../threads/startWorker';
 import type { JournalRecord } from './journal';
 import type { ReplicaReply, ReplicaRequest, ReplicaStart } from './replicaProtocol';
@@ -28,7 +29,7 @@ export class StoreReplica {
   private whyFailed = '';
   /** Records committed in this turn of the event loop, sent together at its end (one message, not one each). */
   private pending: JournalRecord[] = [];
-  private flushScheduled = false;
+  private readonly turn = new NextTurnScheduler(() => this.flush());
 
   /**
    * Starts a replica of the store in `dir` as of `baseSeq`; records after it must be sent with
@@ -66,12 +67,7 @@ export class StoreReplica {
   send(record: JournalRecord): void {
     if (this.state === 'failed') return;
     this.pending.push(record);
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    setImmediate(() => {
-      this.flushScheduled = false;
-      this.flush();
-    });
+    this.turn.schedule();
   }
 
   /** Posts the records not sent yet (a message each cost 7% of a busy owner's time). */

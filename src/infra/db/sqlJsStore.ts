@@ -3,7 +3,6 @@
  * appended to a redo journal and fsync'd before it is acknowledged, and checkpoints that export the
  * whole image without ever leaving the folder unloadable.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
 import type { Reader, Store, Tx, WriteOptions } from '../../engine/ports';
@@ -21,6 +20,7 @@ import { configure, loadDatabase, useIncrementalVacuum } from './storeLoader';
 import {
   completeInterruptedCheckpoint,
   ensureForemanDir,
+  fileSizeOr0,
   imageName,
   journalName,
   listStoreFiles,
@@ -30,6 +30,7 @@ import { GuardedReader, Transaction } from './transaction';
 import { type Disk, type SqlJsStoreOptions, appendFailure, diskOf, snapshotImage, writeFirstImage, writeTempImage } from './storeDisk';
 import { installNow, prepareNextSegment, rotate } from './checkpointer';
 import { CheckpointScheduler, type ImageSources } from './checkpointScheduler';
+import { GroupSave } from './groupSave';
 import { StoreReplica } from './replica';
 
 export type { SqlJsStoreOptions } from './storeDisk';
@@ -40,25 +41,12 @@ type StoreState = 'open' | 'broken' | 'closed';
 /** Replicas started per store before it stops trying (each failure is logged). */
 const maxReplicaStarts = 3;
 
-function fileSizeOr0(filePath: string): number {
-  try {
-    return fs.statSync(filePath).size;
-  } catch {
-    return 0;
-  }
-}
-
 export class SqlJsStore implements Store {
   private state: StoreState = 'open';
   private brokenBecause = '';
   private writing = false;
-  /** Inside `savingLater`: durable writes leave their fsync to the next group save. */
-  private deferSaves = false;
-  /** Durable writes committed whose records are written but not yet fsync'd (group commit). */
-  private unsaved = false;
-  /** Callers of `whenSaved`, answered by the next group save. */
-  private saveWaiters: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
-  private saveScheduled = false;
+  /** Group commit: durable writes inside `savingLater` share one fsync (groupSave.ts). */
+  private readonly group = new GroupSave(() => this.saveGroup());
   private readonly reader: Reader;
   /** Runs checkpoints while the store answers (checkpointer.ts); absent for a store in memory. */
   private readonly checkpoints: CheckpointScheduler | undefined;
@@ -177,7 +165,7 @@ export class SqlJsStore implements Store {
       throw new StoreError('misuse', 'Store.write was called inside another Store.write; compose the work into one transaction.');
     const tx = new Transaction(this.connection);
     // A durable write inside `savingLater` is written now and fsync'd by the next group save.
-    const deferred = (options.durable ?? true) && this.deferSaves;
+    const deferred = (options.durable ?? true) && this.group.deferringNow;
     const durable = (options.durable ?? true) && !deferred;
     let result: Result<T>;
     let record: JournalRecord | undefined;
@@ -213,72 +201,35 @@ export class SqlJsStore implements Store {
     }
     if (this.disk && record) {
       this.afterCommit(this.disk, record, durable);
-      if (deferred) {
-        this.unsaved = true;
-        this.scheduleSave();
-      }
+      if (deferred) this.group.committed();
     }
     return result;
   }
 
-  /**
-   * Group commit: runs `fn`, whose durable writes are written to the journal but not fsync'd each;
-   * one fsync soon after (the next turn of the event loop) saves them together with whatever else
-   * was written meanwhile. Whoever tells anyone of such a write waits for `whenSaved()` first. The
-   * endpoint does (issue 13: with 8 clients, one fsync per write was a third of the owner's time).
-   */
+  /** Group commit: `fn`'s durable writes are fsync'd together soon after (groupSave.ts). */
   savingLater<T>(fn: () => T): T {
-    const was = this.deferSaves;
-    this.deferSaves = true;
-    try {
-      return fn();
-    } finally {
-      this.deferSaves = was;
-    }
+    return this.group.run(fn);
   }
 
   /** Resolves once every durable write so far is fsync'd; rejects if that fsync failed (the store is then broken). */
   whenSaved(): Promise<void> {
-    if (!this.unsaved) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      this.saveWaiters.push({ resolve, reject });
-      this.scheduleSave();
-    });
+    return this.group.whenSaved();
   }
 
-  private scheduleSave(): void {
-    if (this.saveScheduled) return;
-    this.saveScheduled = true;
-    setImmediate(() => {
-      this.saveScheduled = false;
-      this.saveNow();
-    });
-  }
-
-  /** The group save: one fsync for every write since the last, then the acknowledged mark, then the waiters. */
-  private saveNow(): void {
-    const waiters = this.saveWaiters;
-    this.saveWaiters = [];
-    try {
-      if (this.unsaved && this.state === 'open' && this.disk) this.syncJournal(this.disk);
-      if (this.unsaved && this.state !== 'open') {
-        throw new StoreError(
-          'notSaved',
-          `The last changes were not saved (${this.brokenBecause || 'the store was closed'}); they are not done.`,
-        );
-      }
-      this.unsaved = false;
-    } catch (error) {
-      // Committed in memory but not on disk: nothing may be built on it; the next open replays what was saved.
-      if (this.state === 'open') this.markBroken(`saving the journal failed: ${String(error)}`);
-      const failure =
-        error instanceof StoreError
-          ? error
-          : new StoreError('notSaved', `The last changes were not saved (${String(error)}); they are not done.`);
-      for (const waiter of waiters) waiter.reject(failure);
-      return;
+  /** The group's fsync. Committed in memory but not on disk when it fails: nothing may be built on it. */
+  private saveGroup(): void {
+    if (this.state !== 'open' || !this.disk) {
+      throw new StoreError(
+        'notSaved',
+        `The last changes were not saved (${this.brokenBecause || 'the store was closed'}); they are not done.`,
+      );
     }
-    for (const waiter of waiters) waiter.resolve();
+    try {
+      this.syncJournal(this.disk);
+    } catch (error) {
+      this.markBroken(`saving the journal failed: ${String(error)}`);
+      throw new StoreError('notSaved', `The last changes were not saved (${String(error)}); they are not done.`);
+    }
   }
 
   checkpoint(): void {
@@ -328,14 +279,14 @@ export class SqlJsStore implements Store {
         else this.syncJournal(this.disk);
       }
       // The close's own sync (or checkpoint) saved the group's writes.
-      if (this.state === 'open') this.unsaved = false;
+      if (this.state === 'open') this.group.savedElsewhere();
     } finally {
       this.replica?.dispose();
       this.disk?.journal.close();
       this.disk?.ack.close();
       this.connection.close();
       this.state = 'closed';
-      this.saveNow();
+      this.group.saveNow();
     }
   }
 
@@ -410,16 +361,11 @@ export class SqlJsStore implements Store {
     this.raiseAck(disk);
   }
 
-  /**
-   * Only after the journal's fsync: the mark must never name a record that is not on disk. A failed
-   * update is logged, not thrown: the write itself is durable, and a lagging mark is safe.
-   */
+  /** Only after the journal's fsync: the mark must never name a record that is not on disk. */
   private raiseAck(disk: Disk): void {
-    try {
-      disk.ack.record(this.lastSeq);
-    } catch (error) {
-      this.log(`Updating the acknowledged mark in ${disk.dir} failed (${String(error)}); the write itself is saved.`);
-    }
+    disk.ack.raise(this.lastSeq, (error) =>
+      this.log(`Updating the acknowledged mark in ${disk.dir} failed (${String(error)}); the write itself is saved.`),
+    );
   }
 
   private rollback(): void {

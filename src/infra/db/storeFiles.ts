@@ -10,6 +10,15 @@ import * as path from 'node:path';
 import { imageName, journalName, nextJournalName, tempImageName } from '../workspace/storeFileNames';
 import { readImageFile } from './imageFile';
 
+/** A file's size, 0 when it is not there. */
+export function fileSizeOr0(filePath: string): number {
+  try {
+    return fs.statSync(filePath).size;
+  } catch {
+    return 0;
+  }
+}
+
 export { imageName, isStoreFileName, journalName, nextJournalName, tempImageName } from '../workspace/storeFileNames';
 
 /** Hears the name of each file-system step of a checkpoint before it happens (tests kill there). */

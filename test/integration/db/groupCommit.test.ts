@@ -20,6 +20,16 @@ function ackedSeq(dir: string): number {
   return read.kind === 'seq' ? read.seq : -1;
 }
 
+/** A store with one saved write, its acknowledged seq, and the fsync count from here. */
+async function storeWithOneWrite(): Promise<{ dir: string; store: SqlJsStore; acked: number }> {
+  const dir = tempForemanDir();
+  const store = await SqlJsStore.open(dir);
+  store.write(insertTask('before'));
+  const acked = ackedSeq(dir);
+  fsyncs = 0;
+  return { dir, store, acked };
+}
+
 describe('group commit', () => {
   beforeEach(() => {
     fsyncs = 0;
@@ -33,11 +43,7 @@ describe('group commit', () => {
   });
 
   it('saves the writes taken together with one fsync, and acknowledges them only then', async () => {
-    const dir = tempForemanDir();
-    const store = await SqlJsStore.open(dir);
-    store.write(insertTask('before'));
-    const acked = ackedSeq(dir);
-    fsyncs = 0;
+    const { dir, store, acked } = await storeWithOneWrite();
     store.savingLater(() => ['a', 'b', 'c'].forEach((id) => store.write(insertTask(id))));
     assert.equal(fsyncs, 0, 'no write fsyncs on its own');
     assert.equal(ackedSeq(dir), acked, 'the mark does not name unsaved records');
@@ -52,11 +58,7 @@ describe('group commit', () => {
   });
 
   it('a group save alone: whenSaved resolves after one fsync for the lot', async () => {
-    const dir = tempForemanDir();
-    const store = await SqlJsStore.open(dir);
-    store.write(insertTask('before'));
-    const acked = ackedSeq(dir);
-    fsyncs = 0;
+    const { dir, store, acked } = await storeWithOneWrite();
     store.savingLater(() => Array.from({ length: 20 }, (_, i) => store.write(insertTask(`t${i}`))));
     await store.whenSaved();
     assert.equal(fsyncs, 1);
