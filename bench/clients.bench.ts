@@ -64,6 +64,10 @@ interface ClientRun {
   readonly counted: number;
   readonly rounds: number;
   readonly latencies: number[];
+  /** When the client found no task left to claim (epoch ms), if it did. */
+  readonly ranDryAt: number | null;
+  /** The client process's own CPU (user + system) over its run. */
+  readonly cpuMs: number;
 }
 
 /** A client process, set up and waiting for its schedule. */
@@ -124,15 +128,21 @@ async function phase(side: Side, kind: Kind, where: string, owner?: ChildProcess
   const cpu = owner?.pid ? cpuSeconds(owner.pid) - cpuBefore : undefined;
   const counted = runs.reduce((sum, run) => sum + run.counted, 0);
   const rounds = runs.reduce((sum, run) => sum + run.rounds, 0);
+  // A side that empties the queue early is timed until its last client found it empty, not for the
+  // whole run (the rounds after that would claim nothing and hide its rate).
+  const ranDry = runs.some((run) => run.ranDryAt !== null);
+  const elapsedS = (Math.max(...runs.map((run) => run.ranDryAt ?? endAt)) - startAt) / 1000;
   return {
-    opsPerSecond: round(counted / seconds, 0),
+    opsPerSecond: round(counted / elapsedS, 0),
     counted,
     notCounted: rounds - counted,
+    ...(ranDry ? { queueRanDryAfterS: round(elapsedS, 2) } : {}),
     latency: tails(
       runs.flatMap((run) => run.latencies),
       2,
     ),
     ...(cpu !== undefined ? { ownerCpuMsPerOp: round((cpu * 1000) / Math.max(1, counted), 3) } : {}),
+    clientsCpuMsPerOp: round(runs.reduce((sum, run) => sum + run.cpuMs, 0) / Math.max(1, counted), 3),
     loadAverage: { median: round(percentile(loads, 0.5), 2), max: round(Math.max(...loads), 2) },
   };
 }

@@ -43,8 +43,10 @@ const nextProgress = (): number => ((beats++ % 999) + 1) / 1000;
 /** A released task comes back after this (the owner's `retryBaseMs` in the bench's settings): not within a run. */
 export const retryAfterMs = 3_600_000;
 
-/** One round of work; resolves to whether it counted (a claim that found a task, a heartbeat). */
-type Round = () => Promise<boolean> | boolean;
+/** What one round came to: counted (a heartbeat, a claim that got a task), not counted (a claim
+ * refused because the dispatcher moved the worker first), or the queue ran dry (the client stops). */
+type Outcome = 'counted' | 'notCounted' | 'ranDry';
+type Round = () => Promise<Outcome>;
 
 /** Each request's (or transaction's) time from sent to answered, in ms. */
 const latencies: number[] = [];
@@ -109,7 +111,10 @@ async function ownerRound(kind: Kind, worker: string, dir: string): Promise<{ ro
   if (kind === 'heartbeat') {
     // A worker that holds a task, as one that beats does: each beat also renews the task's lease.
     await send('claim', { worker });
-    return { round: async () => (await send('heartbeat', { worker, progress: nextProgress() })).ok, close: () => connection.close() };
+    return {
+      round: async () => ((await send('heartbeat', { worker, progress: nextProgress() })).ok ? 'counted' : 'notCounted'),
+      close: () => connection.close(),
+    };
   }
   return {
     round: async () => {
@@ -117,7 +122,8 @@ async function ownerRound(kind: Kind, worker: string, dir: string): Promise<{ ro
       // The owner's dispatcher may have handed this worker a task in between; releasing it goes on.
       await send('fail', { worker, reason: 'released by the bench' });
       // `null`: nothing left to claim.
-      return claimed.ok && claimed.value !== null;
+      if (!claimed.ok) return 'notCounted';
+      return claimed.value === null ? 'ranDry' : 'counted';
     },
     close: () => connection.close(),
   };
@@ -173,7 +179,7 @@ function betterRound(kind: Kind, worker: string, file: string): { round: Round; 
       if (row.task_id) renewTaskLease(tx, row.task_id, worker, now + 60_000);
       findInputAnswer(tx, worker);
     });
-    return { round: async () => (await timed(beat.immediate), true), close };
+    return { round: async () => (await timed(beat.immediate), 'counted'), close };
   }
   const claim = db.transaction((): string | undefined => {
     const now = Date.now();
@@ -196,9 +202,9 @@ function betterRound(kind: Kind, worker: string, file: string): { round: Round; 
   return {
     round: async () => {
       const task = await timed(claim.immediate);
-      if (task === undefined) return false;
+      if (task === undefined) return 'ranDry';
       await timed(() => release.immediate(task));
-      return true;
+      return 'counted';
     },
     close,
   };
@@ -211,15 +217,25 @@ async function main(): Promise<void> {
   process.stdout.write('ready\n');
   const [startAt, endAt] = await schedule();
   process.stdin.destroy();
+  const cpuBefore = process.cpuUsage();
   let counted = 0;
   let rounds = 0;
+  /** When this client found the queue empty (epoch ms): a rate is counted up to then, not to `endAt`. */
+  let ranDryAt: number | null = null;
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, startAt - Date.now())));
   while (Date.now() < endAt) {
-    if (await round()) counted++;
+    const outcome = await round();
     rounds++;
+    if (outcome === 'counted') counted++;
+    if (outcome === 'ranDry') {
+      ranDryAt = Date.now();
+      break;
+    }
   }
+  const cpu = process.cpuUsage(cpuBefore);
   close();
-  process.stdout.write(`${JSON.stringify({ counted, rounds, latencies })}\n`);
+  const cpuMs = (cpu.user + cpu.system) / 1000;
+  process.stdout.write(`${JSON.stringify({ counted, rounds, latencies, ranDryAt, cpuMs })}\n`);
 }
 
 if (require.main === module)

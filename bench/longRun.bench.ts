@@ -10,8 +10,10 @@
  * commit before checkpoints moved off the request path) runs the same schedule.
  * Also measured: opening after a crash with the journal at its maximum (no checkpoint since).
  *
- * Usage: node --import tsx bench/longRun.bench.ts [--sizes 100000] [--writes 40000] [--interval-ms auto]
+ * Usage: node --import tsx bench/longRun.bench.ts [--sizes 100000] [--history 0] [--writes 40000] [--interval-ms auto]
  *   [--checkpoint-mib 2] [--before /path/to/older/checkout]
+ * `--history` seeds that many rows of finished work's history (transitions), one figure per size or
+ * one for all: the issue's targets are `--sizes 100000,1000000 --history 0,1000000`.
  * `auto` arrives at three times the fsync floor's median measured first. A checkpoint's pause depends
  * on the image (the number of tasks), not on the journal limit; a smaller `--checkpoint-mib` only
  * fits more checkpoints into a shorter run.
@@ -38,10 +40,17 @@ interface Run {
   readonly [key: string]: unknown;
 }
 
-function run(variant: string, tasks: number, dir: string, writes: number, interval: number, checkpointMiB: number, root = here): Run {
+/** What a folder is seeded with: queued and done tasks, and rows of finished work's history. */
+interface Size {
+  readonly tasks: number;
+  readonly history: number;
+}
+
+function run(variant: string, size: Size, dir: string, writes: number, interval: number, checkpointMiB: number, root = here): Run {
+  const { tasks, history } = size;
   const output = execFileSync(
     process.execPath,
-    ['--import', 'tsx', child, variant, String(tasks), dir, String(writes), String(interval), String(checkpointMiB), root],
+    ['--import', 'tsx', child, variant, String(tasks), String(history), dir, String(writes), String(interval), String(checkpointMiB), root],
     { encoding: 'utf8', maxBuffer: 256 * 2 ** 20, cwd: root },
   );
   return JSON.parse(output) as Run;
@@ -66,16 +75,17 @@ function figures(result: Run): Record<string, unknown> {
 function calibrate(root: string): number {
   const dir = path.join(root, 'calibrate');
   fs.mkdirSync(dir, { recursive: true });
-  const floor = run('floor', 1, dir, 300, 5, 1);
+  const floor = run('floor', { tasks: 1, history: 0 }, dir, 300, 5, 1);
   fs.rmSync(dir, { recursive: true, force: true });
   const median = Number(tails(floor.serviceMs ?? []).medianMs);
   return Math.max(1, round(3 * median, 1));
 }
 
-function measure(tasks: number, writes: number, interval: number, checkpointMiB: number, before: string | undefined, root: string) {
+function measure(size: Size, writes: number, interval: number, checkpointMiB: number, before: string | undefined, root: string) {
+  const { tasks, history } = size;
   const sizeRoot = path.join(root, String(tasks));
   const seeded = path.join(sizeRoot, 'seed', '.foreman');
-  const seed = run('seed', tasks, seeded, 0, interval, checkpointMiB);
+  const seed = run('seed', size, seeded, 0, interval, checkpointMiB);
   const copyOfSeed = (name: string): string => {
     const dir = path.join(sizeRoot, name, '.foreman');
     fs.cpSync(seeded, dir, { recursive: true });
@@ -86,12 +96,12 @@ function measure(tasks: number, writes: number, interval: number, checkpointMiB:
     fs.mkdirSync(dir, { recursive: true });
     return dir;
   };
-  const store = run('store', tasks, copyOfSeed('store'), writes, interval, checkpointMiB);
-  const storeBefore = before ? run('store', tasks, copyOfSeed('store-before'), writes, interval, checkpointMiB, before) : undefined;
-  const better = run('better', tasks, fresh('better'), writes, interval, checkpointMiB);
-  const floor = run('floor', tasks, fresh('floor'), writes, interval, checkpointMiB);
-  const crash = run('crashOpen', tasks, copyOfSeed('crash'), 0, interval, checkpointMiB);
-  const crashBefore = before ? run('crashOpen', tasks, copyOfSeed('crash-before'), 0, interval, checkpointMiB, before) : undefined;
+  const store = run('store', size, copyOfSeed('store'), writes, interval, checkpointMiB);
+  const storeBefore = before ? run('store', size, copyOfSeed('store-before'), writes, interval, checkpointMiB, before) : undefined;
+  const better = run('better', size, fresh('better'), writes, interval, checkpointMiB);
+  const floor = run('floor', size, fresh('floor'), writes, interval, checkpointMiB);
+  const crash = run('crashOpen', size, copyOfSeed('crash'), 0, interval, checkpointMiB);
+  const crashBefore = before ? run('crashOpen', size, copyOfSeed('crash-before'), 0, interval, checkpointMiB, before) : undefined;
   fs.rmSync(sizeRoot, { recursive: true, force: true });
   const storeFigures = figures(store);
   const latency = (figure: Record<string, unknown>): Record<string, number> => figure.latency as Record<string, number>;
@@ -100,6 +110,7 @@ function measure(tasks: number, writes: number, interval: number, checkpointMiB:
   const maxTargetMs = tasks >= 1_000_000 ? 50 : 20;
   return {
     tasks,
+    historyRows: history,
     imageMiB: round(Number(seed.imageBytes) / 2 ** 20, 1),
     store: storeFigures,
     ...(storeBefore ? { storeBefore: figures(storeBefore) } : {}),
@@ -124,6 +135,8 @@ function measure(tasks: number, writes: number, interval: number, checkpointMiB:
 
 function main(): void {
   const sizes = option('sizes', '100000').split(',').map(Number);
+  const histories = option('history', '0').split(',').map(Number);
+  const historyOf = (index: number): number => (histories.length === 1 ? (histories[0] ?? 0) : (histories[index] ?? NaN));
   const writes = Number(option('writes', '40000'));
   const intervalOption = option('interval-ms', 'auto');
   const checkpointMiB = Number(option('checkpoint-mib', '2'));
@@ -131,11 +144,21 @@ function main(): void {
   const before = beforeOption ? path.resolve(beforeOption) : undefined;
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'foreman-longrun-bench-'));
   const interval = intervalOption === 'auto' ? calibrate(root) : Number(intervalOption);
-  if (sizes.some((size) => !Number.isInteger(size) || size < 1) || !(writes >= 100) || !(interval > 0) || !(checkpointMiB > 0)) {
-    throw new Error('usage: --sizes 100000 --writes 40000 --interval-ms auto|1.5 --checkpoint-mib 2 [--before <checkout>]');
+  if (
+    sizes.some((size) => !Number.isInteger(size) || size < 1) ||
+    sizes.some((_, index) => !(Number.isInteger(historyOf(index)) && historyOf(index) >= 0)) ||
+    !(writes >= 100) ||
+    !(interval > 0) ||
+    !(checkpointMiB > 0)
+  ) {
+    throw new Error(
+      'usage: --sizes 100000[,1000000] --history 0[,1000000] --writes 40000 --interval-ms auto|1.5 --checkpoint-mib 2 [--before <checkout>]',
+    );
   }
   try {
-    const results = sizes.map((size) => measure(size, writes, interval, checkpointMiB, before, root));
+    const results = sizes.map((tasks, index) =>
+      measure({ tasks, history: historyOf(index) }, writes, interval, checkpointMiB, before, root),
+    );
     const environment = {
       node: process.version,
       cpus: os.cpus().length,

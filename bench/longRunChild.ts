@@ -1,7 +1,8 @@
 /**
  * One measurement of bench/longRun.bench.ts, in its own process.
- * Usage: node --import tsx bench/longRunChild.ts <variant> <tasks> <workDir> <writes> <intervalMs> <checkpointMiB> [storeRoot]
- * Variants: seed, store, crashOpen, better, floor. `storeRoot` is the checkout whose
+ * Usage: node --import tsx bench/longRunChild.ts <variant> <tasks> <history> <workDir> <writes> <intervalMs> <checkpointMiB> [storeRoot]
+ * Variants: seed, store, crashOpen, better, floor. `history` rows of finished work (transitions)
+ * are seeded with the tasks. `storeRoot` is the checkout whose
  * src/infra/db/index.ts is measured (default: this one), so that an older commit can be measured
  * in the same run. Prints one JSON object.
  */
@@ -13,7 +14,7 @@ import { ok } from '../src/core/result';
 import type { Result } from '../src/core/result';
 import type { Store, Tx } from '../src/engine/ports';
 import { migrations } from '../src/infra/db/migrations/index';
-import { claimIn, claimSql, seed, transitionSql } from './storeBenchChild';
+import { claimIn, claimSql, seed, seedHistory, transitionSql } from './storeBenchChild';
 
 interface StoreOptions {
   readonly checkpointBytes?: number;
@@ -81,10 +82,13 @@ async function openLoop(
   return { latencyMs, serviceMs, firstTurnAfterOpenMs };
 }
 
-async function seedFolder(root: string, tasks: number, dir: string): Promise<object> {
+async function seedFolder(root: string, tasks: number, history: number, dir: string): Promise<object> {
   const { SqlJsStore } = await storeModule(root);
   const store = await SqlJsStore.open(dir, { checkpointBytes: 2 ** 40 });
-  seed(tasks, (sql, params) => store.write((tx: Tx): Result<number> => ok(tx.run(sql, params))));
+  const insert = (sql: string, params: (string | number | null)[]): void =>
+    void store.write((tx: Tx): Result<number> => ok(tx.run(sql, params)));
+  seed(tasks, insert);
+  seedHistory(history, tasks, insert);
   store.close();
   return { imageBytes: fs.statSync(path.join(dir, 'foreman.db')).size };
 }
@@ -110,7 +114,14 @@ async function storeRun(root: string, dir: string, writes: number, intervalMs: n
     const result = store.write(claimIn);
     if (!result.ok) throw new Error(result.message);
   });
-  await store.whenIdle?.();
+  // Turned (and counted) until the last checkpoint is done, so its steps fall into turns as during
+  // the run, not into one long "turn" that would read as a block.
+  let idle = false;
+  void (store.whenIdle?.() ?? Promise.resolve()).then(() => (idle = true));
+  while (!idle) {
+    await nextTurn();
+    turns++;
+  }
   const rssMiB = process.memoryUsage().rss / 2 ** 20;
   // Where the checkpoints' images came from (absent in checkouts from before the replica).
   const imageSources: unknown = (store as { imageSources?: unknown }).imageSources;
@@ -168,7 +179,7 @@ interface BetterDatabase {
   close(): void;
 }
 
-async function betterRun(tasks: number, dir: string, writes: number, intervalMs: number): Promise<object> {
+async function betterRun(tasks: number, history: number, dir: string, writes: number, intervalMs: number): Promise<object> {
   // A dev dependency without bundled types: loaded untyped, the few calls used are declared above.
   const Database = createRequire(__filename)('better-sqlite3') as new (file: string) => BetterDatabase;
   const db = new Database(path.join(dir, 'better.db'));
@@ -176,7 +187,11 @@ async function betterRun(tasks: number, dir: string, writes: number, intervalMs:
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
   db.exec(migrations.map((migration) => migration.sql).join('\n'));
-  db.transaction(() => seed(tasks, (sql, params) => db.prepare(sql).run(...params)))();
+  db.transaction(() => {
+    const insert = (sql: string, params: (string | number | null)[]): void => void db.prepare(sql).run(...params);
+    seed(tasks, insert);
+    seedHistory(history, tasks, insert);
+  })();
   const claim = db.prepare(claimSql);
   const transition = db.prepare(transitionSql);
   const claimOnce = db.transaction(() => {
@@ -203,24 +218,25 @@ async function floorRun(dir: string, writes: number, intervalMs: number): Promis
 }
 
 async function main(): Promise<void> {
-  const [variant, tasksText, dir, writesText, intervalText, checkpointMiBText, rootArgument] = process.argv.slice(2);
+  const [variant, tasksText, historyText, dir, writesText, intervalText, checkpointMiBText, rootArgument] = process.argv.slice(2);
   const tasks = Number(tasksText);
+  const history = Number(historyText);
   const writes = Number(writesText);
   const intervalMs = Number(intervalText);
   const checkpointBytes = Number(checkpointMiBText) * 2 ** 20;
   const root = rootArgument ?? path.join(__dirname, '..');
-  if (!variant || !dir || !(tasks > 0) || !(writes >= 0) || !(intervalMs > 0) || !(checkpointBytes > 0)) {
-    throw new Error('usage: longRunChild.ts <variant> <tasks> <dir> <writes> <intervalMs> <checkpointMiB> [storeRoot]');
+  if (!variant || !dir || !(tasks > 0) || !(history >= 0) || !(writes >= 0) || !(intervalMs > 0) || !(checkpointBytes > 0)) {
+    throw new Error('usage: longRunChild.ts <variant> <tasks> <history> <dir> <writes> <intervalMs> <checkpointMiB> [storeRoot]');
   }
   const result =
     variant === 'seed'
-      ? await seedFolder(root, tasks, dir)
+      ? await seedFolder(root, tasks, history, dir)
       : variant === 'store'
         ? await storeRun(root, dir, writes, intervalMs, checkpointBytes)
         : variant === 'crashOpen'
           ? await crashOpen(root, dir, checkpointBytes)
           : variant === 'better'
-            ? await betterRun(tasks, dir, writes, intervalMs)
+            ? await betterRun(tasks, history, dir, writes, intervalMs)
             : variant === 'floor'
               ? await floorRun(dir, writes, intervalMs)
               : undefined;

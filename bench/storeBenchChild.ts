@@ -51,6 +51,38 @@ export function seed(count: number, insert: (sql: string, params: Value[]) => vo
   }
 }
 
+/** The story of a finished task, four transitions long. */
+const finishedStory = [
+  ['queued', 'running', 'claim'],
+  ['running', 'review', 'submit'],
+  ['review', 'merging', 'approve'],
+  ['merging', 'done', 'merged'],
+] as const;
+
+/**
+ * Seeds `count` history rows (transitions) for the done tasks `seed` made, four per task and
+ * round after round over them, through `insert`, 500 rows per statement: months of a crew's history.
+ */
+export function seedHistory(count: number, tasks: number, insert: (sql: string, params: Value[]) => void): void {
+  const doneTasks = Math.floor(tasks / 4);
+  if (doneTasks === 0) throw new Error('history needs at least 4 tasks (one in four is done)');
+  const base = 1_600_000_000_000;
+  for (let start = 0; start < count; start += rowsPerInsert) {
+    const params: Value[] = [];
+    const rows: string[] = [];
+    for (let i = start; i < Math.min(count, start + rowsPerInsert); i++) {
+      const [from, to, trigger] = finishedStory[i % finishedStory.length] ?? finishedStory[0];
+      const task = Math.floor(i / finishedStory.length) % doneTasks;
+      rows.push(`(?, 'task', ?, ?, ?, ?, 'bench', 1)`);
+      params.push(base + i, `task-${String(task * 4 + 3).padStart(7, '0')}`, from, to, trigger);
+    }
+    insert(
+      `INSERT INTO transitions (ts_ms, entity_type, entity_id, from_state, to_state, trigger, actor, attempt) VALUES ${rows.join(', ')}`,
+      params,
+    );
+  }
+}
+
 export function claimIn(tx: Tx): Result<{ id: string; attempt: number }> {
   const now = Date.now();
   const [row] = tx.returning<{ id: string; attempt: number }>(claimSql, [now, workerId, now]);

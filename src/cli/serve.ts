@@ -146,11 +146,12 @@ async function startAndRun(
   if (stops.pending) return unwind(stops.pending);
   // Lives as long as the engine, which owner.close() disposes with its emitters.
   owner.engine.onDidCommit((events) => {
-    for (const event of events) {
-      // Not a change of state: the log stays the story of transitions.
-      if (event.kind === 'heartbeat' || event.kind === 'rowsChanged') continue;
-      printer.out(json ? JSON.stringify(event) : describeEvent(event));
-    }
+    // Not a change of state: the log stays the story of transitions. One write per commit: a write
+    // to a pipe is a system call, and a busy owner commits thousands of times a second.
+    const lines = events
+      .filter((event) => event.kind !== 'heartbeat' && event.kind !== 'rowsChanged')
+      .map((event) => (json ? JSON.stringify(event) : describeEvent(event)));
+    if (lines.length > 0) printer.out(lines.join('\n'));
   });
   // Recovery and the first dispatch run after the event log is attached, so their lines show.
   try {

@@ -4,7 +4,7 @@
  * store closes or is asked for a checkpoint of its own. The image comes from the store's replica on
  * another thread when it has one ready (replica.ts), else from the store's own export.
  */
-import { BackgroundCheckpoint, type CheckpointOutcome, rotate } from './checkpointer';
+import { BackgroundCheckpoint, type CheckpointImage, type CheckpointOutcome, rotate } from './checkpointer';
 import type { Disk } from './storeDisk';
 
 /** What the scheduler needs from its store. */
@@ -16,7 +16,7 @@ export interface CheckpointHost {
   /** The image at the last committed seq (storeDisk.ts `snapshotImage`), exported on this thread. */
   readonly snapshot: () => Uint8Array;
   /** The same image exported on another thread (the replica), or undefined when there is none ready. */
-  readonly snapshotElsewhere: () => Promise<Uint8Array> | undefined;
+  readonly snapshotElsewhere: () => Promise<CheckpointImage> | undefined;
   /** True while a replica is loading: a checkpoint due meanwhile waits for it, within reason. */
   readonly replicaLoading: () => boolean;
   /** Hears each image installed, with its size. */
@@ -96,7 +96,7 @@ export class CheckpointScheduler {
    */
   private start(): void {
     if (!this.host.usable() || this.busy) return;
-    let elsewhere: Promise<Uint8Array> | undefined;
+    let elsewhere: Promise<CheckpointImage> | undefined;
     try {
       rotate(this.disk, this.host.syncJournal);
       elsewhere = this.host.snapshotElsewhere();
@@ -111,7 +111,7 @@ export class CheckpointScheduler {
     let finish: () => void = () => undefined;
     const exporting: Exporting = { cancelled: false, done: new Promise<void>((resolve) => (finish = resolve)) };
     this.exporting = exporting;
-    const next = (image: () => Uint8Array): void => {
+    const next = (image: () => CheckpointImage): void => {
       finish();
       if (exporting.cancelled) return;
       this.exporting = undefined;
@@ -133,13 +133,13 @@ export class CheckpointScheduler {
     );
   }
 
-  private exportHere(): Uint8Array {
+  private exportHere(): CheckpointImage {
     this.sources.exportedHere++;
-    return this.host.snapshot();
+    return { bytes: this.host.snapshot() };
   }
 
-  private write(image: Uint8Array): void {
-    const job: BackgroundCheckpoint = new BackgroundCheckpoint(this.disk, image, (outcome) => this.ended(job, outcome, image.length));
+  private write(image: CheckpointImage): void {
+    const job: BackgroundCheckpoint = new BackgroundCheckpoint(this.disk, image, (outcome) => this.ended(job, outcome, image.bytes.length));
     this.background = job;
     job.start();
   }

@@ -135,6 +135,12 @@ export type CheckpointOutcome =
  * while writing it is abandoned (the half-written temp file is unlinked, so writes still queued go
  * to a file nobody names); while installing, the remaining steps run synchronously.
  */
+/** An image to write: its bytes and, when it was hashed on another thread (the replica), its SHA-256. */
+export interface CheckpointImage {
+  readonly bytes: Uint8Array;
+  readonly sha256?: Uint8Array;
+}
+
 export class BackgroundCheckpoint {
   private phase: Phase = 'writing';
   private readonly steps: InstallStep[];
@@ -146,7 +152,7 @@ export class BackgroundCheckpoint {
 
   constructor(
     private readonly disk: Disk,
-    private readonly image: Uint8Array,
+    private readonly image: CheckpointImage,
     private readonly onDone: (outcome: CheckpointOutcome) => void,
   ) {
     this.tempPath = path.join(disk.dir, tempImageName);
@@ -217,11 +223,13 @@ export class BackgroundCheckpoint {
 
   /** Writes and fsyncs the image and its trailer; false when the checkpoint was settled meanwhile. */
   private async writeImage(fd: number): Promise<boolean> {
+    const { bytes, sha256 } = this.image;
+    // Hashed here, a chunk per turn, unless the replica did it already.
     const hash = crypto.createHash('sha256');
-    for (let offset = 0; offset < this.image.length; offset += chunkBytes) {
+    for (let offset = 0; offset < bytes.length; offset += chunkBytes) {
       if (this.phase !== 'writing') return false;
-      const chunk = this.image.subarray(offset, offset + chunkBytes);
-      hash.update(chunk);
+      const chunk = bytes.subarray(offset, offset + chunkBytes);
+      if (sha256 === undefined) hash.update(chunk);
       await writeAll(fd, chunk);
       // Flushed chunk by chunk: on ext4 (data=ordered) the journal's own fsync, on the request
       // path, waits for every dirty block of the file system, so an image left dirty whole made
@@ -229,7 +237,8 @@ export class BackgroundCheckpoint {
       await fsyncAsync(fd);
     }
     if (this.phase !== 'writing') return false;
-    await writeAll(fd, imageTrailer(hash.digest(), this.image.length));
+    const digest = sha256 === undefined ? hash.digest() : Buffer.from(sha256);
+    await writeAll(fd, imageTrailer(digest, bytes.length));
     if (this.phase !== 'writing') return false;
     this.disk.fileStep(`fsync ${tempImageName}`);
     await fsyncAsync(fd);
@@ -242,7 +251,13 @@ export class BackgroundCheckpoint {
         const step = this.steps[this.nextStep];
         if (!step || this.phase !== 'installing') return;
         if (step.kind === 'renames') step.run();
-        else {
+        else if (step.kind === 'remove') {
+          if (fs.existsSync(step.file)) {
+            this.disk.fileStep(`remove ${path.basename(step.file)}`);
+            await fs.promises.rm(step.file, { force: true });
+            if (this.phase !== 'installing') return;
+          }
+        } else {
           this.disk.fileStep('fsync the folder');
           await fsyncDirectoryAsync(this.disk.dir);
           if (this.phase !== 'installing') return;

@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { NextTurnScheduler } from '../../engine/async';
 import { startWorker } from '../threads/startWorker';
+import type { CheckpointImage } from './checkpointer';
 import type { JournalRecord } from './journal';
 import type { ReplicaReply, ReplicaRequest, ReplicaStart } from './replicaProtocol';
 
@@ -25,7 +26,7 @@ export class StoreReplica {
   private state: State = 'loading';
   private readonly worker: Worker;
   private nextId = 1;
-  private readonly waiting = new Map<number, { resolve: (image: Uint8Array) => void; reject: (error: Error) => void }>();
+  private readonly waiting = new Map<number, { resolve: (image: CheckpointImage) => void; reject: (error: Error) => void }>();
   private whyFailed = '';
   /** Records committed in this turn of the event loop, sent together at its end (one message, not one each). */
   private pending: JournalRecord[] = [];
@@ -79,10 +80,10 @@ export class StoreReplica {
   }
 
   /** The image at `seq` (every record up to it sent), exported on the replica's thread. */
-  image(seq: number): Promise<Uint8Array> {
+  image(seq: number): Promise<CheckpointImage> {
     if (this.state !== 'ready') return Promise.reject(new Error(`the replica is not ready (${this.whyFailed || this.state})`));
     const id = this.nextId++;
-    return new Promise<Uint8Array>((resolve, reject) => {
+    return new Promise<CheckpointImage>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       this.flush();
       this.post({ kind: 'image', id, seq });
@@ -106,7 +107,7 @@ export class StoreReplica {
     else {
       const waiter = this.waiting.get(reply.id);
       this.waiting.delete(reply.id);
-      waiter?.resolve(reply.bytes);
+      waiter?.resolve({ bytes: reply.bytes, sha256: reply.sha256 });
     }
   }
 

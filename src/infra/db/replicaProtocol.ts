@@ -17,5 +17,5 @@ export type ReplicaRequest =
 /** Replica to store. */
 export type ReplicaReply =
   | { readonly kind: 'ready'; readonly seq: number }
-  | { readonly kind: 'image'; readonly id: number; readonly seq: number; readonly bytes: Uint8Array }
+  | { readonly kind: 'image'; readonly id: number; readonly seq: number; readonly bytes: Uint8Array; readonly sha256: Uint8Array }
   | { readonly kind: 'failed'; readonly reason: string };

@@ -5,6 +5,7 @@
  * from it load after a crash with every acknowledged write, and a replica that cannot follow fails
  * loudly and is replaced by the store's own export. Real sql.js, real worker threads, real files.
  */
+import * as crypto from 'node:crypto';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -196,7 +197,13 @@ describe('the store replica', () => {
         stmts: [[`INSERT INTO tasks (id, title, status, sort_order, created_at) VALUES ('late', 'Late', 'queued', 9, 9)`, []]],
       });
       const SQL = await loadSqlJs();
-      const db = new SQL.Database(await replica.image(6));
+      const image = await replica.image(6);
+      assert.deepEqual(
+        image.sha256,
+        new Uint8Array(crypto.createHash('sha256').update(image.bytes).digest()),
+        "hashed on the replica's thread",
+      );
+      const db = new SQL.Database(image.bytes);
       try {
         assert.deepEqual(db.exec('SELECT id FROM tasks ORDER BY rowid')[0]?.values.flat(), ['t0', 't1', 't2', 't3', 't4', 'late']);
       } finally {
