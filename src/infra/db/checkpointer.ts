@@ -22,6 +22,8 @@ import type { Disk } from './storeDisk';
 import {
   fsyncDirectory,
   fsyncDirectoryAsync,
+  generationName,
+  imageName,
   installSteps,
   journalName,
   nextJournalName,
@@ -200,7 +202,7 @@ export class BackgroundCheckpoint {
       // Opened (and, when settled, unlinked) by name only on this thread, never by a late callback.
       this.disk.fileStep(`write ${tempImageName}`);
       fs.rmSync(this.tempPath, { force: true });
-      fd = fs.openSync(this.tempPath, 'wx', 0o600);
+      fd = this.openTemp();
       if (!(await this.writeImage(fd))) return;
     } catch (error) {
       if (this.phase !== 'writing') return;
@@ -221,6 +223,24 @@ export class BackgroundCheckpoint {
     await this.install();
   }
 
+  /**
+   * The temp image's file: the oldest backup image, renamed and overwritten in place, when there is
+   * one. The install would otherwise rename over it, and a file replaced or deleted gives its blocks
+   * back in the file system's journal: on this machine's ext4 the next journal fsyncs waited 30–90 ms
+   * behind the freeing of a 280 MiB image (1M tasks), at every checkpoint. Overwritten, its blocks
+   * stay allocated. Until the install that backup is missing (foreman.db and foreman.db.1 remain);
+   * a crash meanwhile leaves a half-written foreman.db.tmp beside an intact foreman.db, and the next
+   * open drops it, as any temp image is dropped while foreman.db exists.
+   */
+  private openTemp(): number {
+    const oldest = path.join(this.disk.dir, generationName(imageName, this.disk.backups));
+    if (this.disk.backups > 0 && fs.existsSync(oldest)) {
+      fs.renameSync(oldest, this.tempPath);
+      return fs.openSync(this.tempPath, 'r+');
+    }
+    return fs.openSync(this.tempPath, 'wx', 0o600);
+  }
+
   /** Writes and fsyncs the image and its trailer; false when the checkpoint was settled meanwhile. */
   private async writeImage(fd: number): Promise<boolean> {
     const { bytes, sha256 } = this.image;
@@ -238,7 +258,12 @@ export class BackgroundCheckpoint {
     }
     if (this.phase !== 'writing') return false;
     const digest = sha256 === undefined ? hash.digest() : Buffer.from(sha256);
-    await writeAll(fd, imageTrailer(digest, bytes.length));
+    const trailer = imageTrailer(digest, bytes.length);
+    await writeAll(fd, trailer);
+    // A reused file may be longer than this image; what is left of the old one goes.
+    await new Promise<void>((resolve, reject) =>
+      fs.ftruncate(fd, bytes.length + trailer.length, (error) => (error ? reject(error) : resolve())),
+    );
     if (this.phase !== 'writing') return false;
     this.disk.fileStep(`fsync ${tempImageName}`);
     await fsyncAsync(fd);
@@ -251,13 +276,7 @@ export class BackgroundCheckpoint {
         const step = this.steps[this.nextStep];
         if (!step || this.phase !== 'installing') return;
         if (step.kind === 'renames') step.run();
-        else if (step.kind === 'remove') {
-          if (fs.existsSync(step.file)) {
-            this.disk.fileStep(`remove ${path.basename(step.file)}`);
-            await fs.promises.rm(step.file, { force: true });
-            if (this.phase !== 'installing') return;
-          }
-        } else {
+        else {
           this.disk.fileStep('fsync the folder');
           await fsyncDirectoryAsync(this.disk.dir);
           if (this.phase !== 'installing') return;

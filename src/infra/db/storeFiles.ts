@@ -121,13 +121,9 @@ function shiftGenerations(dir: string, base: string, backups: number, fileStep: 
 
 /**
  * One step of installing a checkpoint: `renames` run at once (microseconds); `fsync` of the folder
- * and `remove` of the oldest backup image are the slow parts, which a checkpoint in the background
- * awaits while the owner goes on answering. The oldest backup is removed before the renames so that
- * no rename replaces it: replacing a file frees its blocks inside the rename, ~80 ms for a 280 MiB
- * image on this machine's ext4 (1M tasks), all of it on the owner's thread.
+ * is the slow part, which a checkpoint in the background awaits while the owner goes on answering.
  */
-export type InstallStep =
-  { readonly kind: 'renames'; readonly run: () => void } | { readonly kind: 'fsync' } | { readonly kind: 'remove'; readonly file: string };
+export type InstallStep = { readonly kind: 'renames'; readonly run: () => void } | { readonly kind: 'fsync' };
 
 /**
  * The steps that install the fsync'd `foreman.db.tmp` as the new `foreman.db`, keeping `backups`
@@ -157,7 +153,6 @@ export function installSteps(dir: string, backups: number, fileStep: FileStep = 
   const installJournal = (): void => renameIfExists(path.join(dir, nextJournalName), path.join(dir, journalName), fileStep);
   if (backups > 0) {
     return [
-      { kind: 'remove', file: path.join(dir, generationName(imageName, backups)) },
       {
         kind: 'renames',
         run: () => {
@@ -195,11 +190,7 @@ export function installSteps(dir: string, backups: number, fileStep: FileStep = 
 export function runInstallSteps(dir: string, steps: readonly InstallStep[], fileStep: FileStep = () => undefined): void {
   for (const step of steps) {
     if (step.kind === 'renames') step.run();
-    else if (step.kind === 'remove') {
-      if (!fs.existsSync(step.file)) continue;
-      fileStep(`remove ${path.basename(step.file)}`);
-      fs.rmSync(step.file, { force: true });
-    } else {
+    else {
       fileStep('fsync the folder');
       fsyncDirectory(dir);
     }

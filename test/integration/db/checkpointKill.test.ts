@@ -89,8 +89,6 @@ for (const backups of [2, 1, 0]) {
         'fsync foreman.db.tmp',
         ...(backups > 0
           ? [
-              // The oldest backup goes first, on its own, so no rename below has to free it.
-              `remove ${name('foreman.db', backups)}`,
               ...Array.from(
                 { length: backups },
                 (_, i) => `rename ${name('foreman.db', backups - i - 1)} to ${name('foreman.db', backups - i)}`,
