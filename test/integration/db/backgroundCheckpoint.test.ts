@@ -108,6 +108,51 @@ describe('an image half written when the kill came', () => {
   });
 });
 
+describe("the oldest backup image's file", () => {
+  it('is where the next background checkpoint writes its image: no image file is freed', async () => {
+    const dir = tempForemanDir();
+    const store = await SqlJsStore.open(dir, { backups: 2, checkpointBytes: 3000 });
+    const inode = (name: string): number => fs.statSync(path.join(dir, name)).ino;
+    const written: string[] = [];
+    const writeUntil = async (done: () => boolean): Promise<void> => {
+      while (!done()) {
+        assert.ok(written.length < 5000, 'the checkpoints never completed');
+        const id = `t${written.length}`;
+        store.write(insertTask(id, written.length));
+        written.push(id);
+        await nextTurn();
+      }
+      await store.whenIdle();
+    };
+    await writeUntil(() => fs.existsSync(path.join(dir, 'foreman.db.2')));
+    const oldest = inode('foreman.db.2');
+    const current = inode('foreman.db');
+    await writeUntil(() => inode('foreman.db.1') === current);
+    assert.equal(inode('foreman.db'), oldest, "the new image went into the oldest backup's file");
+    assert.ok(fs.existsSync(path.join(dir, 'foreman.db.2')), 'two backups again once installed');
+    store.close();
+    const { lines, log } = collectLog();
+    const reopened = await SqlJsStore.open(dir, { log });
+    assert.deepEqual(taskIds(reopened), written);
+    assert.deepEqual(lines, []);
+    reopened.close();
+  });
+
+  it('taken for a temp image that a kill left holding an older image whole, is dropped while foreman.db is there', async () => {
+    const { crashes } = await crashesDuringCheckpoints(2, 3);
+    const leftovers = crashes.filter((crash) =>
+      ['foreman.db.tmp', 'foreman.db', 'foreman.db.1'].every((name) => fs.existsSync(path.join(crash.copy, name))),
+    );
+    assert.ok(leftovers.length > 0);
+    for (const crash of leftovers) {
+      // The worst a reused file can hold: a whole, checksummed image from before, trailer and all.
+      fs.copyFileSync(path.join(crash.copy, 'foreman.db.1'), path.join(crash.copy, 'foreman.db.tmp'));
+      await assertOpensTo(crash, `an old image as the temp image at "${crash.step}"`);
+      assert.ok(!fs.existsSync(path.join(crash.copy, 'foreman.db.tmp')));
+    }
+  });
+});
+
 describe('a close while a checkpoint runs in the background', () => {
   it('abandons or finishes it, and the folder opens to every write without recovery', async () => {
     // Learn the steps of one background checkpoint, then close right after each of them in turn.
