@@ -22,7 +22,17 @@ interface Grouped {
   readonly childrenOf: Map<string, TaskStatusView[]>;
   readonly free: Map<string, TaskStatusView[]>;
   readonly byId: Map<string, TaskStatusView>;
+  /** A running task's stage where the word "running" would hide it (its worker waits for review…). */
+  readonly stageOf: Map<string, string>;
+  /** The task each worker holds, to find the row a worker's change redraws. */
+  readonly taskOfWorker: Map<string, string>;
 }
+
+/**
+ * What a running task's row says instead of "running", by its worker's state: a task stays
+ * `running` until it is merged, but a person looking for work to review looks for these words.
+ */
+const stageWords: Readonly<Record<string, string>> = { IN_REVIEW: 'in review', APPROVED: 'approved', STALE: 'worker stale' };
 
 /**
  * The Queue & Chains view: chains as parents with their tasks in order (blocked-by shown), and
@@ -79,7 +89,7 @@ export class QueueTreeProvider implements vscode.TreeDataProvider<QueueNode>, vs
         return item;
       }
       case 'task':
-        return taskItem(node);
+        return taskItem(node, this.grouped(node.session).stageOf.get(node.task.id));
       case 'more':
         return Object.assign(new vscode.TreeItem(`… and ${node.count.toLocaleString('en')} more`), {
           iconPath: new vscode.ThemeIcon('ellipsis'),
@@ -127,7 +137,11 @@ export class QueueTreeProvider implements vscode.TreeDataProvider<QueueNode>, vs
   private toRedraw(session: ForemanSession, delta: StatusDelta, before: Grouped, after: Grouped): Set<QueueNode> {
     const redraw = new Set<QueueNode>();
     const containers = new Set<string>();
-    for (const id of delta.tasks) {
+    // A worker's change shows in the row of the task it holds only when it changes the task's stage
+    // (a heartbeat, say, does not).
+    const heldTasks = [...delta.workers].flatMap((worker) => [before.taskOfWorker.get(worker), after.taskOfWorker.get(worker)]);
+    const staged = heldTasks.filter((id): id is string => id !== undefined && before.stageOf.get(id) !== after.stageOf.get(id));
+    for (const id of new Set([...delta.tasks, ...staged])) {
       const was = before.byId.get(id);
       const is = after.byId.get(id);
       const from = was && containerOf(was, before);
@@ -142,7 +156,8 @@ export class QueueTreeProvider implements vscode.TreeDataProvider<QueueNode>, vs
         containers.add(`chain#${is.id}`);
       } else if (is) {
         const node = this.nodes.get(`${session.root}#task#${id}`);
-        if (node?.kind === 'task' && JSON.stringify(taskShown(node.task)) !== JSON.stringify(taskShown(is))) redraw.add(node);
+        const shown = (task: TaskStatusView, grouped: Grouped): string => JSON.stringify(taskShown(task, grouped.stageOf.get(task.id)));
+        if (node?.kind === 'task' && shown(node.task, before) !== shown(is, after)) redraw.add(node);
       }
     }
     if (containers.has('chains')) {
@@ -201,7 +216,20 @@ export class QueueTreeProvider implements vscode.TreeDataProvider<QueueNode>, vs
     const snapshot = session.snapshot();
     const cached = this.cache.get(snapshot);
     if (cached) return cached;
-    const grouped: Grouped = { parents: [], childrenOf: new Map(), free: new Map(), byId: new Map() };
+    const grouped: Grouped = {
+      parents: [],
+      childrenOf: new Map(),
+      free: new Map(),
+      byId: new Map(),
+      stageOf: new Map(),
+      taskOfWorker: new Map(),
+    };
+    for (const worker of snapshot.workers) {
+      if (!worker.taskId) continue;
+      grouped.taskOfWorker.set(worker.id, worker.taskId);
+      const stage = stageWords[worker.state];
+      if (stage) grouped.stageOf.set(worker.taskId, stage);
+    }
     for (const task of snapshot.tasks) {
       grouped.byId.set(task.id, task);
       if (task.planningPhase !== 'none') grouped.parents.push(task);
@@ -233,22 +261,25 @@ function containerOf(task: TaskStatusView, grouped: Grouped): string {
 }
 
 /** What a task's row shows. */
-function taskShown(task: TaskStatusView): unknown[] {
-  return [task.title, task.status, task.blockedBy, task.workerId, task.attempt, task.maxAttempts, task.lastError];
+function taskShown(task: TaskStatusView, stage: string | undefined): unknown[] {
+  return [task.title, task.status, stage, task.blockedBy, task.workerId, task.attempt, task.maxAttempts, task.lastError];
 }
 
-function taskItem(node: Extract<QueueNode, { kind: 'task' }>): vscode.TreeItem {
+function taskItem(node: Extract<QueueNode, { kind: 'task' }>, stage: string | undefined): vscode.TreeItem {
   const { task } = node;
+  // Only a running task has a stage; the row's menus still go by its status.
+  const shownStage = task.status === 'running' ? stage : undefined;
   const label = node.position ? `${node.position}. ${task.title}` : task.title;
   const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
   item.id = `${node.session.root}#task#${task.id}`;
-  const parts = [task.id, task.status];
+  const parts = [task.id, shownStage ?? task.status];
   if (task.blockedBy) parts.push(`blocked by ${task.blockedBy}`);
   if (task.workerId) parts.push(`on ${task.workerId}`);
   if (task.attempt > 0) parts.push(`attempt ${task.attempt}/${task.maxAttempts}`);
   item.description = parts.join(' · ');
   item.tooltip = task.lastError ? `${task.title}\n\nLast error: ${task.lastError}` : task.title;
-  item.iconPath = taskIcon(task);
+  item.iconPath =
+    shownStage === stageWords['IN_REVIEW'] ? new vscode.ThemeIcon('eye', new vscode.ThemeColor('charts.yellow')) : taskIcon(task);
   item.contextValue = `task.${task.status}${task.blockedBy ? '.blocked' : ''}`;
   return item;
 }

@@ -394,8 +394,29 @@ test('commands invoked from a tree row act on that row: start and approve a work
   assert.equal(worker(current, holder.id).needsInput, null, 'Deny did not end the wait');
   const answered = await send({ command: 'heartbeat', args: { worker: holder.id } });
   assert.equal(answered.ok && answered.value.answer, 'deny');
-  const submitted = await send({ command: 'submit', args: { worker: holder.id, summary: 'by hand' } });
-  assert.ok(submitted.ok, !submitted.ok ? submitted.message : '');
+  // Submitted, its task is still `running`; the Queue view says it waits for review, and redraws for it.
+  const queue = new QueueTreeProvider(registry);
+  const taskRow = (): vscode.TreeItem | undefined => {
+    const walk = (nodes: QueueNode[]): QueueNode | undefined =>
+      nodes.map((node) => (node.kind === 'task' && node.task.id === holder.taskId ? node : walk(queue.getChildren(node)))).find(Boolean);
+    const node = walk(queue.getChildren());
+    return node && queue.getTreeItem(node);
+  };
+  let queueRedraws = 0;
+  const counting = queue.onDidChangeTreeData(() => queueRedraws++);
+  try {
+    assert.match(String(taskRow()?.description), / · running · /);
+    const submitted = await send({ command: 'submit', args: { worker: holder.id, summary: 'by hand' } });
+    assert.ok(submitted.ok, !submitted.ok ? submitted.message : '');
+    await waitFor(() => queueRedraws > 0, 5_000, 'the Queue view to redraw the submitted task');
+    const reviewed = taskRow();
+    assert.match(String(reviewed?.description), / · in review · /);
+    assert.equal(reviewed && iconOf(reviewed), 'eye');
+    assert.equal(reviewed?.contextValue, 'task.running', "the row's menus still go by the task's status");
+  } finally {
+    counting.dispose();
+    queue.dispose();
+  }
   await vscode.commands.executeCommand(CommandId.approve, row(holder.id));
   assert.equal(worker(current, holder.id).state, 'APPROVED');
   const merge = await send({ command: 'merge', args: { worker: holder.id } });
