@@ -131,18 +131,18 @@ export type CheckpointOutcome =
   /** Files are half rotated (each step still loadable): the store must not go on. */
   | { readonly kind: 'installFailed'; readonly error: unknown };
 
-/**
- * Writes an exported image to `foreman.db.tmp` and installs it, awaiting the thread pool between
- * chunks and fsyncs. `settle()` ends it at once, for a close or a checkpoint asked for meanwhile:
- * while writing it is abandoned (the half-written temp file is unlinked, so writes still queued go
- * to a file nobody names); while installing, the remaining steps run synchronously.
- */
 /** An image to write: its bytes and, when it was hashed on another thread (the replica), its SHA-256. */
 export interface CheckpointImage {
   readonly bytes: Uint8Array;
   readonly sha256?: Uint8Array;
 }
 
+/**
+ * Writes an exported image to `foreman.db.tmp` and installs it, awaiting the thread pool between
+ * chunks and fsyncs. `settle()` ends it at once, for a close or a checkpoint asked for meanwhile:
+ * while writing it is abandoned (the half-written temp file is unlinked, so writes still queued go
+ * to a file nobody names); while installing, the remaining steps run synchronously.
+ */
 export class BackgroundCheckpoint {
   private phase: Phase = 'writing';
   private readonly steps: InstallStep[];
