@@ -30,6 +30,11 @@ function themeIcon([icon, color]: [string, string?]): vscode.ThemeIcon {
   return new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
 }
 
+/** A running task whose worker is at a stage a person acts on (review…) wears that worker state's icon. */
+export function stageIcon(workerState: string): vscode.ThemeIcon {
+  return themeIcon(workerIcons[workerState] ?? ['question']);
+}
+
 export function workerIcon(worker: WorkerStatus): vscode.ThemeIcon {
   // The person colour, as on the dashboard: waiting for an answer is not a warning.
   if (worker.needsInput) return themeIcon(['bell-dot', 'charts.purple']);

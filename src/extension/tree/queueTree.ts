@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { StatusSnapshot, TaskStatusView } from '../../engine/statusView';
-import { taskIcon } from '../presentation';
+import { WorkerState } from '../../core/workerMachine';
+import { stageIcon, taskIcon } from '../presentation';
 import type { ForemanSession } from '../session';
 import type { SessionRegistry } from '../sessionRegistry';
 import type { StatusDelta, ViewsChange } from '../statusModel';
@@ -22,7 +23,7 @@ interface Grouped {
   readonly childrenOf: Map<string, TaskStatusView[]>;
   readonly free: Map<string, TaskStatusView[]>;
   readonly byId: Map<string, TaskStatusView>;
-  /** A running task's stage where the word "running" would hide it (its worker waits for review…). */
+  /** A task's holder's state where the word "running" would hide it (its worker waits for review…). */
   readonly stageOf: Map<string, string>;
   /** The task each worker holds, to find the row a worker's change redraws. */
   readonly taskOfWorker: Map<string, string>;
@@ -32,7 +33,11 @@ interface Grouped {
  * What a running task's row says instead of "running", by its worker's state: a task stays
  * `running` until it is merged, but a person looking for work to review looks for these words.
  */
-const stageWords: Readonly<Record<string, string>> = { IN_REVIEW: 'in review', APPROVED: 'approved', STALE: 'worker stale' };
+const stageWords: Readonly<Record<string, string>> = {
+  [WorkerState.InReview]: 'in review',
+  [WorkerState.Approved]: 'approved',
+  [WorkerState.Stale]: 'worker stale',
+};
 
 /**
  * The Queue & Chains view: chains as parents with their tasks in order (blocked-by shown), and
@@ -156,8 +161,7 @@ export class QueueTreeProvider implements vscode.TreeDataProvider<QueueNode>, vs
         containers.add(`chain#${is.id}`);
       } else if (is) {
         const node = this.nodes.get(`${session.root}#task#${id}`);
-        const shown = (task: TaskStatusView, grouped: Grouped): string => JSON.stringify(taskShown(task, grouped.stageOf.get(task.id)));
-        if (node?.kind === 'task' && shown(node.task, before) !== shown(is, after)) redraw.add(node);
+        if (node?.kind === 'task' && rowText(node.task, before) !== rowText(is, after)) redraw.add(node);
       }
     }
     if (containers.has('chains')) {
@@ -227,8 +231,7 @@ export class QueueTreeProvider implements vscode.TreeDataProvider<QueueNode>, vs
     for (const worker of snapshot.workers) {
       if (!worker.taskId) continue;
       grouped.taskOfWorker.set(worker.id, worker.taskId);
-      const stage = stageWords[worker.state];
-      if (stage) grouped.stageOf.set(worker.taskId, stage);
+      if (worker.state in stageWords) grouped.stageOf.set(worker.taskId, worker.state);
     }
     for (const task of snapshot.tasks) {
       grouped.byId.set(task.id, task);
@@ -260,9 +263,10 @@ function containerOf(task: TaskStatusView, grouped: Grouped): string {
   return `group#${task.status}`;
 }
 
-/** What a task's row shows. */
-function taskShown(task: TaskStatusView, stage: string | undefined): unknown[] {
-  return [task.title, task.status, stage, task.blockedBy, task.workerId, task.attempt, task.maxAttempts, task.lastError];
+/** What a task's row shows, as text to compare. */
+function rowText(task: TaskStatusView, grouped: Grouped): string {
+  const stage = grouped.stageOf.get(task.id);
+  return JSON.stringify([task.title, task.status, stage, task.blockedBy, task.workerId, task.attempt, task.maxAttempts, task.lastError]);
 }
 
 function taskItem(node: Extract<QueueNode, { kind: 'task' }>, stage: string | undefined): vscode.TreeItem {
@@ -272,14 +276,13 @@ function taskItem(node: Extract<QueueNode, { kind: 'task' }>, stage: string | un
   const label = node.position ? `${node.position}. ${task.title}` : task.title;
   const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
   item.id = `${node.session.root}#task#${task.id}`;
-  const parts = [task.id, shownStage ?? task.status];
+  const parts = [task.id, (shownStage && stageWords[shownStage]) ?? task.status];
   if (task.blockedBy) parts.push(`blocked by ${task.blockedBy}`);
   if (task.workerId) parts.push(`on ${task.workerId}`);
   if (task.attempt > 0) parts.push(`attempt ${task.attempt}/${task.maxAttempts}`);
   item.description = parts.join(' · ');
   item.tooltip = task.lastError ? `${task.title}\n\nLast error: ${task.lastError}` : task.title;
-  item.iconPath =
-    shownStage === stageWords['IN_REVIEW'] ? new vscode.ThemeIcon('eye', new vscode.ThemeColor('charts.yellow')) : taskIcon(task);
+  item.iconPath = shownStage ? stageIcon(shownStage) : taskIcon(task);
   item.contextValue = `task.${task.status}${task.blockedBy ? '.blocked' : ''}`;
   return item;
 }
