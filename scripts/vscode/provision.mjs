@@ -82,8 +82,11 @@ function ensureCodeServer(cache, node) {
   say(`installing code-server ${CODE_SERVER_VERSION} (about 2 minutes: native modules are built)…`);
   // Node 24 first on PATH: npm's `#!/usr/bin/env node` and the postinstall's `node` both pick it up.
   // npm_config_nodedir points node-gyp at Node 24's headers (the machine's npmrc names Node 20's).
+  // Under `npm start` the outer npm's npm_config_user_agent ("… node/v20 …") would be inherited as
+  // config, and code-server's postinstall reads the Node version from it and refuses: it goes.
+  const { npm_config_user_agent: _outerAgent, ...inherited } = process.env;
   const env = {
-    ...process.env,
+    ...inherited,
     PATH: `${node.bin}${delimiter}${process.env.PATH ?? ''}`,
     npm_config_nodedir: node.dir,
   };
