@@ -18,8 +18,66 @@ const sqliteHeader = Buffer.from('SQLite format 3\0', 'latin1');
 
 /** An image read from disk, or why it cannot be used. */
 export type ImageRead =
-  | { readonly kind: 'image'; readonly bytes: Buffer; /** False: no trailer, so SQLite must check it. */ readonly checksummed: boolean }
+  | {
+      readonly kind: 'image';
+      readonly bytes: Buffer;
+      /** False: no trailer, so SQLite must check it. */
+      readonly checksummed: boolean;
+      /** What to hand `new SQL.Database()`: the image, with room for its file to grow (`roomToGrow`). */
+      readonly loadable: Uint8Array;
+    }
   | { readonly kind: 'damaged'; readonly reason: string };
+
+/**
+ * Room read images get for their database file to grow into: a quarter of the image, at least 8 MiB.
+ * sql.js keeps the file in one array (emscripten's MEMFS) and grows it by copying it whole into a new
+ * array 1.125× its size, whose pages are then touched for the first time. At 1M tasks (280 MiB) the
+ * first write after an open that extended the file held the owner's thread ~240 ms
+ * (bench/fileGrowth.bench.ts measures such a copy). Allocated zeroed and untouched until written,
+ * the room costs address space, not memory.
+ */
+const roomShare = 0.25;
+const minimumRoomBytes = 8 * 2 ** 20;
+
+/** The file's bytes, read into the start of a zeroed allocation with room after them. */
+function readWithRoom(file: string): { bytes: Buffer; whole: Buffer } {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const size = fs.fstatSync(fd).size;
+    // Buffer.alloc never hands out a slice of Node's shared pool: the allocation is this image's alone.
+    const whole = Buffer.alloc(size + Math.max(minimumRoomBytes, Math.ceil(size * roomShare)));
+    let read = 0;
+    while (read < size) {
+      const count = fs.readSync(fd, whole, read, size - read, read);
+      if (count === 0) break;
+      read += count;
+    }
+    return { bytes: whole.subarray(0, read), whole };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * `image` for sql.js, which creates its file from it with `data.slice(0, data.length)` (MEMFS's
+ * first write). That one slice returns the whole allocation instead of a copy: the image first,
+ * zeroed room after it. MEMFS counts the file's length apart from its array's, so writes that extend
+ * the file land in the room, and a copy comes only once the room is used up. Any other slice is an
+ * ordinary one, so a sql.js that loads differently only loses the room.
+ */
+function roomToGrow(image: Buffer, whole: Buffer, read: number): Uint8Array {
+  // The trailer, if any, goes: the room reads as zeros, as a file's unwritten bytes do. Only what
+  // was read is touched; the rest of the room stays untouched, and not resident.
+  whole.fill(0, image.length, read);
+  const view = new Uint8Array(whole.buffer, whole.byteOffset, image.length);
+  Object.defineProperty(view, 'slice', {
+    value: (start?: number, end?: number): Uint8Array =>
+      start === 0 && end === image.length
+        ? new Uint8Array(whole.buffer, whole.byteOffset, whole.length)
+        : new Uint8Array(view.subarray(start, end)),
+  });
+  return view;
+}
 
 function sha256(bytes: Uint8Array): Buffer {
   return crypto.createHash('sha256').update(bytes).digest();
@@ -68,11 +126,11 @@ function checkSqliteHeader(bytes: Buffer): string | undefined {
 }
 
 /**
- * Reads an image. The returned bytes are a Buffer (a view, not a copy): sql.js loads a Node Buffer
- * fast and a copied plain Uint8Array slowly (PERF-FACTS).
+ * Reads an image. The returned bytes are a view of what was read, not a copy, and `loadable` hands
+ * sql.js that same memory: sql.js loads a copied plain Uint8Array slowly (PERF-FACTS).
  */
 export function readImageFile(file: string): ImageRead {
-  const bytes = fs.readFileSync(file);
+  const { bytes, whole } = readWithRoom(file);
   if (bytes.length >= trailerBytes && bytes.subarray(bytes.length - 8).equals(magic)) {
     const length = Number(bytes.readBigUInt64LE(bytes.length - 16));
     if (length !== bytes.length - trailerBytes) {
@@ -83,8 +141,12 @@ export function readImageFile(file: string): ImageRead {
       return { kind: 'damaged', reason: 'its checksum does not match (it was changed or damaged after Foreman wrote it)' };
     }
     const header = checkSqliteHeader(image);
-    return header ? { kind: 'damaged', reason: header } : { kind: 'image', bytes: image, checksummed: true };
+    return header
+      ? { kind: 'damaged', reason: header }
+      : { kind: 'image', bytes: image, checksummed: true, loadable: roomToGrow(image, whole, bytes.length) };
   }
   const header = checkSqliteHeader(bytes);
-  return header ? { kind: 'damaged', reason: header } : { kind: 'image', bytes, checksummed: false };
+  return header
+    ? { kind: 'damaged', reason: header }
+    : { kind: 'image', bytes, checksummed: false, loadable: roomToGrow(bytes, whole, bytes.length) };
 }

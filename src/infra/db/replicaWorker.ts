@@ -63,7 +63,7 @@ class Replica {
     const SQL = await loadSqlJs();
     const read = readImageFile(path.join(start.dir, imageName));
     if (read.kind === 'damaged') throw new Error(`${imageName}: ${read.reason}`);
-    const connection = new Connection(new SQL.Database(read.bytes));
+    const connection = new Connection(new SQL.Database(read.loadable));
     try {
       configure(connection);
       const imageSeq = Number(connection.get<{ value: string }>(`SELECT value FROM meta WHERE key = 'journal_seq'`)?.value ?? Number.NaN);

@@ -66,7 +66,7 @@ function openImage(SQL: SqlJsStatic, file: GenerationFile): { connection: Connec
   if (read.kind === 'damaged') return read.reason;
   let connection: Connection | undefined;
   try {
-    connection = new Connection(new SQL.Database(read.bytes));
+    connection = new Connection(new SQL.Database(read.loadable));
     // A checksummed image is byte for byte what sql.js exported. Any other (written by hand or by
     // another tool) gets SQLite's full integrity check: slow, but rare, and the best evidence there is.
     if (!read.checksummed) {

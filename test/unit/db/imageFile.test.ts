@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { readImageFile, writeImageFile } from '../../../src/infra/db/imageFile';
+import { loadSqlJs } from '../../../src/infra/db/sqlJsModule';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'foreman-image-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -48,5 +49,33 @@ describe('image files', () => {
     fs.writeFileSync(file, fakeImage());
     const read = readImageFile(file);
     assert.ok(read.kind === 'image' && !read.checksummed);
+  });
+
+  it('give sql.js room to grow the file in place: a growing database writes into the memory its image was read into', async () => {
+    const SQL = await loadSqlJs();
+    const seeded = new SQL.Database();
+    seeded.run('CREATE TABLE t (b BLOB)');
+    seeded.run('INSERT INTO t VALUES (zeroblob(100000))');
+    const file = path.join(dir, 'grows.db');
+    writeImageFile(file, seeded.export());
+    seeded.close();
+    const read = readImageFile(file);
+    assert.ok(read.kind === 'image');
+    const { loadable } = read;
+    const allocation = (length: number): Uint8Array => new Uint8Array(loadable.buffer, loadable.byteOffset, length);
+    assert.ok(loadable.buffer.byteLength >= loadable.length + 8 * 2 ** 20, 'at least 8 MiB of room');
+    assert.deepEqual(loadable.slice(1, 4), new Uint8Array(read.bytes.subarray(1, 4)), 'any other slice is an ordinary copy');
+    const db = new SQL.Database(loadable);
+    try {
+      for (let row = 0; row < 40; row++) db.run('INSERT INTO t VALUES (randomblob(100000))');
+      const grown = db.export();
+      assert.ok(grown.length > read.bytes.length + 3 * 2 ** 20, `the file grew by MiBs (${grown.length} bytes)`);
+      // Had sql.js copied the file into a new array to grow it, this memory would still be zeros.
+      const added = (bytes: Uint8Array): Buffer => Buffer.from(bytes.subarray(read.bytes.length, grown.length));
+      assert.ok(added(allocation(grown.length)).equals(added(grown)));
+      assert.equal(db.exec('SELECT count(*) FROM t')[0]?.values[0]?.[0], 41);
+    } finally {
+      db.close();
+    }
   });
 });
