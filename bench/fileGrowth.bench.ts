@@ -9,11 +9,18 @@
  *   growthCopy    MEMFS's growth of a `--mib` file (new array of 1.125×, copy) against the same copy
  *                 into an array that is already resident;
  *   sqlJsWrites   a real sql.js database loaded from a `--mib` image, one 4 KiB row per write: the
- *                 writes that grew the file against the median write.
+ *                 writes that grew the file against the median write, with the image loaded at its
+ *                 exact size (sql.js's own load) and as the store loads it, with room to grow
+ *                 (src/infra/db/imageFile.ts).
  *
  * Usage: node --import tsx bench/fileGrowth.bench.ts [--mib 16] [--writes 3000]. Prints one JSON object.
  */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import initSqlJs from 'sql.js';
+import type { Database } from 'sql.js';
+import { readImageFile, writeImageFile } from '../src/infra/db/imageFile';
 import { round, tails } from './support/stats';
 
 function option(name: string, fallback: number): number {
@@ -66,18 +73,8 @@ function growthCopy(size: number): { intoFreshMs: number; intoResidentMs: number
   return { intoFreshMs: round(intoFresh, 1), intoResidentMs: round(intoResident, 2), ratio: round(intoFresh / intoResident, 1) };
 }
 
-async function sqlJsWrites(size: number, writes: number): Promise<Record<string, unknown>> {
-  const SQL = await initSqlJs();
-  const seed = new SQL.Database();
-  seed.run('PRAGMA journal_mode = OFF');
-  seed.run('CREATE TABLE rows (id INTEGER PRIMARY KEY, body BLOB NOT NULL)');
-  const body = new Uint8Array(4096).fill(3);
-  seed.run('BEGIN');
-  for (let id = 1; id <= Math.ceil(size / 4200); id++) seed.run('INSERT INTO rows (id, body) VALUES (?, ?)', [id, body]);
-  seed.run('COMMIT');
-  const image = seed.export();
-  seed.close();
-  const db = new SQL.Database(image);
+/** Timed one-row writes to `db`: the slow ones are growths of its file. */
+function timedWrites(db: Database, writes: number, body: Uint8Array): Record<string, unknown> {
   db.run('PRAGMA journal_mode = OFF');
   const samples: number[] = [];
   for (let write = 0; write < writes; write++) {
@@ -89,11 +86,41 @@ async function sqlJsWrites(size: number, writes: number): Promise<Record<string,
   // A growth is a write far above the others: the first after the load, then every 12.5%.
   const slow = samples.map((ms, index) => ({ index, ms })).filter((sample) => sample.ms > Math.max(10, 20 * median));
   return {
-    imageMiB: round(image.length / mib, 1),
     writes: tails(samples, 2),
     slowWrites: slow.map((sample) => ({ write: sample.index, ms: round(sample.ms, 1) })),
     slowestOverMedian: round((sorted[sorted.length - 1] ?? Number.NaN) / median, 0),
   };
+}
+
+/**
+ * The same image loaded two ways, the same writes: at its exact size (sql.js's own load), and as the
+ * store loads it, read into an allocation with room to grow (`readImageFile`'s `loadable`).
+ */
+async function sqlJsWrites(size: number, writes: number): Promise<Record<string, unknown>> {
+  const SQL = await initSqlJs();
+  const seed = new SQL.Database();
+  seed.run('PRAGMA journal_mode = OFF');
+  seed.run('CREATE TABLE rows (id INTEGER PRIMARY KEY, body BLOB NOT NULL)');
+  const body = new Uint8Array(4096).fill(3);
+  seed.run('BEGIN');
+  for (let id = 1; id <= Math.ceil(size / 4200); id++) seed.run('INSERT INTO rows (id, body) VALUES (?, ?)', [id, body]);
+  seed.run('COMMIT');
+  const image = seed.export();
+  seed.close();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'foreman-file-growth-'));
+  try {
+    const file = path.join(dir, 'image.db');
+    writeImageFile(file, image);
+    const read = readImageFile(file);
+    if (read.kind !== 'image') throw new Error(`the image written could not be read: ${read.reason}`);
+    return {
+      imageMiB: round(image.length / mib, 1),
+      exactSize: timedWrites(new SQL.Database(image), writes, body),
+      withRoom: timedWrites(new SQL.Database(read.loadable), writes, body),
+    };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 async function main(): Promise<void> {

@@ -17,6 +17,8 @@
  * `auto` arrives at three times the fsync floor's median measured first. A checkpoint's pause depends
  * on the image (the number of tasks), not on the journal limit; a smaller `--checkpoint-mib` only
  * fits more checkpoints into a shorter run.
+ * Each run also reports `hostStealMs`: CPU time the hypervisor took from this VM meanwhile (/proc/stat),
+ * which stops every process at once and shows in every tail of that run, the fsync floor's included.
  * Prints one JSON object; times in ms.
  */
 import { execFileSync } from 'node:child_process';

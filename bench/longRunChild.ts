@@ -17,6 +17,7 @@ import type { Result } from '../src/core/result';
 import type { Store, Tx } from '../src/engine/ports';
 import { migrations } from '../src/infra/db/migrations/index';
 import { claimIn, claimSql, seed, seedHistory, transitionSql } from './storeBenchChild';
+import { stealMs } from './support/procfs';
 
 interface StoreOptions {
   readonly checkpointBytes?: number;
@@ -65,10 +66,11 @@ async function openLoop(
   writes: number,
   intervalMs: number,
   write: () => void,
-): Promise<{ latencyMs: number[]; serviceMs: number[]; firstTurnAfterOpenMs: number }> {
+): Promise<{ latencyMs: number[]; serviceMs: number[]; firstTurnAfterOpenMs: number; hostStealMs: number }> {
   const latencyMs: number[] = [];
   const serviceMs: number[] = [];
   const firstTurnAfterOpenMs = await settle();
+  const stealBefore = stealMs();
   const start = performance.now();
   for (let i = 0; i < writes; i++) {
     const arrival = start + i * intervalMs;
@@ -84,7 +86,7 @@ async function openLoop(
     latencyMs.push(done - arrival);
     serviceMs.push(done - begun);
   }
-  return { latencyMs, serviceMs, firstTurnAfterOpenMs };
+  return { latencyMs, serviceMs, firstTurnAfterOpenMs, hostStealMs: stealMs() - stealBefore };
 }
 
 async function seedFolder(root: string, tasks: number, history: number, dir: string): Promise<object> {

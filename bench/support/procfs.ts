@@ -19,3 +19,14 @@ export function statusField(pid: number, field: string): number {
   const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
   return match ? Number(match[1]) / 1024 : Number.NaN;
 }
+
+/**
+ * CPU time the machine's hypervisor took from this VM so far (`steal` in /proc/stat), in ms over
+ * every CPU: a run whose steal grew had its processes stopped by the host for that long in all,
+ * which shows in every latency tail of that run (0 where /proc/stat does not say).
+ */
+export function stealMs(): number {
+  const line = /^cpu\s+(.*)$/m.exec(fs.readFileSync('/proc/stat', 'utf8'))?.[1];
+  const steal = Number(line?.trim().split(/\s+/)[7] ?? 0);
+  return Number.isFinite(steal) ? (steal * 1000) / clockTicks : 0;
+}
