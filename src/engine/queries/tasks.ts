@@ -1,7 +1,7 @@
 import type { TaskStatus } from '../../core/taskMachine';
 import type { Reader, Tx } from '../ports';
 import type { TaskRow } from '../rows';
-import { type ColumnValues, setClause } from './setClause';
+import { type ColumnValues, withSetClause } from './setClause';
 
 /** The `tasks` table: rows, order and chains. Claims are in taskQueue.ts, views in taskViews.ts. */
 
@@ -39,14 +39,8 @@ export function insertTask(tx: Tx, task: TaskInsert): void {
  * `attempt`, so a late write of an older attempt changes nothing. Returns the rows changed (1 or 0).
  */
 export function updateTaskStatus(tx: Tx, id: string, from: TaskStatus, attempt: number, to: TaskStatus, set?: ColumnValues): number {
-  const extra = setClause(set);
-  return tx.run(`UPDATE tasks SET status = ?, version = version + 1${extra.sql} WHERE id = ? AND status = ? AND attempt = ?`, [
-    to,
-    ...extra.params,
-    id,
-    from,
-    attempt,
-  ]);
+  const extra = withSetClause('UPDATE tasks SET status = ?, version = version + 1{set} WHERE id = ? AND status = ? AND attempt = ?', set);
+  return tx.run(extra.sql, [to, ...extra.params, id, from, attempt]);
 }
 
 /** The task becomes a chain parent that collects children. */

@@ -1,7 +1,7 @@
 import type { WorkerState } from '../../core/workerMachine';
 import type { Reader, Tx } from '../ports';
 import type { WorkerRow } from '../rows';
-import { type ColumnValues, setClause } from './setClause';
+import { type ColumnValues, withSetClause } from './setClause';
 
 /** The `workers` table: one row per worker, its state guarded by every UPDATE that moves it. */
 
@@ -90,14 +90,11 @@ export function insertWorker(tx: Tx, id: string, agent: string, maxAttempts: num
  * Returns the rows changed: 1, or 0 when someone moved it first.
  */
 export function updateWorkerState(tx: Tx, id: string, from: WorkerState, to: WorkerState, now: number, set?: ColumnValues): number {
-  const extra = setClause(set);
-  return tx.run(`UPDATE workers SET state = ?, state_changed_at = ?, version = version + 1${extra.sql} WHERE id = ? AND state = ?`, [
-    to,
-    now,
-    ...extra.params,
-    id,
-    from,
-  ]);
+  const extra = withSetClause(
+    'UPDATE workers SET state = ?, state_changed_at = ?, version = version + 1{set} WHERE id = ? AND state = ?',
+    set,
+  );
+  return tx.run(extra.sql, [to, now, ...extra.params, id, from]);
 }
 
 /** Records why a worker is about to fail, without a transition of its own. */
