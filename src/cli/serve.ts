@@ -145,13 +145,12 @@ async function startAndRun(
   }
   if (stops.pending) return unwind(stops.pending);
   // Lives as long as the engine, which owner.close() disposes with its emitters.
+  const eventLog = new EventLog(printer);
   owner.engine.onDidCommit((events) => {
-    // Not a change of state: the log stays the story of transitions. One write per commit: a write
-    // to a pipe is a system call, and a busy owner commits thousands of times a second.
-    const lines = events
-      .filter((event) => event.kind !== 'heartbeat' && event.kind !== 'rowsChanged')
-      .map((event) => (json ? JSON.stringify(event) : describeEvent(event)));
-    if (lines.length > 0) printer.out(lines.join('\n'));
+    // Not a change of state: the log stays the story of transitions.
+    for (const event of events) {
+      if (event.kind !== 'heartbeat' && event.kind !== 'rowsChanged') eventLog.add(json ? JSON.stringify(event) : describeEvent(event));
+    }
   });
   // Recovery and the first dispatch run after the event log is attached, so their lines show.
   try {
@@ -165,14 +164,46 @@ async function startAndRun(
   const finished = new Promise<number>((resolve) => (finish = resolve));
   stops.running((request) => {
     log(`${request.reason}: closing`);
-    void shutDown(owner, endpoint, log).then((clean) => finish(clean ? request.code : 1));
+    void shutDown(owner, endpoint, log).then((clean) => {
+      eventLog.flush();
+      finish(clean ? request.code : 1);
+    });
   });
+  eventLog.flush();
   printer.out(
     json
       ? JSON.stringify({ owner: owner.foremanDir, endpoint: endpoint.socketPath, pid: process.pid })
       : `foreman serve: owner of ${owner.foremanDir}, endpoint ${endpoint.socketPath}`,
   );
   return finished;
+}
+
+/**
+ * The event lines `serve` prints, written together every `flushAfterMs`: a write to a pipe is a
+ * system call that wakes its reader, and one per commit was ~8% of a busy owner's thread (eight
+ * clients claiming: 8,500 writes in 10 s). Flushed before anything else is printed, so lines keep
+ * their order; the timer is armed only while lines wait, so an idle owner has none.
+ */
+class EventLog {
+  private static readonly flushAfterMs = 20;
+  private pending: string[] = [];
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly printer: Printer) {}
+
+  add(line: string): void {
+    this.pending.push(line);
+    this.timer ??= setTimeout(() => this.flush(), EventLog.flushAfterMs);
+  }
+
+  flush(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.pending.length === 0) return;
+    const lines = this.pending;
+    this.pending = [];
+    this.printer.out(lines.join('\n'));
+  }
 }
 
 /** Endpoint first (no new requests, the taken ones answered), then the owner (checkpoint, lock). */
