@@ -8,6 +8,7 @@
  * and renamed together with the image. SQLite itself ignores it: the header of an exported image
  * holds a valid page count, and SQLite reads no further than that.
  */
+import { constants } from 'node:buffer';
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -45,7 +46,10 @@ function readWithRoom(file: string): { bytes: Buffer; whole: Buffer } {
   try {
     const size = fs.fstatSync(fd).size;
     // Buffer.alloc never hands out a slice of Node's shared pool: the allocation is this image's alone.
-    const whole = Buffer.alloc(size + Math.max(minimumRoomBytes, Math.ceil(size * roomShare)));
+    // No more than a Buffer can hold: an image near that size gets what room is left.
+    const whole = Buffer.alloc(
+      Math.min(size + Math.max(minimumRoomBytes, Math.ceil(size * roomShare)), Math.max(size, constants.MAX_LENGTH)),
+    );
     let read = 0;
     while (read < size) {
       const count = fs.readSync(fd, whole, read, size - read, read);
