@@ -32,12 +32,7 @@ async function storeModule(root: string): Promise<StoreModule> {
   return (await import(path.join(root, 'src', 'infra', 'db', 'index.ts'))) as StoreModule;
 }
 
-/**
- * Runs `writes` requests arriving every `intervalMs` (an open loop: arrivals do not wait for
- * answers), turning the event loop while waiting, as an owner does between requests. Latency is
- * from the request's arrival to its answer, so time the owner spent on anything else (a
- * checkpoint) counts for the requests that arrived meanwhile; service is the write alone.
- */
+/** FOREMAN_BENCH_TRACE=1: file steps and slow writes to stderr (see the usage above). */
 const trace = process.env.FOREMAN_BENCH_TRACE === '1';
 
 /** Turns of the event loop taken by `openLoop` so far: steps heard in one turn ran in one block. */
@@ -62,6 +57,12 @@ async function settle(): Promise<number> {
   return first ?? 0;
 }
 
+/**
+ * Runs `writes` requests arriving every `intervalMs` (an open loop: arrivals do not wait for
+ * answers), turning the event loop while waiting, as an owner does between requests. Latency is
+ * from the request's arrival to its answer, so time the owner spent on anything else (a
+ * checkpoint) counts for the requests that arrived meanwhile; service is the write alone.
+ */
 async function openLoop(
   writes: number,
   intervalMs: number,

@@ -1,4 +1,5 @@
 import type { Request } from '../core/requests';
+import { RunOnceScheduler } from '../engine/async';
 import type { EngineEvent } from '../engine/unit';
 import { StoreError } from '../infra/db';
 import { EndpointServer } from '../infra/endpoint';
@@ -187,18 +188,17 @@ async function startAndRun(
 class EventLog {
   private static readonly flushAfterMs = 20;
   private pending: string[] = [];
-  private timer: NodeJS.Timeout | undefined;
+  private readonly flusher = new RunOnceScheduler(() => this.flush(), EventLog.flushAfterMs);
 
   constructor(private readonly printer: Printer) {}
 
   add(line: string): void {
     this.pending.push(line);
-    this.timer ??= setTimeout(() => this.flush(), EventLog.flushAfterMs);
+    if (!this.flusher.isScheduled) this.flusher.schedule();
   }
 
   flush(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    this.flusher.cancel();
     if (this.pending.length === 0) return;
     const lines = this.pending;
     this.pending = [];

@@ -69,10 +69,7 @@ function readWithRoom(file: string): { bytes: Buffer; whole: Buffer } {
  * the file land in the room, and a copy comes only once the room is used up. Any other slice is an
  * ordinary one, so a sql.js that loads differently only loses the room.
  */
-function roomToGrow(image: Buffer, whole: Buffer, read: number): Uint8Array {
-  // The trailer, if any, goes: the room reads as zeros, as a file's unwritten bytes do. Only what
-  // was read is touched; the rest of the room stays untouched, and not resident.
-  whole.fill(0, image.length, read);
+function roomToGrow(image: Buffer, whole: Buffer): Uint8Array {
   const view = new Uint8Array(whole.buffer, whole.byteOffset, image.length);
   Object.defineProperty(view, 'slice', {
     value: (start?: number, end?: number): Uint8Array =>
@@ -144,13 +141,13 @@ export function readImageFile(file: string): ImageRead {
     if (!sha256(image).equals(bytes.subarray(length, length + 32))) {
       return { kind: 'damaged', reason: 'its checksum does not match (it was changed or damaged after Foreman wrote it)' };
     }
+    // The trailer becomes room: zeros, as a file's unwritten bytes read.
+    bytes.fill(0, length);
     const header = checkSqliteHeader(image);
     return header
       ? { kind: 'damaged', reason: header }
-      : { kind: 'image', bytes: image, checksummed: true, loadable: roomToGrow(image, whole, bytes.length) };
+      : { kind: 'image', bytes: image, checksummed: true, loadable: roomToGrow(image, whole) };
   }
   const header = checkSqliteHeader(bytes);
-  return header
-    ? { kind: 'damaged', reason: header }
-    : { kind: 'image', bytes, checksummed: false, loadable: roomToGrow(bytes, whole, bytes.length) };
+  return header ? { kind: 'damaged', reason: header } : { kind: 'image', bytes, checksummed: false, loadable: roomToGrow(bytes, whole) };
 }
