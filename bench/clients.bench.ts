@@ -23,7 +23,6 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ok } from '../src/core/result';
@@ -31,7 +30,8 @@ import { SqlJsStore } from '../src/infra/db';
 import { migrations } from '../src/infra/db/migrations/index';
 import { foreman, git, startServe } from './support/cliProcesses';
 import { percentile, round, tails } from './support/stats';
-import { retryAfterMs } from './clientsChild';
+import { benchSettings, engineOnBetter, executeParsed } from './clientsChild';
+import { openBetter } from './support/betterStore';
 import { seed } from './storeBenchChild';
 
 const root = path.join(__dirname, '..');
@@ -58,7 +58,7 @@ const only = textOption('only');
 const startDelayMs = 200;
 const kinds = ['heartbeat', 'claim'] as const;
 type Kind = (typeof kinds)[number];
-type Side = 'owner' | 'better';
+type Side = 'owner' | 'engine' | 'better';
 
 interface ClientRun {
   readonly counted: number;
@@ -151,12 +151,7 @@ async function seedOwnerStore(repo: string): Promise<void> {
   git(repo, 'init', '--quiet', '-b', 'main');
   git(repo, '-c', 'user.name=Bench', '-c', 'user.email=bench@example.com', 'commit', '--quiet', '--allow-empty', '-m', 'initial');
   foreman(repo, 'init');
-  // The dispatcher would otherwise hand every idle worker a task between a release and a claim;
-  // a released task comes back after the run; and a task may be released as often as it comes.
-  fs.writeFileSync(
-    path.join(repo, '.foreman', 'settings.json'),
-    JSON.stringify({ concurrency: 1, retryBaseMs: retryAfterMs, retryMaxMs: retryAfterMs, defaultMaxAttempts: 20 }),
-  );
+  fs.writeFileSync(path.join(repo, '.foreman', 'settings.json'), JSON.stringify(benchSettings));
   for (const worker of workers) foreman(repo, 'worker', 'add', worker);
   const store = await SqlJsStore.open(path.join(repo, '.foreman'));
   seed(taskCount, (sql, params) => store.write((tx) => ok(tx.run(sql, params))));
@@ -164,15 +159,7 @@ async function seedOwnerStore(repo: string): Promise<void> {
 }
 
 function seedBetter(file: string): void {
-  // A dev dependency without bundled types: loaded untyped, the few calls used are declared here.
-  const Database = createRequire(__filename)('better-sqlite3') as new (file: string) => {
-    pragma(source: string): unknown;
-    exec(source: string): void;
-    prepare(source: string): { run(...params: unknown[]): unknown };
-    close(): void;
-  };
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
+  const db = openBetter(file);
   db.exec(migrations.map((migration) => migration.sql).join('\n'));
   db.exec('BEGIN');
   seed(taskCount, (sql, params) => db.prepare(sql).run(...params));
@@ -194,14 +181,34 @@ function seedBetter(file: string): void {
   db.close();
 }
 
+/** The engine baseline's database: the same schema and tasks, its workers added by the engine (IDLE). */
+async function seedEngineBaseline(file: string): Promise<void> {
+  const db = openBetter(file);
+  db.exec(migrations.map((migration) => migration.sql).join('\n'));
+  db.exec('BEGIN');
+  seed(taskCount, (sql, params) => db.prepare(sql).run(...params));
+  db.exec('COMMIT');
+  db.close();
+  const { engine, store } = engineOnBetter(file);
+  for (const worker of workers) {
+    const added = await executeParsed(engine, { command: 'worker.add', args: { id: worker }, actor: 'bench' });
+    if (!added.ok) throw new Error(`worker.add ${worker}: ${added.kind} ${added.code}`);
+  }
+  engine.dispose();
+  store.close();
+}
+
 async function main(): Promise<void> {
   execFileSync(process.execPath, [path.join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' });
   const work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'foreman-clients-bench-')));
   const repo = path.join(work, 'repo');
   fs.mkdirSync(repo);
   const betterFile = path.join(work, 'better.db');
+  const engineFile = path.join(work, 'engine', 'engine.db');
+  fs.mkdirSync(path.dirname(engineFile));
   await seedOwnerStore(repo);
   seedBetter(betterFile);
+  await seedEngineBaseline(engineFile);
   const serve = await startServe(repo, ['--no-agents'], profileDir ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(profileDir)] : []);
   let serveOutput = '';
   const keep = (chunk: Buffer): void => void (serveOutput = (serveOutput + chunk.toString()).slice(-4000));
@@ -212,10 +219,14 @@ async function main(): Promise<void> {
     for (const kind of kinds.filter((name) => only === undefined || name === only)) {
       const owner = await phase('owner', kind, path.join(repo, '.foreman'), serve);
       const better = await phase('better', kind, betterFile);
+      const engine = await phase('engine', kind, engineFile);
+      const ratio = (baseline: Record<string, unknown>): number => round(Number(owner['opsPerSecond']) / Number(baseline['opsPerSecond']), 2);
       results[kind] = {
         owner,
         betterSqlite3: better,
-        ownerOverBetter: round(Number(owner['opsPerSecond']) / Number(better['opsPerSecond']), 2),
+        engineOnBetterSqlite3: engine,
+        ownerOverBetter: ratio(better),
+        ownerOverEngineOnBetter: ratio(engine),
         target: 0.5,
       };
     }

@@ -1,28 +1,35 @@
 /**
  * One client of bench/clients.bench.ts, in its own process: loops one kind of request until a
  * deadline and prints its count and per-request latencies as one JSON line.
- *   owner: a long-lived connection to the owner's endpoint (found through `.foreman/endpoint.json`
- *          and the token, as every client finds it), one request out at a time;
- *   better: the same work as SQL on a shared better-sqlite3 database (WAL, synchronous=FULL).
+ *   owner:  a long-lived connection to the owner's endpoint (found through `.foreman/endpoint.json`
+ *           and the token, as every client finds it), one request out at a time;
+ *   engine: the same requests run by Foreman's engine in this process, on a better-sqlite3 database
+ *           (WAL, synchronous=FULL) that every client of the phase shares: Foreman without an owner;
+ *   better: the same work as bare SQL on a shared better-sqlite3 database (WAL, synchronous=FULL).
  * Kinds: `heartbeat` (this client's worker beats), `claim` (claim the next task, then release it:
- * through the owner `claim` + `fail`, which frees the worker and queues the task again after its
- * backoff; on better-sqlite3 the claim statements and a release doing the same to the task).
+ * through the owner or the engine `claim` + `fail`, which frees the worker and queues the task again
+ * after its backoff; as bare SQL the store bench's claim statements and a release doing the same to the task).
  *
- * Usage: node --import tsx bench/clientsChild.ts <owner|better> <heartbeat|claim> <worker> <dir or db>
+ * Usage: node --import tsx bench/clientsChild.ts <owner|engine|better> <heartbeat|claim> <worker> <dir or db>
  * Says `ready` on stdout once set up, then reads `<startAt> <endAt>` (epoch ms) from stdin.
  */
-import { createRequire } from 'node:module';
 import * as net from 'node:net';
+import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
-import type { Reader, SqlValue, Tx } from '../src/engine/ports';
+import { parseRequest } from '../src/core/requests';
+import { Engine } from '../src/engine/engine';
+import { type SettingsFile, mergeSettings } from '../src/engine/settings';
 import { findInputAnswer, findWorker, renewTaskLease, upsertHeartbeat } from '../src/engine/queries';
 import { readAnnouncement } from '../src/infra/endpoint/discovery';
 import { LineBuffer } from '../src/infra/endpoint/lineBuffer';
 import { readEndpointResponse } from '../src/infra/endpoint/wire';
+import { FileArchiveSink, FileBlobStore, JsonlExportSink } from '../src/infra/fs';
+import { GitPortAdapter } from '../src/infra/git/gitPort';
+import { BetterStore, betterTx, openBetter } from './support/betterStore';
 import { claimSql, transitionSql } from './storeBenchChild';
 
-const argsSchema = z.tuple([z.enum(['owner', 'better']), z.enum(['heartbeat', 'claim']), z.string(), z.string()]);
+const argsSchema = z.tuple([z.enum(['owner', 'better', 'engine']), z.enum(['heartbeat', 'claim']), z.string(), z.string()]);
 const scheduleSchema = z.tuple([z.coerce.number(), z.coerce.number()]);
 
 /** The start and end of the run, sent by the bench once every client is ready. */
@@ -100,10 +107,14 @@ class OwnerConnection {
   }
 }
 
-async function ownerRound(kind: Kind, worker: string, dir: string): Promise<{ round: Round; close: () => void }> {
-  const connection = await OwnerConnection.open(dir);
-  const send = async (command: string, args: object): Promise<{ ok: boolean; value?: unknown }> => {
-    const answer = await timed(() => connection.send({ command, args, actor: worker }));
+/** What a request came to, as the owner's client reads its answer. */
+type Answer = { ok: boolean; kind?: string; code?: string; value?: unknown };
+type Send = (request: { command: string; args: object; actor: string }) => Promise<Answer>;
+
+/** The rounds of one kind made of Foreman requests, sent through `send` (an owner, or an engine in this process). */
+async function requestRound(kind: Kind, worker: string, sendRequest: Send, close: () => void): Promise<{ round: Round; close: () => void }> {
+  const send = async (command: string, args: object): Promise<Answer> => {
+    const answer = await timed(() => sendRequest({ command, args, actor: worker }));
     // A refusal (a worker busy or idle when the dispatcher moved it first) is part of the loop; anything else is a bug.
     if (!answer.ok && answer.kind !== 'refused') throw new Error(`${command} for ${worker} failed: ${answer.kind} ${answer.code}`);
     return answer;
@@ -111,10 +122,7 @@ async function ownerRound(kind: Kind, worker: string, dir: string): Promise<{ ro
   if (kind === 'heartbeat') {
     // A worker that holds a task, as one that beats does: each beat also renews the task's lease.
     await send('claim', { worker });
-    return {
-      round: async () => ((await send('heartbeat', { worker, progress: nextProgress() })).ok ? 'counted' : 'notCounted'),
-      close: () => connection.close(),
-    };
+    return { round: async () => ((await send('heartbeat', { worker, progress: nextProgress() })).ok ? 'counted' : 'notCounted'), close };
   }
   return {
     round: async () => {
@@ -125,49 +133,64 @@ async function ownerRound(kind: Kind, worker: string, dir: string): Promise<{ ro
       if (!claimed.ok) return 'notCounted';
       return claimed.value === null ? 'ranDry' : 'counted';
     },
-    close: () => connection.close(),
+    close,
   };
 }
 
-interface BetterStatement {
-  get(...params: unknown[]): unknown;
-  all(...params: unknown[]): unknown[];
-  run(...params: unknown[]): { changes: number };
-}
-interface BetterDatabase {
-  pragma(source: string): unknown;
-  prepare(source: string): BetterStatement;
-  transaction<A extends unknown[], R>(fn: (...args: A) => R): { immediate: (...args: A) => R };
-  close(): void;
+async function ownerRound(kind: Kind, worker: string, dir: string): Promise<{ round: Round; close: () => void }> {
+  const connection = await OwnerConnection.open(dir);
+  return requestRound(kind, worker, (request) => connection.send(request), () => connection.close());
 }
 
-/** The engine's query functions over better-sqlite3, so the baseline runs the owner's own statements. */
-function betterTx(db: BetterDatabase): Tx {
-  const statements = new Map<string, BetterStatement>();
-  const prepared = (sql: string): BetterStatement => {
-    let statement = statements.get(sql);
-    if (!statement) statements.set(sql, (statement = db.prepare(sql)));
-    return statement;
-  };
-  const reader: Reader = {
-    get: <T extends object>(sql: string, params: readonly SqlValue[] = []) => prepared(sql).get(...params) as T | undefined,
-    all: <T extends object>(sql: string, params: readonly SqlValue[] = []) => prepared(sql).all(...params) as T[],
-  };
-  return {
-    ...reader,
-    run: (sql, params = []) => prepared(sql).run(...params).changes,
-    returning: <T extends object>(sql: string, params: readonly SqlValue[] = []) => prepared(sql).all(...params) as T[],
-  };
+/** The settings of the owner's store and of every engine on better-sqlite3 (clients.bench.ts writes them). */
+export const benchSettings: SettingsFile = {
+  // The dispatcher would otherwise hand every idle worker a task between a release and a claim;
+  // a released task comes back after the run; and a task may be released as often as it comes.
+  concurrency: 1,
+  retryBaseMs: retryAfterMs,
+  retryMaxMs: retryAfterMs,
+  defaultMaxAttempts: 20,
+};
+
+/**
+ * Foreman's engine on a better-sqlite3 database, in this process: what a client would run with no
+ * owner, each process writing the shared file under SQLite's lock. Nothing here is started (no
+ * dispatcher, no monitor): requests only, as a one-shot CLI call runs them.
+ */
+export function engineOnBetter(file: string): { engine: Engine; store: BetterStore } {
+  const store = new BetterStore(openBetter(file));
+  const foremanDir = path.join(path.dirname(file), 'engine-files');
+  const settings = mergeSettings(benchSettings);
+  const engine = new Engine({
+    store,
+    settings,
+    blobs: new FileBlobStore(path.join(foremanDir, 'blobs')),
+    exports: new JsonlExportSink(foremanDir),
+    archive: new FileArchiveSink(foremanDir),
+    git: new GitPortAdapter(path.dirname(file), () => 'main', { branchTemplate: settings.branchTemplate }),
+    crew: { mergeStrategy: 'rebase' },
+  });
+  return { engine, store };
+}
+
+/** A request parsed as the owner parses one off the wire, then run by the engine. */
+export async function executeParsed(engine: Engine, request: { command: string; args: object; actor: string }): Promise<Answer> {
+  const parsed = parseRequest(request);
+  if (!parsed.ok) throw new Error(parsed.message);
+  const result = await engine.execute(parsed.request);
+  return result.ok ? { ok: true, value: result.value } : { ok: false, kind: result.kind, code: result.code };
+}
+
+async function engineRound(kind: Kind, worker: string, file: string): Promise<{ round: Round; close: () => void }> {
+  const { engine, store } = engineOnBetter(file);
+  return requestRound(kind, worker, (request) => executeParsed(engine, request), () => {
+    engine.dispose();
+    store.close();
+  });
 }
 
 function betterRound(kind: Kind, worker: string, file: string): { round: Round; close: () => void } {
-  // A dev dependency without bundled types: loaded untyped, the few calls used are declared above.
-  const Database = createRequire(__filename)('better-sqlite3') as new (file: string, options: object) => BetterDatabase;
-  // Transactions BEGIN IMMEDIATE: one that reads first and then writes cannot wait for the lock.
-  const db = new Database(file, { timeout: 60_000 });
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
-  db.pragma('foreign_keys = ON');
+  const db = openBetter(file);
   const tx = betterTx(db);
   const close = (): void => db.close();
   if (kind === 'heartbeat') {
@@ -212,7 +235,8 @@ function betterRound(kind: Kind, worker: string, file: string): { round: Round; 
 
 async function main(): Promise<void> {
   const [side, kind, worker, where] = argsSchema.parse(process.argv.slice(2));
-  const { round, close } = side === 'owner' ? await ownerRound(kind, worker, where) : betterRound(kind, worker, where);
+  const { round, close } =
+    side === 'owner' ? await ownerRound(kind, worker, where) : side === 'engine' ? await engineRound(kind, worker, where) : betterRound(kind, worker, where);
   latencies.length = 0;
   process.stdout.write('ready\n');
   const [startAt, endAt] = await schedule();
