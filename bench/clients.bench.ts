@@ -220,7 +220,8 @@ async function main(): Promise<void> {
       const owner = await phase('owner', kind, path.join(repo, '.foreman'), serve);
       const better = await phase('better', kind, betterFile);
       const engine = await phase('engine', kind, engineFile);
-      const ratio = (baseline: Record<string, unknown>): number => round(Number(owner['opsPerSecond']) / Number(baseline['opsPerSecond']), 2);
+      const ratio = (baseline: Record<string, unknown>): number =>
+        round(Number(owner['opsPerSecond']) / Number(baseline['opsPerSecond']), 2);
       results[kind] = {
         owner,
         betterSqlite3: better,

@@ -112,7 +112,12 @@ type Answer = { ok: boolean; kind?: string; code?: string; value?: unknown };
 type Send = (request: { command: string; args: object; actor: string }) => Promise<Answer>;
 
 /** The rounds of one kind made of Foreman requests, sent through `send` (an owner, or an engine in this process). */
-async function requestRound(kind: Kind, worker: string, sendRequest: Send, close: () => void): Promise<{ round: Round; close: () => void }> {
+async function requestRound(
+  kind: Kind,
+  worker: string,
+  sendRequest: Send,
+  close: () => void,
+): Promise<{ round: Round; close: () => void }> {
   const send = async (command: string, args: object): Promise<Answer> => {
     const answer = await timed(() => sendRequest({ command, args, actor: worker }));
     // A refusal (a worker busy or idle when the dispatcher moved it first) is part of the loop; anything else is a bug.
@@ -139,7 +144,12 @@ async function requestRound(kind: Kind, worker: string, sendRequest: Send, close
 
 async function ownerRound(kind: Kind, worker: string, dir: string): Promise<{ round: Round; close: () => void }> {
   const connection = await OwnerConnection.open(dir);
-  return requestRound(kind, worker, (request) => connection.send(request), () => connection.close());
+  return requestRound(
+    kind,
+    worker,
+    (request) => connection.send(request),
+    () => connection.close(),
+  );
 }
 
 /** The settings of the owner's store and of every engine on better-sqlite3 (clients.bench.ts writes them). */
@@ -183,10 +193,15 @@ export async function executeParsed(engine: Engine, request: { command: string; 
 
 async function engineRound(kind: Kind, worker: string, file: string): Promise<{ round: Round; close: () => void }> {
   const { engine, store } = engineOnBetter(file);
-  return requestRound(kind, worker, (request) => executeParsed(engine, request), () => {
-    engine.dispose();
-    store.close();
-  });
+  return requestRound(
+    kind,
+    worker,
+    (request) => executeParsed(engine, request),
+    () => {
+      engine.dispose();
+      store.close();
+    },
+  );
 }
 
 function betterRound(kind: Kind, worker: string, file: string): { round: Round; close: () => void } {
@@ -236,7 +251,11 @@ function betterRound(kind: Kind, worker: string, file: string): { round: Round; 
 async function main(): Promise<void> {
   const [side, kind, worker, where] = argsSchema.parse(process.argv.slice(2));
   const { round, close } =
-    side === 'owner' ? await ownerRound(kind, worker, where) : side === 'engine' ? await engineRound(kind, worker, where) : betterRound(kind, worker, where);
+    side === 'owner'
+      ? await ownerRound(kind, worker, where)
+      : side === 'engine'
+        ? await engineRound(kind, worker, where)
+        : betterRound(kind, worker, where);
   latencies.length = 0;
   process.stdout.write('ready\n');
   const [startAt, endAt] = await schedule();
