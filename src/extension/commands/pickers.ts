@@ -25,12 +25,17 @@ export async function pickSession(registry: SessionRegistry): Promise<ForemanSes
   return picked?.session;
 }
 
-/** The worker a command is about: the clicked row, or a quick pick of workers in the given states. */
+/**
+ * The worker a command is about: the clicked row, or a quick pick of workers in the given states.
+ * `onlyOne: 'take'` (commands that only show something: a log, a diff, a terminal) takes the only
+ * candidate without asking; commands that change state always ask, so a click is a choice.
+ */
 export async function pickWorker(
   registry: SessionRegistry,
   target: CommandTarget,
   states: readonly string[],
   title: string,
+  onlyOne: 'ask' | 'take' = 'ask',
 ): Promise<{ session: ForemanSession; worker: WorkerStatus } | undefined> {
   if (target?.kind === 'worker') return { session: target.session, worker: target.worker };
   const session = await pickSession(registry);
@@ -40,6 +45,8 @@ export async function pickWorker(
     void vscode.window.showInformationMessage(`No worker is ${states.join(' or ')}.`);
     return undefined;
   }
+  const [only] = workers;
+  if (only && workers.length === 1 && onlyOne === 'take') return { session, worker: only };
   const picked = await vscode.window.showQuickPick(
     workers.map((worker) => ({
       label: worker.id,

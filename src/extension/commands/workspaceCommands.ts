@@ -38,7 +38,7 @@ export function registerWorkspaceCommands(registry: SessionRegistry): vscode.Dis
     transcripts,
     vscode.workspace.registerTextDocumentContentProvider(transcriptScheme, transcripts),
     vscode.commands.registerCommand(CommandId.showChanges, async (target: CommandTarget) => {
-      const picked = await pickWorker(registry, target, workerRules.holdsTask, 'Show changes: pick a worker');
+      const picked = await pickWorker(registry, target, workerRules.holdsTask, 'Show changes: pick a worker', 'take');
       const branch = picked?.worker.branch;
       if (!picked || !branch) return;
       const { session, worker } = picked;
@@ -78,7 +78,7 @@ export function registerWorkspaceCommands(registry: SessionRegistry): vscode.Dis
       await vscode.commands.executeCommand('vscode.changes', `${branch} ↔ ${base}`, resources);
     }),
     vscode.commands.registerCommand(CommandId.openWorktree, async (target: CommandTarget) => {
-      const picked = await pickWorker(registry, target, workerRules.any, 'Open worktree: pick a worker');
+      const picked = await pickWorker(registry, target, workerRules.any, 'Open worktree: pick a worker', 'take');
       if (!picked) return;
       const folder = picked.session.worktreePath(picked.worker.id);
       if (!fs.existsSync(folder)) {
@@ -88,7 +88,7 @@ export function registerWorkspaceCommands(registry: SessionRegistry): vscode.Dis
       await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(folder), { forceNewWindow: true });
     }),
     vscode.commands.registerCommand(CommandId.openTerminal, async (target: CommandTarget) => {
-      const picked = await pickWorker(registry, target, workerRules.any, 'Open terminal: pick a worker');
+      const picked = await pickWorker(registry, target, workerRules.any, 'Open terminal: pick a worker', 'take');
       if (!picked) return;
       const cwd = picked.session.worktreePath(picked.worker.id);
       if (!fs.existsSync(cwd)) {
@@ -98,7 +98,7 @@ export function registerWorkspaceCommands(registry: SessionRegistry): vscode.Dis
       vscode.window.createTerminal({ name: `Foreman: ${picked.worker.id}`, cwd, iconPath: new vscode.ThemeIcon('robot') }).show();
     }),
     vscode.commands.registerCommand(CommandId.showLog, async (target: CommandTarget) => {
-      const picked = await pickWorker(registry, target, workerRules.holdsTask, 'Show log: pick a worker');
+      const picked = await pickWorker(registry, target, workerRules.holdsTask, 'Show log: pick a worker', 'take');
       if (!picked?.worker.taskId) return;
       const { session, worker } = picked;
       const taskId = picked.worker.taskId;
