@@ -26,6 +26,7 @@ import { LineBuffer } from '../src/infra/endpoint/lineBuffer';
 import { readEndpointResponse } from '../src/infra/endpoint/wire';
 import { FileArchiveSink, FileBlobStore, JsonlExportSink } from '../src/infra/fs';
 import { GitPortAdapter } from '../src/infra/git/gitPort';
+import { yieldToOwner } from '../src/cli/priority';
 import { BetterStore, betterTx, openBetter } from './support/betterStore';
 import { claimSql, transitionSql } from './storeBenchChild';
 
@@ -144,6 +145,8 @@ async function requestRound(
 
 async function ownerRound(kind: Kind, worker: string, dir: string): Promise<{ round: Round; close: () => void }> {
   const connection = await OwnerConnection.open(dir);
+  // As every CLI call does once it has an owner to send to (src/cli/priority.ts).
+  yieldToOwner();
   return requestRound(
     kind,
     worker,

@@ -4,6 +4,7 @@ import { sendRequest, sendToEndpoint } from '../infra/endpoint/client';
 import type { EndpointAnswer } from '../infra/endpoint/wire';
 import { readOwner } from '../infra/workspace/ownerFile';
 import { foremanDir, isInitialised } from '../infra/workspace/paths';
+import { yieldToOwner } from './priority';
 import { type Target, answerOf, responseTimeoutMs } from './target';
 
 export { type Target, resolveTarget } from './target';
@@ -30,8 +31,10 @@ export async function route<C extends CommandName>(
   request: RequestOf<C>,
   options: RouteOptions = {},
 ): Promise<EndpointAnswer<C>> {
-  if (target.kind === 'endpoint')
+  if (target.kind === 'endpoint') {
+    yieldToOwner();
     return answerOf(request.command, await sendToEndpoint(target.address, request, { timeoutMs: responseTimeoutMs }));
+  }
   const dir = foremanDir(target.repoRoot);
   if (!isInitialised(dir)) {
     return invalid(
@@ -45,6 +48,7 @@ export async function route<C extends CommandName>(
     const owner = readOwner(dir);
     let patience = lockPatienceMs;
     if (owner && owner.endpoint) {
+      yieldToOwner();
       const sent = await sendRequest(dir, request, { timeoutMs: responseTimeoutMs });
       if (sent.kind !== 'unreachable') return answerOf(request.command, sent);
       patience = endpointPatienceMs;

@@ -28,6 +28,7 @@ import { maxLineBytes } from '../infra/endpoint/wire';
 import { readOwner } from '../infra/workspace/ownerFile';
 import { allowedToolsVariable } from '../core/claudePermissions';
 import { hookRequest, sayHookRefusal } from './thinHook';
+import { yieldToOwner } from './priority';
 import { foremanDir, isInitialised } from '../infra/workspace/paths';
 
 /** A request as the full CLI would send it, before the owner parses it. */
@@ -64,21 +65,35 @@ function readCommandLine(argv: readonly string[], env: CliEnvironment, cwd: stri
   return { kind: 'send', routed: { request, dir: stringFlag(parsed.value, 'dir') } };
 }
 
+/**
+ * Sends to the owner the full CLI would send to, stepping back for it first (priority.ts);
+ * undefined when there is no owner announced to send to.
+ */
+async function sendToTarget(
+  request: object,
+  dirFlag: string | undefined,
+  env: CliEnvironment,
+  cwd: string,
+): Promise<SendOutcome | undefined> {
+  const target = resolveTarget(dirFlag, env, cwd);
+  const options = { timeoutMs: responseTimeoutMs };
+  if (target.kind === 'endpoint') {
+    yieldToOwner();
+    return sendToEndpoint(target.address, request, options);
+  }
+  const dir = foremanDir(target.repoRoot);
+  if (!isInitialised(dir) || readOwner(dir)?.endpoint === undefined) return undefined;
+  yieldToOwner();
+  return sendRequest(dir, request, options);
+}
+
 /** Sends to the owner the full CLI would send to; undefined when it would not send at all. */
 async function sendToOwner(routed: Routed, env: CliEnvironment, cwd: string): Promise<SendOutcome | undefined> {
   // The owner refuses a longer line unread; the full CLI may refuse such a request before sending.
   if (Buffer.byteLength(JSON.stringify({ token: '', request: routed.request })) > maxLineBytes - 1024) return undefined;
-  const target = resolveTarget(routed.dir, env, cwd);
-  const options = { timeoutMs: responseTimeoutMs };
-  let sent: SendOutcome;
-  if (target.kind === 'endpoint') sent = await sendToEndpoint(target.address, routed.request, options);
-  else {
-    const dir = foremanDir(target.repoRoot);
-    if (!isInitialised(dir) || readOwner(dir)?.endpoint === undefined) return undefined;
-    sent = await sendRequest(dir, routed.request, options);
-  }
+  const sent = await sendToTarget(routed.request, routed.dir, env, cwd);
   // Unreachable and denied sent nothing; the full CLI waits for an owner, or runs the request here.
-  if (sent.kind === 'unreachable' || sent.kind === 'denied') return undefined;
+  if (!sent || sent.kind === 'unreachable' || sent.kind === 'denied') return undefined;
   if (sent.kind === 'response' && !sent.response.result.ok && notRunCodes.has(sent.response.result.code)) return undefined;
   return sent;
 }
@@ -100,17 +115,9 @@ async function thinHook(argv: readonly string[], env: CliEnvironment, cwd: strin
   const request = hookRequest(argv, env, process.env[allowedToolsVariable]);
   // A payload too long for one request line (a large Write): the full CLI sends its activity only.
   if (!request || Buffer.byteLength(JSON.stringify({ token: '', request })) > maxLineBytes - 1024) return undefined;
-  const target = resolveTarget(undefined, env, cwd);
-  const options = { timeoutMs: responseTimeoutMs };
-  let sent: SendOutcome;
-  if (target.kind === 'endpoint') sent = await sendToEndpoint(target.address, request, options);
-  else {
-    const dir = foremanDir(target.repoRoot);
-    if (!isInitialised(dir) || readOwner(dir)?.endpoint === undefined) return undefined;
-    sent = await sendRequest(dir, request, options);
-  }
+  const sent = await sendToTarget(request, undefined, env, cwd);
   // Unreachable and denied sent nothing: the full CLI waits for an owner, or runs the hook itself.
-  if (sent.kind === 'unreachable' || sent.kind === 'denied') return undefined;
+  if (!sent || sent.kind === 'unreachable' || sent.kind === 'denied') return undefined;
   // A bad token or line is the full CLI's to explain; a payload the owner's contract refuses is said here.
   if (sent.kind === 'response' && !sent.response.result.ok) {
     const { code } = sent.response.result;
