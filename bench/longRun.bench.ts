@@ -161,6 +161,13 @@ function main(): void {
   const checkpointMiB = Number(option('checkpoint-mib', '2'));
   const beforeOption = option('before', '');
   const before = beforeOption ? path.resolve(beforeOption) : undefined;
+  // The seed queues three tasks in four, and every write claims one of them (and the store one more first).
+  const tooSmall = sizes.find((size) => size - Math.floor(size / 4) < writes + 1);
+  if (tooSmall !== undefined) {
+    throw new Error(
+      `--writes ${writes} claims more tasks than --sizes ${tooSmall} queues (three in four): use --sizes ${Math.ceil(((writes + 1) * 4) / 3)} or more, or fewer --writes (the crash case claims until the journal reaches --checkpoint-mib: ~1,800 claims for 2 MiB).`,
+    );
+  }
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'foreman-longrun-bench-'));
   const interval = intervalOption === 'auto' ? calibrate(root) : Number(intervalOption);
   if (

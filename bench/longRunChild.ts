@@ -9,7 +9,7 @@
  * and turn of the event loop) and each write over 8 ms to stderr: how the long ones were found.
  */
 import * as fs from 'node:fs';
-import { createRequire } from 'node:module';
+
 import * as path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ok } from '../src/core/result';
@@ -17,6 +17,7 @@ import type { Result } from '../src/core/result';
 import type { Store, Tx } from '../src/engine/ports';
 import { migrations } from '../src/infra/db/migrations/index';
 import { claimIn, claimSql, seed, seedHistory, transitionSql } from './storeBenchChild';
+import { openBetter } from './support/betterStore';
 import { stealMs } from './support/procfs';
 
 interface StoreOptions {
@@ -165,7 +166,12 @@ async function crashOpen(root: string, dir: string, checkpointBytes: number): Pr
   const journal = path.join(dir, 'foreman.journal');
   let records = 0;
   while (fs.statSync(journal).size < checkpointBytes) {
-    store.write(claimIn);
+    const claimed = store.write(claimIn);
+    // A refused claim writes nothing: without this the loop would never end.
+    if (!claimed.ok)
+      throw new Error(
+        `the journal reached ${fs.statSync(journal).size} bytes of ${checkpointBytes} when ${claimed.message} Seed more tasks (--sizes).`,
+      );
     records++;
   }
   const copy = `${dir}-crash`;
@@ -185,21 +191,8 @@ async function crashOpen(root: string, dir: string, checkpointBytes: number): Pr
   return { openMs, cleanOpenMs, replayedRecords: records, journalBytes };
 }
 
-interface BetterDatabase {
-  pragma(source: string): unknown;
-  exec(source: string): void;
-  prepare(source: string): { get(...params: unknown[]): unknown; run(...params: unknown[]): unknown };
-  transaction<A extends unknown[]>(fn: (...args: A) => void): (...args: A) => void;
-  close(): void;
-}
-
 async function betterRun(tasks: number, history: number, dir: string, writes: number, intervalMs: number): Promise<object> {
-  // A dev dependency without bundled types: loaded untyped, the few calls used are declared above.
-  const Database = createRequire(__filename)('better-sqlite3') as new (file: string) => BetterDatabase;
-  const db = new Database(path.join(dir, 'better.db'));
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
-  db.pragma('foreign_keys = ON');
+  const db = openBetter(path.join(dir, 'better.db'));
   db.exec(migrations.map((migration) => migration.sql).join('\n'));
   db.transaction(() => {
     const insert = (sql: string, params: (string | number | null)[]): void => void db.prepare(sql).run(...params);

@@ -4,7 +4,7 @@
  * Prints one JSON object.
  */
 import * as fs from 'node:fs';
-import { createRequire } from 'node:module';
+
 import * as path from 'node:path';
 import { ok, refused } from '../src/core/result';
 import type { Result } from '../src/core/result';
@@ -13,6 +13,7 @@ import { nextRunnableIdSql } from '../src/engine/queries/taskQueue';
 import { SqlJsStore } from '../src/infra/db/index';
 import { migrations } from '../src/infra/db/migrations/index';
 import { loadSqlJs } from '../src/infra/db/sqlJsModule';
+import { openBetter } from './support/betterStore';
 
 // The engine's picker (its sub-select, taskQueue.ts) under a minimal claim.
 export const claimSql = `UPDATE tasks SET status = 'running', attempt = attempt + 1, started_at = ?, worker_id = ?, version = version + 1
@@ -212,33 +213,15 @@ async function naiveExport(image: string, dir: string, claims: number): Promise<
   return { durableClaimMs: samples };
 }
 
-interface BetterStatement {
-  get(...params: unknown[]): unknown;
-  run(...params: unknown[]): unknown;
-}
-interface BetterDatabase {
-  pragma(source: string): unknown;
-  exec(source: string): void;
-  prepare(source: string): BetterStatement;
-  transaction<A extends unknown[]>(fn: (...args: A) => void): (...args: A) => void;
-  close(): void;
-}
-
 function betterSqlite(tasks: number, dir: string, claims: number): object {
-  // A dev dependency without bundled types: loaded untyped, the few calls used are declared above.
-  const Database = createRequire(__filename)('better-sqlite3') as new (file: string) => BetterDatabase;
   const file = path.join(dir, 'better.db');
-  const setup = new Database(file);
-  setup.pragma('journal_mode = WAL');
+  const setup = openBetter(file);
   setup.exec(schemaSql);
   const insertAll = setup.transaction(() => seed(tasks, (sql, params) => setup.prepare(sql).run(...params)));
   insertAll();
   setup.close();
   const openStart = performance.now();
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
-  db.pragma('foreign_keys = ON');
+  const db = openBetter(file);
   const claim = db.prepare(claimSql);
   const transition = db.prepare(transitionSql);
   const claimOnce = db.transaction(() => {

@@ -17,7 +17,8 @@ export interface BetterDatabase {
   pragma(source: string): unknown;
   exec(source: string): void;
   prepare(source: string): BetterStatement;
-  transaction<A extends unknown[], R>(fn: (...args: A) => R): { immediate: (...args: A) => R };
+  /** The function run in a transaction: called as is (BEGIN DEFERRED) or with `.immediate`. */
+  transaction<A extends unknown[], R>(fn: (...args: A) => R): ((...args: A) => R) & { immediate: (...args: A) => R };
   close(): void;
 }
 
