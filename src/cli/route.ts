@@ -1,11 +1,9 @@
 import type { CommandName, RequestOf } from '../core/requests';
 import { invalid, refused } from '../core/result';
-import { sendRequest, sendToEndpoint } from '../infra/endpoint/client';
 import type { EndpointAnswer } from '../infra/endpoint/wire';
 import { readOwner } from '../infra/workspace/ownerFile';
 import { foremanDir, isInitialised } from '../infra/workspace/paths';
-import { yieldToOwner } from './priority';
-import { type Target, answerOf, responseTimeoutMs } from './target';
+import { type Target, answerOf, sendToOwnerAt } from './target';
 
 export { type Target, resolveTarget } from './target';
 
@@ -31,10 +29,7 @@ export async function route<C extends CommandName>(
   request: RequestOf<C>,
   options: RouteOptions = {},
 ): Promise<EndpointAnswer<C>> {
-  if (target.kind === 'endpoint') {
-    yieldToOwner();
-    return answerOf(request.command, await sendToEndpoint(target.address, request, { timeoutMs: responseTimeoutMs }));
-  }
+  if (target.kind === 'endpoint') return answerOf(request.command, await sendToOwnerAt(target.address, request));
   const dir = foremanDir(target.repoRoot);
   if (!isInitialised(dir)) {
     return invalid(
@@ -48,8 +43,7 @@ export async function route<C extends CommandName>(
     const owner = readOwner(dir);
     let patience = lockPatienceMs;
     if (owner && owner.endpoint) {
-      yieldToOwner();
-      const sent = await sendRequest(dir, request, { timeoutMs: responseTimeoutMs });
+      const sent = await sendToOwnerAt({ foremanDir: dir }, request);
       if (sent.kind !== 'unreachable') return answerOf(request.command, sent);
       patience = endpointPatienceMs;
     } else if (!owner) {

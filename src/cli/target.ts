@@ -5,10 +5,11 @@
 import * as path from 'node:path';
 import type { CommandName } from '../core/requests';
 import { refused } from '../core/result';
-import { type EndpointAddress, type SendOutcome, answerFor } from '../infra/endpoint/client';
+import { type EndpointAddress, type SendOutcome, answerFor, sendRequest, sendToEndpoint } from '../infra/endpoint/client';
 import type { EndpointAnswer } from '../infra/endpoint/wire';
 import { findWorkspaceRoot } from '../infra/workspace/paths';
 import type { CliEnvironment } from './commands/spec';
+import { yieldToOwner } from './priority';
 
 /** Where a request goes: a workspace folder (owner or local), or an endpoint given by the environment. */
 export type Target =
@@ -30,6 +31,16 @@ export function resolveTarget(dirFlag: string | undefined, env: CliEnvironment, 
     return { kind: 'endpoint', address: { socketPath: env.endpoint, token: env.token } };
   if (given !== undefined) return { kind: 'workspace', repoRoot: path.resolve(cwd, given) };
   return { kind: 'workspace', repoRoot: findWorkspaceRoot(cwd) ?? path.resolve(cwd) };
+}
+
+/**
+ * Sends a request to an owner, as every CLI call does: at its endpoint, or at the one announced in
+ * a workspace's `.foreman/`, after stepping back for it (priority.ts), within `responseTimeoutMs`.
+ */
+export function sendToOwnerAt(owner: EndpointAddress | { readonly foremanDir: string }, request: unknown): Promise<SendOutcome> {
+  yieldToOwner();
+  const options = { timeoutMs: responseTimeoutMs };
+  return 'foremanDir' in owner ? sendRequest(owner.foremanDir, request, options) : sendToEndpoint(owner, request, options);
 }
 
 /** What a send came to, as the command's answer. */

@@ -20,15 +20,14 @@ import { flagsOf, namePositionals, readEnvironment, splitCommand } from './comma
 import { findRoutable, routableGroups } from './commands/routable';
 import type { CliEnvironment, RequestDraft } from './commands/spec';
 import { printFailure, printResult, processPrinter } from './format';
-import { answerOf, resolveTarget, responseTimeoutMs } from './target';
+import { answerOf, resolveTarget, sendToOwnerAt } from './target';
 import { idPattern } from '../core/idPattern';
 import { ExitCode, type Failure } from '../core/result';
-import { type SendOutcome, sendRequest, sendToEndpoint } from '../infra/endpoint/client';
+import type { SendOutcome } from '../infra/endpoint/client';
 import { maxLineBytes } from '../infra/endpoint/wire';
 import { readOwner } from '../infra/workspace/ownerFile';
 import { allowedToolsVariable } from '../core/claudePermissions';
 import { hookRequest, sayHookRefusal } from './thinHook';
-import { yieldToOwner } from './priority';
 import { foremanDir, isInitialised } from '../infra/workspace/paths';
 
 /** A request as the full CLI would send it, before the owner parses it. */
@@ -65,26 +64,13 @@ function readCommandLine(argv: readonly string[], env: CliEnvironment, cwd: stri
   return { kind: 'send', routed: { request, dir: stringFlag(parsed.value, 'dir') } };
 }
 
-/**
- * Sends to the owner the full CLI would send to, stepping back for it first (priority.ts);
- * undefined when there is no owner announced to send to.
- */
-async function sendToTarget(
-  request: object,
-  dirFlag: string | undefined,
-  env: CliEnvironment,
-  cwd: string,
-): Promise<SendOutcome | undefined> {
+/** Sends to the owner the full CLI would send to; undefined when there is none announced. */
+function sendToTarget(request: object, dirFlag: string | undefined, env: CliEnvironment, cwd: string): Promise<SendOutcome> | undefined {
   const target = resolveTarget(dirFlag, env, cwd);
-  const options = { timeoutMs: responseTimeoutMs };
-  if (target.kind === 'endpoint') {
-    yieldToOwner();
-    return sendToEndpoint(target.address, request, options);
-  }
+  if (target.kind === 'endpoint') return sendToOwnerAt(target.address, request);
   const dir = foremanDir(target.repoRoot);
   if (!isInitialised(dir) || readOwner(dir)?.endpoint === undefined) return undefined;
-  yieldToOwner();
-  return sendRequest(dir, request, options);
+  return sendToOwnerAt({ foremanDir: dir }, request);
 }
 
 /** Sends to the owner the full CLI would send to; undefined when it would not send at all. */
