@@ -18,15 +18,14 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
 import { parseRequest } from '../src/core/requests';
-import { Engine } from '../src/engine/engine';
+import type { Engine } from '../src/engine/engine';
 import { type SettingsFile, mergeSettings } from '../src/engine/settings';
 import { findInputAnswer, findWorker, renewTaskLease, upsertHeartbeat } from '../src/engine/queries';
 import { readAnnouncement } from '../src/infra/endpoint/discovery';
 import { LineBuffer } from '../src/infra/endpoint/lineBuffer';
 import { readEndpointResponse } from '../src/infra/endpoint/wire';
-import { FileArchiveSink, FileBlobStore, JsonlExportSink } from '../src/infra/fs';
-import { GitPortAdapter } from '../src/infra/git/gitPort';
 import { yieldToOwner } from '../src/cli/priority';
+import { benchEngine } from './support/benchEngine';
 import { BetterStore, betterTx, openBetter } from './support/betterStore';
 import { claimSql, transitionSql } from './storeBenchChild';
 
@@ -172,17 +171,7 @@ export const benchSettings: SettingsFile = {
  */
 export function engineOnBetter(file: string): { engine: Engine; store: BetterStore } {
   const store = new BetterStore(openBetter(file));
-  const foremanDir = path.join(path.dirname(file), 'engine-files');
-  const settings = mergeSettings(benchSettings);
-  const engine = new Engine({
-    store,
-    settings,
-    blobs: new FileBlobStore(path.join(foremanDir, 'blobs')),
-    exports: new JsonlExportSink(foremanDir),
-    archive: new FileArchiveSink(foremanDir),
-    git: new GitPortAdapter(path.dirname(file), () => 'main', { branchTemplate: settings.branchTemplate }),
-    crew: { mergeStrategy: 'rebase' },
-  });
+  const engine = benchEngine(store, mergeSettings(benchSettings), path.dirname(file), path.join(path.dirname(file), 'engine-files'));
   return { engine, store };
 }
 

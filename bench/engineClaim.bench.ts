@@ -27,15 +27,13 @@ import { performance } from 'node:perf_hooks';
 import type { Database, Statement } from 'sql.js';
 import { parseCommand } from '../src/core/requests';
 import { type Result, ok } from '../src/core/result';
-import { Engine } from '../src/engine/engine';
 import type { Reader, Row, SqlValue, Store, Tx, WriteOptions } from '../src/engine/ports';
 import { defaultEngineSettings } from '../src/engine/settings';
 import { SqlJsStore } from '../src/infra/db';
 import { migrations } from '../src/infra/db/migrations/index';
 import { loadSqlJs } from '../src/infra/db/sqlJsModule';
-import { FileArchiveSink, FileBlobStore, JsonlExportSink } from '../src/infra/fs';
-import { GitPortAdapter } from '../src/infra/git/gitPort';
 import { claimSql, seed, transitionSql } from './storeBenchChild';
+import { benchEngine } from './support/benchEngine';
 import { round, tails } from './support/stats';
 
 const warmUpClaims = 100;
@@ -133,15 +131,7 @@ async function measureSize(tasks: number, claims: number): Promise<object> {
   const inner = await SqlJsStore.openInMemory();
   const store = new RecordingStore(inner);
   const settings = { ...defaultEngineSettings, concurrency: claims + warmUpClaims };
-  const engine = new Engine({
-    store,
-    settings,
-    blobs: new FileBlobStore(path.join(foremanDir, 'blobs')),
-    exports: new JsonlExportSink(foremanDir),
-    archive: new FileArchiveSink(foremanDir),
-    git: new GitPortAdapter(dir, () => 'main', { branchTemplate: settings.branchTemplate }),
-    crew: { mergeStrategy: 'rebase' },
-  });
+  const engine = benchEngine(store, settings, dir, foremanDir);
   const SQL = await loadSqlJs();
   const raw = new RawDatabase(new SQL.Database());
   try {

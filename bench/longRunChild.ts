@@ -9,7 +9,6 @@
  * and turn of the event loop) and each write over 8 ms to stderr: how the long ones were found.
  */
 import * as fs from 'node:fs';
-
 import * as path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ok } from '../src/core/result';

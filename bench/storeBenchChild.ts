@@ -4,7 +4,6 @@
  * Prints one JSON object.
  */
 import * as fs from 'node:fs';
-
 import * as path from 'node:path';
 import { ok, refused } from '../src/core/result';
 import type { Result } from '../src/core/result';
