@@ -10,7 +10,7 @@ import { closeSync, openSync, readFileSync, readdirSync, readlinkSync } from 'no
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { clientNice } from '../../../src/cli/priority';
-import { type Server, baseEnv, cliPath, foreman, makeRepo, startServe, tempFolder } from './harness';
+import { type Server, baseEnv, cliPath, servedRepo, tempFolder } from './harness';
 
 const fullCliPath = join(cliPath, '..', 'cli-local.js');
 
@@ -48,10 +48,7 @@ describe('foreman CLI: a call waiting on an owner yields the CPU to it', { timeo
   let server: Server | undefined;
 
   before(async () => {
-    repo = makeRepo();
-    assert.equal((await foreman(repo, ['init'])).code, 0);
-    server = await startServe(repo);
-    assert.equal((await foreman(repo, ['worker', 'add', 'w1'])).code, 0);
+    ({ repo, server } = await servedRepo(['w1']));
   });
   after(async () => {
     if (server) process.kill(server.pid, 'SIGCONT');

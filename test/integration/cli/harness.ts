@@ -106,3 +106,16 @@ export function startServe(repo: string, options: Pick<RunOptions, 'env'> = {}):
     });
   });
 }
+
+/** A repository with Foreman initialised, a `foreman serve` owning it, and these workers added through it. */
+export async function servedRepo(workers: readonly string[]): Promise<{ repo: string; server: Server }> {
+  const repo = makeRepo();
+  const init = await foreman(repo, ['init']);
+  if (init.code !== 0) throw new Error(`foreman init exited ${init.code}: ${init.stderr}`);
+  const server = await startServe(repo);
+  for (const worker of workers) {
+    const added = await foreman(repo, ['worker', 'add', worker]);
+    if (added.code !== 0) throw new Error(`foreman worker add ${worker} exited ${added.code}: ${added.stderr}`);
+  }
+  return { repo, server };
+}

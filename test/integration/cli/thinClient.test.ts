@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runProcess, type Run } from '../../support/runProcess';
 import { readAnnouncement } from '../../../src/infra/endpoint';
-import { type Server, baseEnv, cliPath, foreman, makeRepo, startServe, tempFolder } from './harness';
+import { type Server, baseEnv, cliPath, foreman, makeRepo, servedRepo, tempFolder } from './harness';
 
 const fullCliPath = join(cliPath, '..', 'cli-local.js');
 const thinOnlyPath = join(tempFolder(), 'cli.js');
@@ -52,10 +52,7 @@ describe('foreman CLI: the thin client through a real owner', { timeout: 180_000
   };
 
   before(async () => {
-    repo = makeRepo();
-    assert.equal((await foreman(repo, ['init'])).code, 0);
-    server = await startServe(repo);
-    assert.equal((await foreman(repo, ['worker', 'add', 'w1'])).code, 0);
+    ({ repo, server } = await servedRepo(['w1']));
   });
   after(async () => {
     assert.equal(await server?.stop(), 0);
