@@ -101,9 +101,10 @@ function startClient(side: Side, kind: Kind, worker: string, where: string): Pro
   });
 }
 
-/** User + system CPU seconds a process has used so far (Linux). */
-function cpuSeconds(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+/** User + system CPU seconds a process (or, with `tid`, one of its threads) has used so far (Linux). */
+function cpuSeconds(pid: number, tid?: number): number {
+  const file = tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`;
+  const fields = fs.readFileSync(file, 'utf8').split(') ')[1]?.split(' ') ?? [];
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
@@ -121,11 +122,14 @@ async function phase(side: Side, kind: Kind, where: string, owner?: ChildProcess
   await new Promise((resolve) => setTimeout(resolve, startDelayMs));
   const running = Promise.all(ready.map((client) => client.finished));
   const cpuBefore = owner?.pid ? cpuSeconds(owner.pid) : 0;
+  // The owner's main thread (its tid is its pid): the one that answers; the rest is the replica, GC, libuv.
+  const mainBefore = owner?.pid ? cpuSeconds(owner.pid, owner.pid) : 0;
   const loads: number[] = [];
   const sampler = setInterval(() => loads.push(os.loadavg()[0] ?? 0), 1000);
   const runs = await running;
   clearInterval(sampler);
   const cpu = owner?.pid ? cpuSeconds(owner.pid) - cpuBefore : undefined;
+  const mainCpu = owner?.pid ? cpuSeconds(owner.pid, owner.pid) - mainBefore : undefined;
   const counted = runs.reduce((sum, run) => sum + run.counted, 0);
   const rounds = runs.reduce((sum, run) => sum + run.rounds, 0);
   // A side that empties the queue early is timed until its last client found it empty, not for the
@@ -142,6 +146,12 @@ async function phase(side: Side, kind: Kind, where: string, owner?: ChildProcess
       2,
     ),
     ...(cpu !== undefined ? { ownerCpuMsPerOp: round((cpu * 1000) / Math.max(1, counted), 3) } : {}),
+    ...(mainCpu !== undefined
+      ? {
+          ownerMainThreadCpuMsPerOp: round((mainCpu * 1000) / Math.max(1, counted), 3),
+          ownerMainThreadBusy: round(mainCpu / elapsedS, 2),
+        }
+      : {}),
     clientsCpuMsPerOp: round(runs.reduce((sum, run) => sum + run.cpuMs, 0) / Math.max(1, counted), 3),
     loadAverage: { median: round(percentile(loads, 0.5), 2), max: round(Math.max(...loads), 2) },
   };

@@ -76,8 +76,7 @@ export class RunOnceScheduler implements Disposable {
 
 /**
  * Runs `runner` once at the end of this turn of the event loop (`setImmediate`), however many times
- * it is scheduled before then: work that batches what one turn produced (a group save, the records
- * sent to a replica).
+ * it is scheduled before then: work that batches what one turn produced (a group save).
  */
 export class NextTurnScheduler {
   private scheduled = false;

@@ -26,6 +26,8 @@ export class Dispatcher {
   dispatch(unit: Unit): Assignment[] {
     const assignments: Assignment[] = [];
     let room = this.concurrency - countBusyWorkers(unit.tx);
+    // It runs after every commit that frees a worker or a task; a full crew is the common answer.
+    if (room <= 0) return assignments;
     const idle =
       this.host === undefined ? listWorkersIn(unit.tx, WorkerState.Idle) : listWorkersInOnHost(unit.tx, WorkerState.Idle, this.host);
     while (room > 0 && idle.length > 0) {

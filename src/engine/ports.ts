@@ -25,9 +25,10 @@ export interface Tx extends Reader {
 export interface WriteOptions {
   /**
    * false: the journal record is written but not fsync'd (heartbeats; ARCHITECTURE §2 allows
-   * losing the last seconds of them). The next durable write syncs it along.
+   * losing the last seconds of them). The next durable write syncs it along. A function is asked
+   * once `fn` has succeeded, before the commit: a heartbeat is durable only when it moved a state.
    */
-  readonly durable?: boolean;
+  readonly durable?: boolean | (() => boolean);
   /**
    * For a store that several owners share (PostgreSQL's NOTIFY): called once `fn` succeeded, before
    * the commit, for the rows it changed; undefined: which rows is not known (the others read all).

@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestOf } from '../core/requests';
 import { type Result, invalid, ok, refused } from '../core/result';
-import { WorkerState } from '../core/workerMachine';
 import { type Disposable, Emitter, type Event } from './events';
 import { type Handler, type HandlerMap, type Services, subjectOf } from './handlers';
 import type { Clock, Reader, Store } from './ports';
 import {
   deleteExpiredIdempotencyKeys,
   findIdempotencyKey,
-  findWorkerState,
   incrementIdempotencyHits,
   insertIdempotencyKey,
   insertRejection,
@@ -43,7 +41,7 @@ export class Transactor implements Disposable {
     const handler: Handler<C> = this.handlers[request.command];
     const now = this.clock.now();
     if (handler.mode === 'read') return this.store.read((reader) => handler.run(reader, request.args, now));
-    return this.write(request, now, (unit) => handler.run(unit, request.args), this.isDurable(request));
+    return this.write(request, now, (unit) => handler.run(unit, request.args), isHeartbeat(request) ? movedAState : true);
   }
 
   /** One step of a flow (start, merge, cancel, reset), recorded under the flow's request. */
@@ -64,14 +62,13 @@ export class Transactor implements Disposable {
     return this.clock.now();
   }
 
-  /** Heartbeats skip their own fsync (ARCHITECTURE §2) unless they revive a STALE worker. */
-  private isDurable(request: RequestOf<TxCommand>): boolean {
-    if (!isHeartbeat(request)) return true;
-    const worker = request.args.worker;
-    return this.store.read((reader) => findWorkerState(reader, worker) === WorkerState.Stale);
-  }
-
-  private write<T>(request: RequestHeader, now: number, work: (unit: Unit) => Result<T>, durable: boolean, quiet = false): Result<T> {
+  private write<T>(
+    request: RequestHeader,
+    now: number,
+    work: (unit: Unit) => Result<T>,
+    durable: boolean | Durability,
+    quiet = false,
+  ): Result<T> {
     // A flow whose git or agent step outlived the engine (an owner closing mid-start) ends here,
     // not on a closed store; what it did not record is picked up when the workspace opens again.
     if (this.disposed) {
@@ -97,7 +94,7 @@ export class Transactor implements Disposable {
         }
         return outcome;
       },
-      { durable, quiet, changed: () => changedRowsOf(events) },
+      { durable: typeof durable === 'function' ? () => durable(events) : durable, quiet, changed: () => changedRowsOf(events) },
     );
     if (result.ok) {
       if (events.length) this._onDidCommit.fire(events);
@@ -169,6 +166,15 @@ export class Transactor implements Disposable {
     this._onDidCommit.dispose();
   }
 }
+
+/** Whether a write must be fsync'd, decided from what it did. */
+type Durability = (events: readonly EngineEvent[]) => boolean;
+
+/**
+ * Heartbeats skip their own fsync (ARCHITECTURE §2) unless they moved a state (revived a STALE
+ * worker): decided after the work, so a beat does not read its worker once more to know.
+ */
+const movedAState: Durability = (events) => events.some((event) => event.kind === 'worker' || event.kind === 'task');
 
 function isHeartbeat(request: RequestOf<TxCommand>): request is RequestOf<'heartbeat'> {
   return request.command === 'heartbeat';

@@ -72,13 +72,44 @@ function decodeValue(value: unknown): SqlValue {
   throw new Error(`unexpected journal value ${JSON.stringify(value)}`);
 }
 
-/** Encodes a record into one buffer, so that it reaches the file in a single write. */
+/**
+ * The JSON text of each statement's SQL, kept because the same few statements are journalled over
+ * and over (a heartbeat's upsert is 1 KiB of SQL): quoting it anew was most of encoding a record.
+ * Bounded, since statements built at run time (an IN list of n placeholders) are not all the same.
+ */
+const quotedSql = new Map<string, string>();
+const maxQuotedSql = 1024;
+
+function quoteSql(sql: string): string {
+  let quoted = quotedSql.get(sql);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(sql);
+    if (quotedSql.size < maxQuotedSql) quotedSql.set(sql, quoted);
+  }
+  return quoted;
+}
+
+function quoteParams(params: readonly SqlValue[]): string {
+  for (const value of params) {
+    if (value instanceof Uint8Array || (typeof value === 'number' && !Number.isFinite(value)))
+      return JSON.stringify(params.map(encodeValue));
+  }
+  return JSON.stringify(params);
+}
+
+/**
+ * Encodes a record into one buffer, so that it reaches the file in a single write. The payload is
+ * exactly `JSON.stringify({ seq, ts, schema?, stmts })`, put together from parts.
+ */
 export function encodeRecord(record: JournalRecord): Buffer {
-  const stmts = record.stmts.map(([sql, params]) => [sql, params.map(encodeValue)]);
-  const payload: Record<string, unknown> = { seq: record.seq, ts: record.ts };
-  if (record.schema !== undefined) payload.schema = record.schema;
-  payload.stmts = stmts;
-  const json = JSON.stringify(payload);
+  let json = `{"seq":${JSON.stringify(record.seq)},"ts":${JSON.stringify(record.ts)}`;
+  if (record.schema !== undefined) json += `,"schema":${JSON.stringify(record.schema)}`;
+  json += ',"stmts":[';
+  for (let i = 0; i < record.stmts.length; i++) {
+    const [sql, params] = record.stmts[i] as JournalStatement;
+    json += `${i === 0 ? '' : ','}[${quoteSql(sql)},${quoteParams(params)}]`;
+  }
+  json += ']}';
   const length = Buffer.byteLength(json, 'utf8');
   const buffer = Buffer.allocUnsafe(headerBytes + length);
   buffer.write(json, headerBytes, 'utf8');
@@ -224,14 +255,13 @@ export class JournalWriter {
   }
 
   /**
-   * Appends one record, fsync'd when `durable`. If the write or the fsync fails (a full disk), the
+   * Appends one record (`encodeRecord`'s bytes), fsync'd when `durable`. If the write or the fsync fails (a full disk), the
    * file is cut back to where the record began, so no partial record is left for later appends to
    * follow (they would read as damage), and the error is rethrown: the record is not in the
    * journal. Only when even that cut fails is the error a `JournalCutFailed`.
    */
-  append(record: JournalRecord, durable: boolean): void {
+  append(buffer: Buffer, durable: boolean): void {
     const fd = this.openFd();
-    const buffer = encodeRecord(record);
     const start = this.bytes;
     try {
       let written = 0;

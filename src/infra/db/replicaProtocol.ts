@@ -1,5 +1,4 @@
 /** The messages between a store and its replica on a worker thread (replica.ts, replicaWorker.ts). */
-import type { JournalRecord } from './journal';
 
 /** Given to the worker as `workerData`. */
 export interface ReplicaStart {
@@ -9,10 +8,12 @@ export interface ReplicaStart {
   readonly baseSeq: number;
 }
 
-/** Store to replica, in commit order: the records committed in one turn of the store's event loop go together. */
+/**
+ * Store to replica, in commit order: the records committed in one turn of the store's event loop go
+ * together, as the journal holds them (`encodeRecord`'s bytes, one after another).
+ */
 export type ReplicaRequest =
-  | { readonly kind: 'records'; readonly records: readonly JournalRecord[] }
-  | { readonly kind: 'image'; readonly id: number; readonly seq: number };
+  { readonly kind: 'records'; readonly bytes: Uint8Array } | { readonly kind: 'image'; readonly id: number; readonly seq: number };
 
 /** Replica to store. */
 export type ReplicaReply =

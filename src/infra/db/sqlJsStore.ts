@@ -9,8 +9,7 @@ import type { Reader, Store, Tx, WriteOptions } from '../../engine/ports';
 import type { Result } from '../../core/result';
 import { AckFile, readAckFile } from './ackFile';
 import { Connection } from './connection';
-import { JournalCutFailed, JournalWriter } from './journal';
-import type { JournalRecord } from './journal';
+import { JournalCutFailed, JournalWriter, encodeRecord } from './journal';
 import { applyMigrations, schemaVersionOf } from './migrator';
 import { migrations as knownMigrations } from './migrations/index';
 import { loadSqlJs } from './sqlJsModule';
@@ -164,11 +163,10 @@ export class SqlJsStore implements Store {
     if (this.writing)
       throw new StoreError('misuse', 'Store.write was called inside another Store.write; compose the work into one transaction.');
     const tx = new Transaction(this.connection);
-    // A durable write inside `savingLater` is written now and fsync'd by the next group save.
-    const deferred = (options.durable ?? true) && this.group.deferringNow;
-    const durable = (options.durable ?? true) && !deferred;
     let result: Result<T>;
-    let record: JournalRecord | undefined;
+    let record: Buffer | undefined;
+    let durable = false;
+    let deferred = false;
     this.writing = true;
     try {
       this.connection.run('BEGIN');
@@ -185,8 +183,15 @@ export class SqlJsStore implements Store {
         this.rollback();
         return result;
       }
+      // A durable write inside `savingLater` is written now and fsync'd by the next group save.
+      const wanted = typeof options.durable === 'function' ? options.durable() : (options.durable ?? true);
+      deferred = wanted && this.group.deferringNow;
+      durable = wanted && !deferred;
+      // Encoded once: the same bytes go to the journal and to the replica.
       record =
-        this.disk && tx.changedAnything ? { seq: this.lastSeq + 1, ts: Date.now(), schema: this.schema, stmts: tx.statements } : undefined;
+        this.disk && tx.changedAnything
+          ? encodeRecord({ seq: this.lastSeq + 1, ts: Date.now(), schema: this.schema, stmts: tx.statements })
+          : undefined;
       const journalled = this.disk && record ? this.journalBeforeCommit(this.disk, record, durable) : undefined;
       try {
         this.connection.run('COMMIT');
@@ -300,7 +305,7 @@ export class SqlJsStore implements Store {
    * cut back by the journal and the transaction rolled back: the write fails, the store does not.
    * Only a journal that could not be cut back leaves the store broken (it may end in garbage).
    */
-  private journalBeforeCommit(disk: Disk, record: JournalRecord, durable: boolean): number {
+  private journalBeforeCommit(disk: Disk, record: Buffer, durable: boolean): number {
     const start = disk.journal.size;
     try {
       disk.journal.append(record, durable);
@@ -332,7 +337,7 @@ export class SqlJsStore implements Store {
     }
   }
 
-  private afterCommit(disk: Disk, record: JournalRecord, durable: boolean): void {
+  private afterCommit(disk: Disk, record: Buffer, durable: boolean): void {
     this.lastSeq++;
     if (durable) this.raiseAck(disk);
     this.replica?.send(record);

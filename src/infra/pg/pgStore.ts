@@ -174,8 +174,10 @@ export class PgStore implements Store {
           throw asStoreError(error, ' Nothing was written.');
         }
       }
+      // Known only now (a heartbeat that moved no state): set before the COMMIT, in the same round trip.
+      const lateNotDurable = typeof options.durable === 'function' && !options.durable();
       try {
-        this.client.query('COMMIT');
+        this.client.query(lateNotDurable ? 'SET LOCAL synchronous_commit TO OFF; COMMIT' : 'COMMIT');
       } catch (error) {
         throw asStoreError(
           error,

@@ -14,6 +14,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ok } from '../../../src/core/result';
 import { SqlJsStore } from '../../../src/infra/db/index';
 import { readImageFile } from '../../../src/infra/db/imageFile';
+import { encodeRecord } from '../../../src/infra/db/journal';
 import { StoreReplica } from '../../../src/infra/db/replica';
 import { loadSqlJs } from '../../../src/infra/db/sqlJsModule';
 import { collectLog, copyOf, insertTask, tempForemanDir } from './helpers';
@@ -76,11 +77,13 @@ describe('the store replica', () => {
     const store = await SqlJsStore.open(dir, { checkpointBytes: 40_000, replicaFromBytes: 0, log });
     try {
       let i = 1;
-      // Half way to the first checkpoint the replica starts; it loads while writes go on.
+      // Half way to the first checkpoint the replica starts; it loads while writes go on, at a pace a
+      // loaded machine's replica keeps up with: a checkpoint waits for a loading replica only up to
+      // twice its limit, then moves the files the replica reads (and the replica stops, saying so).
       const readyInTime = deadlineFor('the replica became ready');
       while (!store.replicaReady) {
         churn(store, i++);
-        await nextTurn();
+        await new Promise((resolve) => setTimeout(resolve, 2));
         readyInTime();
       }
       const before = store.imageSources.fromReplica;
@@ -189,6 +192,21 @@ describe('the store replica', () => {
     replica.dispose();
   });
 
+  it('fails, saying why, when it is sent bytes that are not whole journal records', async () => {
+    const dir = tempForemanDir();
+    const store = await SqlJsStore.open(dir, { replicaFromBytes: Number.POSITIVE_INFINITY });
+    for (let i = 0; i < 5; i++) store.write(insertTask(`t${i}`, i));
+    store.close();
+    const { lines, log } = collectLog();
+    const replica = new StoreReplica(dir, 5, log);
+    await until(() => replica.ready, 'the replica loaded');
+    const whole = encodeRecord({ seq: 6, ts: 0, stmts: [['DELETE FROM tasks', []]] });
+    replica.send(whole.subarray(0, whole.length - 1));
+    await until(() => replica.failed, 'the replica failed');
+    assert.match(lines.join('\n'), /not a record at offset 0/);
+    replica.dispose();
+  });
+
   it('runs from the bundle in dist/ as the extension and the CLI start it', async () => {
     const script = path.join(__dirname, '..', '..', '..', 'dist', 'store-replica.js');
     assert.ok(fs.existsSync(script), `${script} is missing: build first (node scripts/build.mjs)`);
@@ -200,11 +218,13 @@ describe('the store replica', () => {
     try {
       await until(() => replica.ready || replica.failed, 'the bundled replica loaded');
       assert.deepEqual(lines, []);
-      replica.send({
-        seq: 6,
-        ts: 0,
-        stmts: [[`INSERT INTO tasks (id, title, status, sort_order, created_at) VALUES ('late', 'Late', 'queued', 9, 9)`, []]],
-      });
+      replica.send(
+        encodeRecord({
+          seq: 6,
+          ts: 0,
+          stmts: [[`INSERT INTO tasks (id, title, status, sort_order, created_at) VALUES ('late', 'Late', 'queued', 9, 9)`, []]],
+        }),
+      );
       const SQL = await loadSqlJs();
       const image = await replica.image(6);
       assert.deepEqual(

@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import { ok, refused } from '../../../src/core/result';
 import { nextRunnableIdSql } from '../../../src/engine/queries/taskQueue';
 import { SqlJsStore, StoreError, migrations } from '../../../src/infra/db/index';
+import { readAckFile } from '../../../src/infra/db/ackFile';
 import { scanJournal } from '../../../src/infra/db/journal';
 import { collectLog, copyOf, insertTask, tempForemanDir } from './helpers';
 
@@ -114,6 +115,23 @@ describe('SqlJsStore', () => {
     const reopened = await SqlJsStore.open(dir);
     assert.deepEqual(taskIds(reopened), ['a', 'b']);
     reopened.close();
+  });
+
+  it('asks a durability function once the work succeeded, and acknowledges only the writes it calls durable', async () => {
+    const dir = tempForemanDir();
+    const store = await SqlJsStore.open(dir);
+    const asked: string[] = [];
+    const durableIf = (id: string, answer: boolean) => () => {
+      asked.push(id);
+      return answer;
+    };
+    store.write(insertTask('a'), { durable: durableIf('a', false) });
+    assert.deepEqual(readAckFile(dir), { kind: 'seq', seq: 0, canonical: true }, 'a write it calls not durable is not acknowledged');
+    store.write(() => refused('no', 'refused'), { durable: durableIf('refused', true) });
+    store.write(insertTask('b'), { durable: durableIf('b', true) });
+    assert.deepEqual(readAckFile(dir), { kind: 'seq', seq: 2, canonical: true }, 'the durable write acknowledges both');
+    assert.deepEqual(asked, ['a', 'b'], 'a refused write is not asked');
+    store.close();
   });
 
   it('reopens without close by replaying the journal, across a checkpoint', async () => {

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { after, beforeEach, describe, it } from 'node:test';
 import type { StatusSnapshot } from '../../../src/engine/statusView';
-import { type EngineHarness, openEngine } from '../../support/engineHarness';
+import { readAckFile } from '../../../src/infra/db/ackFile';
+import { scanJournal } from '../../../src/infra/db/journal';
+import { type EngineHarness, openEngine, testStore } from '../../support/engineHarness';
 
 let harness: EngineHarness;
 const harnesses: EngineHarness[] = [];
@@ -227,6 +231,35 @@ describe('engine: liveness', () => {
     assert.equal(task('t1').status, 'failed');
     assert.equal(harness.clock.pendingTimers(), 0, 'nothing left to wait for: no timer, no polling');
   });
+
+  it(
+    'fsyncs a heartbeat only when it revives a STALE worker (sql.js: the acknowledged mark)',
+    { skip: testStore !== 'sqljs' },
+    async () => {
+      const foremanDir = path.join(harness.dir, '.foreman');
+      /** The last journalled seq, and the mark of what was fsync'd and acknowledged. */
+      const marks = () => {
+        const records = scanJournal(fs.readFileSync(path.join(foremanDir, 'foreman.journal'))).records;
+        const ack = readAckFile(foremanDir);
+        return { last: records.at(-1)?.seq, acked: ack.kind === 'seq' ? ack.seq : undefined };
+      };
+      await harness.value('worker.add', { id: 'w1' });
+      await harness.value('task.add', { title: 'T', id: 't1' });
+      await harness.value('claim', { worker: 'w1' });
+      await harness.value('start', { worker: 'w1' });
+      const started = marks();
+      assert.equal(started.acked, started.last);
+      await harness.value('heartbeat', { worker: 'w1' });
+      assert.deepEqual(marks(), { last: (started.last ?? 0) + 1, acked: started.last }, 'a plain heartbeat is written, not fsync’d');
+      harness.clock.advance(150_000);
+      harness.engine.startBackground();
+      assert.equal(worker('w1').state, 'STALE');
+      await harness.value('heartbeat', { worker: 'w1' });
+      assert.equal(worker('w1').state, 'WORKING');
+      const revived = marks();
+      assert.equal(revived.acked, revived.last, 'the heartbeat that moved the worker back is fsync’d');
+    },
+  );
 
   it('finds silent workers when an owner starts', async () => {
     await harness.value('worker.add', { id: 'w1' });

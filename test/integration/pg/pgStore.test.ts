@@ -74,6 +74,35 @@ describe('PgStore', () => {
     assert.equal(store.write((tx) => ok(tx.run(`UPDATE tasks SET title = 'x' WHERE id = 'nobody'`))).ok, true, 'the store goes on');
   });
 
+  it('commits a write whose durability is decided after its work (a heartbeat), either way', () => {
+    const store = open();
+    const asked: string[] = [];
+    for (const [id, durable] of [
+      ['late-not-durable', false],
+      ['late-durable', true],
+    ] as const) {
+      const written = store.write(
+        (tx) => {
+          q.insertTask(tx, { id, title: id, prompt: '', parentId: null, autoDispatch: true, maxAttempts: 3, sortOrder: 1, createdAt: 1 });
+          return ok(id);
+        },
+        {
+          durable: () => {
+            asked.push(id);
+            return durable;
+          },
+        },
+      );
+      assert.equal(written.ok, true);
+    }
+    assert.deepEqual(asked, ['late-not-durable', 'late-durable']);
+    const ids = store.read((reader) => reader.all<{ id: string }>(`SELECT id FROM tasks WHERE id LIKE 'late-%' ORDER BY id`));
+    assert.deepEqual(
+      ids.map((row) => row.id),
+      ['late-durable', 'late-not-durable'],
+    );
+  });
+
   it("eight processes claiming with the engine's statement: 2,000 tasks, none twice, none left", async () => {
     const store = open();
     store.write((tx) => ok(tx.run('DELETE FROM tasks')));

@@ -45,6 +45,37 @@ describe('journal records', () => {
     assert.deepEqual(decoded?.record.stmts[0]?.[1][0], new Uint8Array([1, 2, 3]));
   });
 
+  it('writes the payload exactly as JSON.stringify of the record would, statement text reused or not', () => {
+    const sql = `INSERT INTO t (a, b)\n  VALUES (?, ?) -- "quoted" \\ and ✓`;
+    const records: JournalRecord[] = [
+      record(1),
+      record(2, { schema: undefined, stmts: [] }),
+      record(3, {
+        stmts: [
+          [sql, ['x', null]],
+          [sql, [new Uint8Array([1, 2]), Number.NaN, -0, 1e21]],
+          ['DELETE FROM t', []],
+        ],
+      }),
+      record(4, { stmts: [[sql, ['again', 7]]] }),
+    ];
+    for (const original of records) {
+      const { schema, ...rest } = original;
+      const stmts = original.stmts.map(([text, params]) => [
+        text,
+        params.map((value) =>
+          value instanceof Uint8Array
+            ? { $b64: Buffer.from(value).toString('base64') }
+            : typeof value === 'number' && !Number.isFinite(value)
+              ? { $num: String(value) }
+              : value,
+        ),
+      ]);
+      const expected = JSON.stringify({ seq: rest.seq, ts: rest.ts, ...(schema === undefined ? {} : { schema }), stmts });
+      assert.equal(encodeRecord(original).subarray(8).toString('utf8'), expected);
+    }
+  });
+
   it('rejects a record whose checksum does not match', () => {
     const buffer = encodeRecord(record(1));
     flip(buffer, buffer.length - 3);
