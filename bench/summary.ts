@@ -244,7 +244,10 @@ function clientsTargets(bench: Json | undefined): Target[] {
       note:
         `Foreman's engine in 8 processes on better-sqlite3 (the same requests): ${numberAt(bench, kind, 'engineOnBetterSqlite3', 'opsPerSecond') ?? '?'} ops/s, ` +
         `owner ÷ it ${numberAt(bench, kind, 'ownerOverEngineOnBetter') ?? '?'}; p99 / max: owner ${latency('owner')}, ` +
-        `better-sqlite3 ${latency('betterSqlite3')}, the engine on it ${latency('engineOnBetterSqlite3')}`,
+        `better-sqlite3 ${latency('betterSqlite3')}, the engine on it ${latency('engineOnBetterSqlite3')}; ` +
+        `the owner's main thread ${numberAt(bench, kind, 'owner', 'ownerMainThreadBusy') ?? '?'} busy, ` +
+        `${numberAt(bench, kind, 'owner', 'ownerMainThreadCpuMsPerOp') ?? '?'} ms CPU per op there ` +
+        `(its process ${numberAt(bench, kind, 'owner', 'ownerCpuMsPerOp') ?? '?'}, its clients ${numberAt(bench, kind, 'owner', 'clientsCpuMsPerOp') ?? '?'})`,
     };
   });
 }
