@@ -255,10 +255,10 @@ export class JournalWriter {
   }
 
   /**
-   * Appends one record (`encodeRecord`'s bytes), fsync'd when `durable`. If the write or the fsync fails (a full disk), the
-   * file is cut back to where the record began, so no partial record is left for later appends to
-   * follow (they would read as damage), and the error is rethrown: the record is not in the
-   * journal. Only when even that cut fails is the error a `JournalCutFailed`.
+   * Appends one record (`encodeRecord`'s bytes), fsync'd when `durable`. If the write or the fsync
+   * fails (a full disk), the file is cut back to where the record began, so no partial record is
+   * left for later appends to follow (they would read as damage), and the error is rethrown: the
+   * record is not in the journal. Only when even that cut fails is the error a `JournalCutFailed`.
    */
   append(buffer: Buffer, durable: boolean): void {
     const fd = this.openFd();

@@ -9,8 +9,8 @@ export interface ReplicaStart {
 }
 
 /**
- * Store to replica, in commit order: the records committed in one turn of the store's event loop go
- * together, as the journal holds them (`encodeRecord`'s bytes, one after another).
+ * Store to replica, in commit order: the records committed since the last message go together, as
+ * the journal holds them (`encodeRecord`'s bytes, one after another).
  */
 export type ReplicaRequest =
   { readonly kind: 'records'; readonly bytes: Uint8Array } | { readonly kind: 'image'; readonly id: number; readonly seq: number };
