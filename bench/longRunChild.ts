@@ -7,6 +7,7 @@
  * in the same run. Prints one JSON object.
  * With FOREMAN_BENCH_TRACE=1, the store variant also writes each checkpoint file step (with its time
  * and turn of the event loop) and each write over 8 ms to stderr: how the long ones were found.
+ * With FOREMAN_BENCH_NO_REPLICA=1 the store variant runs without the replica: what it costs and saves.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -22,6 +23,7 @@ import { stealMs } from './support/procfs';
 interface StoreOptions {
   readonly checkpointBytes?: number;
   readonly fileStep?: (step: string) => void;
+  readonly replicaFromBytes?: number;
 }
 interface StoreModule {
   readonly SqlJsStore: { open(dir: string, options?: StoreOptions): Promise<Store & { whenIdle?: () => Promise<void> }> };
@@ -114,6 +116,8 @@ async function storeRun(root: string, dir: string, writes: number, intervalMs: n
   const blocks = new Map<number, { first: number; last: number }>();
   const store = await SqlJsStore.open(dir, {
     checkpointBytes,
+    // FOREMAN_BENCH_NO_REPLICA=1: every checkpoint exports on the owner's thread (see the usage above).
+    ...(process.env.FOREMAN_BENCH_NO_REPLICA === '1' ? { replicaFromBytes: Number.POSITIVE_INFINITY } : {}),
     fileStep: (step) => {
       if (trace) process.stderr.write(`${performance.now().toFixed(1)} turn ${turns} step ${step}\n`);
       if (step === 'rename foreman.db.tmp to foreman.db') checkpoints++;
