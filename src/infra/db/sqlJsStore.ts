@@ -26,7 +26,7 @@ import {
   setDamagedImageAside,
 } from './storeFiles';
 import { GuardedReader, Transaction } from './transaction';
-import { type Disk, type SqlJsStoreOptions, appendFailure, diskOf, snapshotImage, writeFirstImage, writeTempImage } from './storeDisk';
+import { type Disk, type SqlJsStoreOptions, appendRecord, diskOf, snapshotImage, writeFirstImage, writeTempImage } from './storeDisk';
 import { installNow, prepareNextSegment, rotate } from './checkpointer';
 import { CheckpointScheduler, type ImageSources } from './checkpointScheduler';
 import { GroupSave } from './groupSave';
@@ -301,28 +301,16 @@ export class SqlJsStore implements Store {
   }
 
   /**
-   * Appends the transaction's record; returns where it starts in the journal. A failed append is
-   * cut back by the journal and the transaction rolled back: the write fails, the store does not.
-   * Only a journal that could not be cut back leaves the store broken (it may end in garbage).
+   * Appends the transaction's record (storeDisk's `appendRecord`); a failed append rolls the
+   * transaction back, and only a journal that could not be cut back leaves the store broken.
    */
   private journalBeforeCommit(disk: Disk, record: Buffer, durable: boolean): number {
-    const start = disk.journal.size;
     try {
-      disk.journal.append(record, durable);
-      if (disk.savingProblem !== undefined) {
-        disk.savingProblem = undefined;
-        disk.onSavingChange(undefined);
-      }
-      return start;
+      return appendRecord(disk, record, durable);
     } catch (error) {
       this.rollback();
-      if (error instanceof JournalCutFailed) this.markBroken(error.message);
-      const failure = appendFailure(disk.journal.path, error);
-      if (failure.code === 'notSaved' && disk.savingProblem === undefined) {
-        disk.savingProblem = failure.message;
-        disk.onSavingChange(failure.message);
-      }
-      throw failure;
+      if (error instanceof StoreError && error.cause instanceof JournalCutFailed) this.markBroken(error.cause.message);
+      throw error;
     }
   }
 

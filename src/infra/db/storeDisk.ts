@@ -145,7 +145,33 @@ export function writeFirstImage(dir: string, connection: Connection): void {
  * The error for a journal append that failed. Cut back (JournalWriter.append), it cost this one
  * write only: `notSaved`. Not cut back, the journal may end in garbage: `broken`.
  */
-export function appendFailure(journalPath: string, error: unknown): StoreError {
+/**
+ * Appends a transaction's record; returns where it starts in the journal. A failed append is cut
+ * back by the journal and thrown as `appendFailure`'s error: the write fails, the store does not,
+ * unless the cut failed too (`broken`). Saving's problem (a full disk) is reported when it starts
+ * and when it ends.
+ */
+export function appendRecord(disk: Disk, record: Buffer, durable: boolean): number {
+  const start = disk.journal.size;
+  try {
+    disk.journal.append(record, durable);
+  } catch (error) {
+    const failure = appendFailure(disk.journal.path, error);
+    if (failure.code === 'notSaved' && disk.savingProblem === undefined) reportSaving(disk, failure.message);
+    throw failure;
+  }
+  reportSaving(disk, undefined);
+  return start;
+}
+
+/** Says when saving starts or stops failing (a full disk, then space again); once per change. */
+function reportSaving(disk: Disk, problem: string | undefined): void {
+  if (disk.savingProblem === problem) return;
+  disk.savingProblem = problem;
+  disk.onSavingChange(problem);
+}
+
+function appendFailure(journalPath: string, error: unknown): StoreError {
   if (error instanceof JournalCutFailed) {
     return new StoreError(
       'broken',
