@@ -70,6 +70,16 @@ async function until(condition: () => boolean, what: string): Promise<void> {
   }
 }
 
+/** A replica started at `baseSeq` on a closed store that holds five writes (seqs 1 to 5), and its log. */
+async function replicaOfFiveWrites(baseSeq: number): Promise<{ replica: StoreReplica; lines: string[] }> {
+  const dir = tempForemanDir();
+  const store = await SqlJsStore.open(dir, { replicaFromBytes: Number.POSITIVE_INFINITY });
+  for (let i = 0; i < 5; i++) store.write(insertTask(`t${i}`, i));
+  store.close();
+  const { lines, log } = collectLog();
+  return { replica: new StoreReplica(dir, baseSeq, log), lines };
+}
+
 describe('the store replica', () => {
   it('exports for background checkpoints an image equal to the store at its seq', async () => {
     const dir = tempForemanDir();
@@ -166,12 +176,7 @@ describe('the store replica', () => {
   });
 
   it('fails, saying why, when the journals on disk do not reach the seq it was started at', async () => {
-    const dir = tempForemanDir();
-    const store = await SqlJsStore.open(dir, { replicaFromBytes: Number.POSITIVE_INFINITY });
-    for (let i = 0; i < 5; i++) store.write(insertTask(`t${i}`, i));
-    store.close();
-    const { lines, log } = collectLog();
-    const replica = new StoreReplica(dir, 9, log);
+    const { replica, lines } = await replicaOfFiveWrites(9);
     await until(() => replica.failed, 'the replica failed');
     assert.match(lines.join('\n'), /do not hold seq \d+ to 9/);
     await assert.rejects(replica.image(9), /replica is not ready/);
@@ -179,12 +184,7 @@ describe('the store replica', () => {
   });
 
   it('is refused an image at a seq it does not hold, and the store exports instead', async () => {
-    const dir = tempForemanDir();
-    const store = await SqlJsStore.open(dir, { replicaFromBytes: Number.POSITIVE_INFINITY });
-    for (let i = 0; i < 5; i++) store.write(insertTask(`t${i}`, i));
-    store.close();
-    const { lines, log } = collectLog();
-    const replica = new StoreReplica(dir, 5, log);
+    const { replica, lines } = await replicaOfFiveWrites(5);
     await until(() => replica.ready, 'the replica loaded');
     await assert.rejects(replica.image(6), /holds seq 5/);
     assert.ok(replica.failed);
@@ -193,12 +193,7 @@ describe('the store replica', () => {
   });
 
   it('fails, saying why, when it is sent bytes that are not whole journal records', async () => {
-    const dir = tempForemanDir();
-    const store = await SqlJsStore.open(dir, { replicaFromBytes: Number.POSITIVE_INFINITY });
-    for (let i = 0; i < 5; i++) store.write(insertTask(`t${i}`, i));
-    store.close();
-    const { lines, log } = collectLog();
-    const replica = new StoreReplica(dir, 5, log);
+    const { replica, lines } = await replicaOfFiveWrites(5);
     await until(() => replica.ready, 'the replica loaded');
     const whole = encodeRecord({ seq: 6, ts: 0, stmts: [['DELETE FROM tasks', []]] });
     replica.send(whole.subarray(0, whole.length - 1));
