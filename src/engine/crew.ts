@@ -12,6 +12,9 @@ import type { Transactor } from './transactor';
 import type { EngineEvent } from './unit';
 
 /** States in which a worker's agent must not run any more. */
+/** Setup refusals that stay until a person moves something or changes a setting (worktrees.ts). */
+const settingRefusals: ReadonlySet<string> = new Set(['pathOccupied']);
+
 const stoppedStates: ReadonlySet<WorkerState> = new Set([WorkerState.Idle, WorkerState.Failed, WorkerState.Stale]);
 
 export interface CrewSettings extends AgentRunnerSettings {
@@ -114,9 +117,12 @@ export class Crew implements Disposable {
         : base;
     const prepared = await this.git.prepare(work, startPoint, this.previousWork(workerId));
     if (!prepared.ok) {
+      // A setup that no retry can fix (a folder in the way, a setting that names the main checkout)
+      // fails the task for good at once, so a person acts now instead of after every backoff.
+      const final = prepared.kind === 'invalid' || settingRefusals.has(prepared.code);
       this.tx.apply({
         command: 'fail',
-        args: { worker: workerId, reason: `setup failed: ${prepared.message}`, attempt: work.attempt },
+        args: { worker: workerId, reason: `setup failed: ${prepared.message}`, attempt: work.attempt, ...(final ? { final } : {}) },
         actor: 'crew',
       });
       return prepared;

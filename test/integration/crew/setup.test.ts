@@ -1,10 +1,11 @@
 /**
  * Worktree setup with real git and real processes: files copied from the main checkout (and never
  * committed), the setup command run in each new worktree with the worker's own port, its output in
- * the attempt's log; a setup command that fails fails the attempt with what it said.
+ * the attempt's log; a setup command that fails fails the attempt with what it said; a folder in the
+ * way of a worktree fails the task for good at once.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { makeCrew, reviewUntil } from './crewHarness';
@@ -66,3 +67,39 @@ test('a setup command that fails fails the attempt with the end of its output; t
     await server.stop();
   }
 });
+
+test(
+  'a folder in the way of a worktree fails the task for good at once, and is left alone; moved away, a retry runs',
+  { timeout: 60_000 },
+  async () => {
+    const crew = await makeCrew({ workers: ['w1'], settings: { defaultMaxAttempts: 3 } });
+    const inTheWay = crew.worktreeOf('w1');
+    mkdirSync(inTheWay, { recursive: true });
+    writeFileSync(join(inTheWay, 'notes.txt'), 'mine');
+    await crew.addTask('build', 'Build', 'write built.txt yes\ncommit Build');
+    let server = await crew.serve();
+    try {
+      const failed = await crew.waitForWorker('w1', 'FAILED', server);
+      const task = crew.task(failed, 'build');
+      assert.equal(task.status, 'failed');
+      assert.equal(task.attempt, 1, 'no attempt was spent on a retry that could not work');
+      assert.match(
+        crew.worker(failed, 'w1').lastError ?? '',
+        /^setup failed: .*already exists and is not a worktree of this repository; move it away/,
+      );
+      assert.equal(readFileSync(join(inTheWay, 'notes.txt'), 'utf8'), 'mine', 'a folder Foreman does not own is never touched');
+    } finally {
+      await server.stop();
+    }
+
+    renameSync(inTheWay, `${inTheWay}-moved`);
+    await crew.ok(['retry', 'build']);
+    server = await crew.serve();
+    try {
+      await reviewUntil(crew, (status) => crew.task(status, 'build').status === 'done', { server, timeoutMs: 30_000 });
+      assert.equal(crew.git(['show', 'main:built.txt']), 'yes');
+    } finally {
+      await server.stop();
+    }
+  },
+);
