@@ -4,7 +4,10 @@
  * never held one. Here claims arrive every `--interval-ms` (an open loop, as requests reach an
  * owner) until the journal has passed its limit several times, and each figure is the latency from
  * a request's arrival to its answer: a request that arrives while the owner is busy checkpointing
- * waits, and that wait is counted. Side by side in the same run: better-sqlite3 (WAL,
+ * waits, and that wait is counted. Each turn of the event loop serves every request that has
+ * arrived by its start, as an owner reads every socket with data in one poll; the store answers
+ * them as its endpoint does, once one fsync saved them all (group commit). `turnsServingSeveral`
+ * and `mostInOneTurn` say how often that grouped more than one. Side by side in the same run: better-sqlite3 (WAL,
  * synchronous=FULL) on the same schedule, whose WAL checkpoints are inline too, and the fsync floor
  * (a 4 KiB append + fsync). With `--before <checkout>` the store of another checkout (say, the
  * commit before checkpoints moved off the request path) runs the same schedule.

@@ -6,8 +6,12 @@
  * src/infra/db/index.ts is measured (default: this one), so that an older commit can be measured
  * in the same run. Prints one JSON object.
  * With FOREMAN_BENCH_TRACE=1, the store variant also writes each checkpoint file step (with its time
- * and turn of the event loop) and each write over 8 ms to stderr: how the long ones were found.
+ * and turn of the event loop) and each turn that served requests for over 8 ms (and each late one) to stderr: how the long ones were found.
  * With FOREMAN_BENCH_NO_REPLICA=1 the store variant runs without the replica: what it costs and saves.
+ * The store serves requests as the owner's endpoint does, with group commit: the writes of one turn
+ * share one fsync (FOREMAN_BENCH_NO_GROUP_COMMIT=1: one fsync per write, as the other variants).
+ * The trace also prints, each second, the CPU each thread of the process took, and when the
+ * replica became ready.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -18,7 +22,7 @@ import type { Store, Tx } from '../src/engine/ports';
 import { migrations } from '../src/infra/db/migrations/index';
 import { claimIn, claimSql, seed, seedHistory, transitionSql } from './storeBenchChild';
 import { openBetter } from './support/betterStore';
-import { stealMs } from './support/procfs';
+import { clockTicks, stealMs } from './support/procfs';
 
 interface StoreOptions {
   readonly checkpointBytes?: number;
@@ -36,6 +40,9 @@ async function storeModule(root: string): Promise<StoreModule> {
 
 /** FOREMAN_BENCH_TRACE=1: file steps and slow writes to stderr (see the usage above). */
 const trace = process.env.FOREMAN_BENCH_TRACE === '1';
+
+/** FOREMAN_BENCH_NO_GROUP_COMMIT=1: the store fsyncs every write itself (see the usage above). */
+const noGroupCommit = process.env.FOREMAN_BENCH_NO_GROUP_COMMIT === '1';
 
 /** Turns of the event loop taken by `openLoop` so far: steps heard in one turn ran in one block. */
 let turns = 0;
@@ -60,36 +67,101 @@ async function settle(): Promise<number> {
 }
 
 /**
+ * How a variant serves a request. With `groupCommit` (the sql.js store's, as the owner's endpoint
+ * uses it: Engine.executeSavingLater) the writes of one turn are fsync'd together and answered once
+ * saved; without it every write fsyncs itself before the next begins (better-sqlite3, the floor).
+ */
+interface Server {
+  write(): void;
+  readonly groupCommit?: { run(fn: () => void): void; whenSaved(): Promise<void> };
+}
+
+/**
  * Runs `writes` requests arriving every `intervalMs` (an open loop: arrivals do not wait for
- * answers), turning the event loop while waiting, as an owner does between requests. Latency is
- * from the request's arrival to its answer, so time the owner spent on anything else (a
- * checkpoint) counts for the requests that arrived meanwhile; service is the write alone.
+ * answers), turning the event loop while waiting, as an owner does between requests. Each turn
+ * serves the requests that have arrived by its start, as an owner reads every socket with data in
+ * one poll of its event loop: on time that is one, after a stall (a slow fsync) all that came
+ * meanwhile. Latency is from a request's arrival to its answer (its write saved), so time the owner
+ * spent on anything else (a checkpoint) counts for the requests that arrived meanwhile; service is
+ * from the start of its turn's work to its answer.
  */
 async function openLoop(
   writes: number,
   intervalMs: number,
-  write: () => void,
-): Promise<{ latencyMs: number[]; serviceMs: number[]; firstTurnAfterOpenMs: number; hostStealMs: number }> {
+  server: Server,
+): Promise<{
+  latencyMs: number[];
+  serviceMs: number[];
+  turnsServingSeveral: number;
+  mostInOneTurn: number;
+  firstTurnAfterOpenMs: number;
+  hostStealMs: number;
+}> {
   const latencyMs: number[] = [];
   const serviceMs: number[] = [];
+  let turnsServingSeveral = 0;
+  let mostInOneTurn = 0;
   const firstTurnAfterOpenMs = await settle();
   const stealBefore = stealMs();
   const start = performance.now();
-  for (let i = 0; i < writes; i++) {
-    const arrival = start + i * intervalMs;
-    // Each request is its own turn of the event loop, as one read from a socket is, even when late.
+  const arrival = (request: number): number => start + request * intervalMs;
+  let next = 0;
+  while (next < writes) {
     do {
       await nextTurn();
       turns++;
-    } while (performance.now() < arrival);
+    } while (performance.now() < arrival(next));
     const begun = performance.now();
-    write();
-    const done = performance.now();
-    if (trace && done - begun > 8) process.stderr.write(`${begun.toFixed(1)} write#${i} took ${(done - begun).toFixed(1)}\n`);
-    latencyMs.push(done - arrival);
-    serviceMs.push(done - begun);
+    const first = next;
+    const due = Math.min(writes, Math.max(next + 1, Math.floor((begun - start) / intervalMs) + 1));
+    const answered: number[] = [];
+    const serve = (): void => {
+      for (; next < due; next++) {
+        server.write();
+        answered.push(performance.now());
+      }
+    };
+    if (server.groupCommit) {
+      server.groupCommit.run(serve);
+      await server.groupCommit.whenSaved();
+      answered.fill(performance.now());
+    } else serve();
+    for (let request = first; request < due; request++) {
+      const done = answered[request - first] ?? Number.NaN;
+      latencyMs.push(done - arrival(request));
+      serviceMs.push(done - begun);
+    }
+    if (due - first > 1) turnsServingSeveral++;
+    mostInOneTurn = Math.max(mostInOneTurn, due - first);
+    const took = performance.now() - begun;
+    if (trace && took > 8) process.stderr.write(`${begun.toFixed(1)} turn served ${due - first} (#${first}) in ${took.toFixed(1)}\n`);
   }
-  return { latencyMs, serviceMs, firstTurnAfterOpenMs, hostStealMs: stealMs() - stealBefore };
+  return { latencyMs, serviceMs, turnsServingSeveral, mostInOneTurn, firstTurnAfterOpenMs, hostStealMs: stealMs() - stealBefore };
+}
+
+/** FOREMAN_BENCH_TRACE=1: each second, the CPU ms each of this process's threads took in it. */
+function traceThreads(): NodeJS.Timeout {
+  const last = new Map<string, number>();
+  const timer = setInterval(() => {
+    const parts: string[] = [];
+    for (const tid of fs.readdirSync('/proc/self/task')) {
+      let stat: string;
+      try {
+        stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      } catch {
+        continue;
+      }
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const delta = ms - (last.get(tid) ?? 0);
+      last.set(tid, ms);
+      if (delta > 0) parts.push(`${tid}:${name}:${delta}`);
+    }
+    process.stderr.write(`${performance.now().toFixed(1)} threads ${parts.join(' ')}\n`);
+  }, 1000);
+  timer.unref();
+  return timer;
 }
 
 async function seedFolder(root: string, tasks: number, history: number, dir: string): Promise<object> {
@@ -114,6 +186,7 @@ async function storeRun(root: string, dir: string, writes: number, intervalMs: n
   // A checkpoint's file steps heard within one turn of the event loop ran as one block the owner
   // could not answer during; from its first step to its last is (a lower bound of) that block.
   const blocks = new Map<number, { first: number; last: number }>();
+  const threads = trace ? traceThreads() : undefined;
   const store = await SqlJsStore.open(dir, {
     checkpointBytes,
     // FOREMAN_BENCH_NO_REPLICA=1: every checkpoint exports on the owner's thread (see the usage above).
@@ -128,9 +201,20 @@ async function storeRun(root: string, dir: string, writes: number, intervalMs: n
     },
   });
   store.write(claimIn);
-  const samples = await openLoop(writes, intervalMs, () => {
-    const result = store.write(claimIn);
-    if (!result.ok) throw new Error(result.message);
+  let replicaReady = false;
+  const samples = await openLoop(writes, intervalMs, {
+    write: () => {
+      const result = store.write(claimIn);
+      if (!result.ok) throw new Error(result.message);
+      const ready = (store as { replicaReady?: boolean }).replicaReady === true;
+      if (trace && ready !== replicaReady)
+        process.stderr.write(`${performance.now().toFixed(1)} replica ${ready ? 'ready' : 'not ready'}\n`);
+      replicaReady = ready;
+    },
+    // As the owner's endpoint serves a request; FOREMAN_BENCH_NO_GROUP_COMMIT=1: an fsync per write.
+    ...(store.savingLater && store.whenSaved && !noGroupCommit
+      ? { groupCommit: { run: (fn) => store.savingLater?.(fn), whenSaved: () => store.whenSaved?.() ?? Promise.resolve() } }
+      : {}),
   });
   // Turned (and counted) until the last checkpoint is done, so its steps fall into turns as during
   // the run, not into one long "turn" that would read as a block.
@@ -140,6 +224,7 @@ async function storeRun(root: string, dir: string, writes: number, intervalMs: n
     await nextTurn();
     turns++;
   }
+  if (threads) clearInterval(threads);
   const rssMiB = process.memoryUsage().rss / 2 ** 20;
   // Where the checkpoints' images came from (absent in checkouts from before the replica).
   const imageSources: unknown = (store as { imageSources?: unknown }).imageSources;
@@ -210,7 +295,7 @@ async function betterRun(tasks: number, history: number, dir: string, writes: nu
     transition.run(now, row.id, 'worker-1', row.attempt);
   });
   claimOnce();
-  const samples = await openLoop(writes, intervalMs, claimOnce);
+  const samples = await openLoop(writes, intervalMs, { write: claimOnce });
   db.close();
   return samples;
 }
@@ -219,9 +304,11 @@ async function betterRun(tasks: number, history: number, dir: string, writes: nu
 async function floorRun(dir: string, writes: number, intervalMs: number): Promise<object> {
   const fd = fs.openSync(path.join(dir, 'floor.bin'), 'a');
   const block = Buffer.alloc(4096, 1);
-  const samples = await openLoop(writes, intervalMs, () => {
-    fs.writeSync(fd, block);
-    fs.fsyncSync(fd);
+  const samples = await openLoop(writes, intervalMs, {
+    write: () => {
+      fs.writeSync(fd, block);
+      fs.fsyncSync(fd);
+    },
   });
   fs.closeSync(fd);
   return samples;
