@@ -6,7 +6,8 @@
  * src/infra/db/index.ts is measured (default: this one), so that an older commit can be measured
  * in the same run. Prints one JSON object.
  * With FOREMAN_BENCH_TRACE=1, the store variant also writes each checkpoint file step (with its time
- * and turn of the event loop) and each turn that served requests for over 8 ms (and each late one) to stderr: how the long ones were found.
+ * and turn of the event loop) and each turn that served requests for over 8 ms (and each late
+ * request) to stderr: how the long ones were found.
  * With FOREMAN_BENCH_NO_REPLICA=1 the store variant runs without the replica: what it costs and saves.
  * The store serves requests as the owner's endpoint does, with group commit: the writes of one turn
  * share one fsync (FOREMAN_BENCH_NO_GROUP_COMMIT=1: one fsync per write, as the other variants).
