@@ -32,7 +32,7 @@ import { foreman, git, startServe } from './support/cliProcesses';
 import { percentile, round, tails } from './support/stats';
 import { benchSettings, engineOnBetter, executeParsed } from './clientsChild';
 import { openBetter } from './support/betterStore';
-import { seed } from './storeBenchChild';
+import { seed } from './support/claimWorkload';
 
 const root = path.join(__dirname, '..');
 const child = path.join(__dirname, 'clientsChild.ts');

@@ -27,7 +27,7 @@ import { readEndpointResponse } from '../src/infra/endpoint/wire';
 import { yieldToOwner } from '../src/cli/priority';
 import { benchEngine } from './support/benchEngine';
 import { BetterStore, betterTx, openBetter } from './support/betterStore';
-import { claimSql, transitionSql } from './storeBenchChild';
+import { claimSql, transitionSql } from './support/claimWorkload';
 
 const argsSchema = z.tuple([z.enum(['owner', 'better', 'engine']), z.enum(['heartbeat', 'claim']), z.string(), z.string()]);
 const scheduleSchema = z.tuple([z.coerce.number(), z.coerce.number()]);

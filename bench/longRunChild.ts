@@ -21,7 +21,7 @@ import { ok } from '../src/core/result';
 import type { Result } from '../src/core/result';
 import type { Store, Tx } from '../src/engine/ports';
 import { migrations } from '../src/infra/db/migrations/index';
-import { claimIn, claimSql, seed, seedHistory, transitionSql } from './storeBenchChild';
+import { claimIn, claimSql, seed, seedHistory, transitionSql } from './support/claimWorkload';
 import { openBetter } from './support/betterStore';
 import { clockTicks, stealMs } from './support/procfs';
 
