@@ -18,8 +18,11 @@
  * Printed per side: counted operations a second, every request's latency (median/p99/max), the
  * owner's CPU per operation (its user + system time over the phase) and the load average.
  *
+ * Every client runs bundled by esbuild as the product's code is (support/bundle.ts), whichever side
+ * it is on; `--sources` runs them from sources under tsx.
+ *
  * Usage: node --import tsx bench/clients.bench.ts [--seconds 10] [--tasks 40000] [--clients 8] [--only heartbeat|claim]
- *   [--cpu-prof <dir>] (the owner's CPU profile). Builds dist/ first.
+ *   [--cpu-prof <dir>] (the owner's CPU profile) [--sources]. Builds dist/ first.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -32,10 +35,13 @@ import { foreman, git, startServe } from './support/cliProcesses';
 import { percentile, round, tails } from './support/stats';
 import { benchSettings, engineOnBetter, executeParsed } from './clientsChild';
 import { openBetter } from './support/betterStore';
+import { bundleChild } from './support/bundle';
 import { seed } from './support/claimWorkload';
 
 const root = path.join(__dirname, '..');
 const child = path.join(__dirname, 'clientsChild.ts');
+/** How a client is run: bundled as dist/ is (set in `main`), or from sources under tsx (`--sources`). */
+let clientScript = ['--import', 'tsx', child];
 
 function textOption(name: string): string | undefined {
   const index = process.argv.indexOf(`--${name}`);
@@ -77,7 +83,7 @@ interface ReadyClient {
 }
 
 function startClient(side: Side, kind: Kind, worker: string, where: string): Promise<ReadyClient> {
-  const clientProcess = spawn(process.execPath, ['--import', 'tsx', child, side, kind, worker, where], {
+  const clientProcess = spawn(process.execPath, [...clientScript, side, kind, worker, where], {
     cwd: root,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -210,6 +216,7 @@ async function seedEngineBaseline(file: string): Promise<void> {
 
 async function main(): Promise<void> {
   execFileSync(process.execPath, [path.join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' });
+  if (!process.argv.includes('--sources')) clientScript = [await bundleChild(child)];
   const work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'foreman-clients-bench-')));
   const repo = path.join(work, 'repo');
   fs.mkdirSync(repo);
@@ -255,6 +262,7 @@ async function main(): Promise<void> {
         clients,
         seconds,
         tasks: taskCount,
+        clientCode: process.argv.includes('--sources') ? 'from sources under tsx (--sources)' : 'bundled by esbuild as dist/ is',
         machine: { cpus: os.cpus().length, node: process.version },
         ...results,
       },

@@ -16,7 +16,8 @@
  * engine and database of 5,000 tasks, so both paths are measured optimised (steady state). The recording wrapper is inside
  * the engine's timing: a few array pushes per statement, counted against the engine.
  *
- * The children run this file bundled by esbuild, as the product ships (see `bundled`).
+ * The children run this file bundled by esbuild, as the product ships (support/bundle.ts: under tsx
+ * the ratio was 0.1–0.25 higher); `--sources` runs them from sources under tsx all the same.
  *
  * Usage: node --import tsx bench/engineClaim.bench.ts [--sizes 1000,100000,1000000] [--claims 500] [--sources]
  * Prints one JSON object; times in ms.
@@ -36,6 +37,7 @@ import { migrations } from '../src/infra/db/migrations/index';
 import { loadSqlJs } from '../src/infra/db/sqlJsModule';
 import { claimSql, seed, transitionSql } from './support/claimWorkload';
 import { benchEngine } from './support/benchEngine';
+import { bundleChild } from './support/bundle';
 import { round, tails } from './support/stats';
 
 const warmUpClaims = 100;
@@ -238,34 +240,6 @@ function minimalClaim(db: Database): () => number {
   };
 }
 
-/**
- * This bench and the engine bundled by esbuild with scripts/build.mjs's options (the code an owner
- * runs, from dist/), sql.js's wasm beside it as in dist/. Run from sources under tsx, every imported
- * function is reached through a getter and every function is named as it is made (`__name`): that
- * added 0.1–0.25 to the ratio, a cost no user pays. `--sources` measures that way all the same.
- */
-// A variable, not a literal: esbuild would otherwise warn that it cannot bundle the resolution.
-const wasmModule = 'sql.js/dist/sql-wasm.wasm';
-
-async function bundled(): Promise<{ script: string; dir: string }> {
-  // Loaded here only: the bundle itself (the children) never needs it.
-  const { buildSync } = await import('esbuild');
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'foreman-engine-claim-bundle-'));
-  const script = path.join(dir, 'engineClaim.js');
-  buildSync({
-    entryPoints: [__filename],
-    bundle: true,
-    outfile: script,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    logLevel: 'warning',
-    external: ['esbuild'],
-  });
-  fs.copyFileSync(require.resolve(wasmModule), path.join(dir, 'sql-wasm.wasm'));
-  return { script, dir };
-}
-
 async function main(): Promise<void> {
   const claims = Number(option('claims', '500'));
   const child = option('child', '');
@@ -281,9 +255,9 @@ async function main(): Promise<void> {
     throw new Error('usage: --sizes 1000,100000 --claims 500 (at least 50)');
   }
   const fromSources = process.argv.includes('--sources');
-  const built = fromSources ? undefined : await bundled();
+  const bundle = fromSources ? undefined : await bundleChild(__filename);
   const results = sizes.map((size) => {
-    const script = built ? [built.script] : ['--import', 'tsx', __filename];
+    const script = bundle ? [bundle] : ['--import', 'tsx', __filename];
     const output = execFileSync(
       process.execPath,
       ['--expose-gc', '--max-old-space-size=4096', ...script, '--child', String(size), '--claims', String(claims)],
@@ -291,7 +265,6 @@ async function main(): Promise<void> {
     );
     return JSON.parse(output) as { tasks: number; engineOverRaw: { median: number } };
   });
-  if (built) fs.rmSync(built.dir, { recursive: true, force: true });
   const report = {
     environment: { node: process.version, cpus: os.cpus().length, loadAverage1m: round(os.loadavg()[0] ?? 0, 2) },
     code: fromSources ? 'from sources under tsx (--sources)' : 'bundled by esbuild as dist/ is',
