@@ -22,7 +22,7 @@
  * it is on; `--sources` runs them from sources under tsx.
  *
  * Usage: node --import tsx bench/clients.bench.ts [--seconds 10] [--tasks 40000] [--clients 8] [--only heartbeat|claim]
- *   [--cpu-prof <dir>] (the owner's CPU profile) [--sources]. Builds dist/ first.
+ *   [--cpu-prof <dir>] (the owner's and every client's CPU profiles) [--sources]. Builds dist/ first.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -83,10 +83,13 @@ interface ReadyClient {
 }
 
 function startClient(side: Side, kind: Kind, worker: string, where: string): Promise<ReadyClient> {
-  const clientProcess = spawn(process.execPath, [...clientScript, side, kind, worker, where], {
+  // With --cpu-prof each client writes its profile too, named by its pid (said on stderr).
+  const profiling = profileDir ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(profileDir)] : [];
+  const clientProcess = spawn(process.execPath, [...profiling, ...clientScript, side, kind, worker, where], {
     cwd: root,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
+  if (profileDir) process.stderr.write(`clients bench: ${side} ${kind} client ${worker} is pid ${clientProcess.pid}\n`);
   let output = '';
   let errors = '';
   clientProcess.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
