@@ -11,10 +11,10 @@ import { findPreviousAssignMetadata, findWorkerIdHolding, listWorkersOnHost, lis
 import type { Transactor } from './transactor';
 import type { EngineEvent } from './unit';
 
-/** States in which a worker's agent must not run any more. */
 /** Setup refusals that stay until a person moves something or changes a setting (worktrees.ts). */
 const settingRefusals: ReadonlySet<string> = new Set(['pathOccupied']);
 
+/** States in which a worker's agent must not run any more. */
 const stoppedStates: ReadonlySet<WorkerState> = new Set([WorkerState.Idle, WorkerState.Failed, WorkerState.Stale]);
 
 export interface CrewSettings extends AgentRunnerSettings {

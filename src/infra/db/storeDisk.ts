@@ -142,10 +142,6 @@ export function writeFirstImage(dir: string, connection: Connection): void {
 }
 
 /**
- * The error for a journal append that failed. Cut back (JournalWriter.append), it cost this one
- * write only: `notSaved`. Not cut back, the journal may end in garbage: `broken`.
- */
-/**
  * Appends a transaction's record; returns where it starts in the journal. A failed append is cut
  * back by the journal and thrown as `appendFailure`'s error: the write fails, the store does not,
  * unless the cut failed too (`broken`). Saving's problem (a full disk) is reported when it starts
@@ -171,6 +167,10 @@ function reportSaving(disk: Disk, problem: string | undefined): void {
   disk.onSavingChange(problem);
 }
 
+/**
+ * The error for a journal append that failed. Cut back (JournalWriter.append), it cost this one
+ * write only: `notSaved`. Not cut back, the journal may end in garbage: `broken`.
+ */
 function appendFailure(journalPath: string, error: unknown): StoreError {
   if (error instanceof JournalCutFailed) {
     return new StoreError(
