@@ -32,6 +32,7 @@ import { ok } from '../src/core/result';
 import { SqlJsStore } from '../src/infra/db';
 import { migrations } from '../src/infra/db/migrations/index';
 import { foreman, git, startServe } from './support/cliProcesses';
+import { cpuOf, threadCpuSeconds } from './support/procfs';
 import { percentile, round, tails } from './support/stats';
 import { benchSettings, engineOnBetter, executeParsed } from './clientsChild';
 import { openBetter } from './support/betterStore';
@@ -40,6 +41,7 @@ import { seed } from './support/claimWorkload';
 
 const root = path.join(__dirname, '..');
 const child = path.join(__dirname, 'clientsChild.ts');
+const fromSources = process.argv.includes('--sources');
 /** How a client is run: bundled as dist/ is (set in `main`), or from sources under tsx (`--sources`). */
 let clientScript = ['--import', 'tsx', child];
 
@@ -110,13 +112,6 @@ function startClient(side: Side, kind: Kind, worker: string, where: string): Pro
   });
 }
 
-/** User + system CPU seconds a process (or, with `tid`, one of its threads) has used so far (Linux). */
-function cpuSeconds(pid: number, tid?: number): number {
-  const file = tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`;
-  const fields = fs.readFileSync(file, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
 const workers = Array.from({ length: clients }, (_, index) => `bench-${index + 1}`);
 
 async function phase(side: Side, kind: Kind, where: string, owner?: ChildProcess): Promise<Record<string, unknown>> {
@@ -130,15 +125,15 @@ async function phase(side: Side, kind: Kind, where: string, owner?: ChildProcess
   process.stderr.write(`clients bench: ${side} ${kind}: running for ${seconds} s\n`);
   await new Promise((resolve) => setTimeout(resolve, startDelayMs));
   const running = Promise.all(ready.map((client) => client.finished));
-  const cpuBefore = owner?.pid ? cpuSeconds(owner.pid) : 0;
+  const cpuBefore = owner?.pid ? cpuOf(owner.pid).own : 0;
   // The owner's main thread (its tid is its pid): the one that answers; the rest is the replica, GC, libuv.
-  const mainBefore = owner?.pid ? cpuSeconds(owner.pid, owner.pid) : 0;
+  const mainBefore = owner?.pid ? threadCpuSeconds(owner.pid, owner.pid) : 0;
   const loads: number[] = [];
   const sampler = setInterval(() => loads.push(os.loadavg()[0] ?? 0), 1000);
   const runs = await running;
   clearInterval(sampler);
-  const cpu = owner?.pid ? cpuSeconds(owner.pid) - cpuBefore : undefined;
-  const mainCpu = owner?.pid ? cpuSeconds(owner.pid, owner.pid) - mainBefore : undefined;
+  const cpu = owner?.pid ? cpuOf(owner.pid).own - cpuBefore : undefined;
+  const mainCpu = owner?.pid ? threadCpuSeconds(owner.pid, owner.pid) - mainBefore : undefined;
   const counted = runs.reduce((sum, run) => sum + run.counted, 0);
   const rounds = runs.reduce((sum, run) => sum + run.rounds, 0);
   // A side that empties the queue early is timed until its last client found it empty, not for the
@@ -219,7 +214,7 @@ async function seedEngineBaseline(file: string): Promise<void> {
 
 async function main(): Promise<void> {
   execFileSync(process.execPath, [path.join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' });
-  if (!process.argv.includes('--sources')) clientScript = [await bundleChild(child)];
+  if (!fromSources) clientScript = [await bundleChild(child)];
   const work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'foreman-clients-bench-')));
   const repo = path.join(work, 'repo');
   fs.mkdirSync(repo);
@@ -265,7 +260,7 @@ async function main(): Promise<void> {
         clients,
         seconds,
         tasks: taskCount,
-        clientCode: process.argv.includes('--sources') ? 'from sources under tsx (--sources)' : 'bundled by esbuild as dist/ is',
+        clientCode: fromSources ? 'from sources under tsx (--sources)' : 'bundled by esbuild as dist/ is',
         machine: { cpus: os.cpus().length, node: process.version },
         ...results,
       },

@@ -23,7 +23,7 @@ import type { Store, Tx } from '../src/engine/ports';
 import { migrations } from '../src/infra/db/migrations/index';
 import { claimIn, claimSql, seed, seedHistory, transitionSql } from './support/claimWorkload';
 import { openBetter } from './support/betterStore';
-import { clockTicks, stealMs } from './support/procfs';
+import { stealMs, threadCpuSeconds } from './support/procfs';
 
 interface StoreOptions {
   readonly checkpointBytes?: number;
@@ -146,18 +146,15 @@ function traceThreads(): NodeJS.Timeout {
   const timer = setInterval(() => {
     const parts: string[] = [];
     for (const tid of fs.readdirSync('/proc/self/task')) {
-      let stat: string;
+      let ms: number;
       try {
-        stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+        ms = threadCpuSeconds('self', tid) * 1000;
       } catch {
         continue;
       }
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
       const delta = ms - (last.get(tid) ?? 0);
       last.set(tid, ms);
-      if (delta > 0) parts.push(`${tid}:${name}:${delta}`);
+      if (delta > 0) parts.push(`${tid}:${delta}`);
     }
     process.stderr.write(`${performance.now().toFixed(1)} threads ${parts.join(' ')}\n`);
   }, 1000);

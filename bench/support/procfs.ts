@@ -14,6 +14,13 @@ export function cpuOf(pid: number): { own: number; children: number } {
   return { own: (tick(14) + tick(15)) / clockTicks, children: (tick(16) + tick(17)) / clockTicks };
 }
 
+/** User + system CPU seconds of a thread of a live process so far (the main thread: `tid` = `pid`). */
+export function threadCpuSeconds(pid: number | 'self', tid: number | string): number {
+  const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / clockTicks;
+}
+
 /** A size line of /proc/<pid>/status (VmRSS, VmHWM…) in MiB. */
 export function statusField(pid: number, field: string): number {
   const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
