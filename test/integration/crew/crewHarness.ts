@@ -175,6 +175,19 @@ export class CrewRepo {
     return this.waitFor(`${id} in ${state}`, (status) => this.worker(status, id).state === state, timeoutMs, server);
   }
 
+  /**
+   * Waits for `workerId` to be FAILED and checks that its task failed for good on its first
+   * attempt (no attempt spent on a backoff that could not help), with a last error like `reason`.
+   */
+  async failedForGoodAtOnce(workerId: string, taskId: string, reason: RegExp, server: Server): Promise<Status> {
+    const failed = await this.waitForWorker(workerId, 'FAILED', server);
+    const task = this.task(failed, taskId);
+    assert.equal(task.status, 'failed');
+    assert.equal(task.attempt, 1, 'no attempt was spent on a retry that could not work');
+    assert.match(this.worker(failed, workerId).lastError ?? '', reason);
+    return failed;
+  }
+
   /** git in the main checkout (or `cwd`), output trimmed of its last newline. */
   git(args: readonly string[], cwd = this.root): string {
     return execFileSync('git', args, { cwd, env: gitEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).replace(/\n$/, '');

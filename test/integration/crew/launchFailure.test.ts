@@ -20,11 +20,7 @@ test(
     await crew.addTask('notes', 'Notes', 'write notes.txt noted\ncommit Notes');
     let server = await crew.serve();
     try {
-      const failed = await crew.waitForWorker('w1', 'FAILED', server);
-      const task = crew.task(failed, 'notes');
-      assert.equal(task.status, 'failed');
-      assert.equal(task.attempt, 1, 'no attempt was spent on a retry that could not work');
-      assert.match(crew.worker(failed, 'w1').lastError ?? '', /launch failed: There is no agent profile named 'scribe'/);
+      await crew.failedForGoodAtOnce('w1', 'notes', /launch failed: There is no agent profile named 'scribe'/, server);
       const claims = (await crew.transitions()).filter((t) => t.entity_id === 'notes' && t.trigger === 'claim');
       assert.equal(claims.length, 1);
     } finally {

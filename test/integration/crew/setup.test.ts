@@ -79,13 +79,11 @@ test(
     await crew.addTask('build', 'Build', 'write built.txt yes\ncommit Build');
     let server = await crew.serve();
     try {
-      const failed = await crew.waitForWorker('w1', 'FAILED', server);
-      const task = crew.task(failed, 'build');
-      assert.equal(task.status, 'failed');
-      assert.equal(task.attempt, 1, 'no attempt was spent on a retry that could not work');
-      assert.match(
-        crew.worker(failed, 'w1').lastError ?? '',
+      await crew.failedForGoodAtOnce(
+        'w1',
+        'build',
         /^setup failed: .*already exists and is not a worktree of this repository; move it away/,
+        server,
       );
       assert.equal(readFileSync(join(inTheWay, 'notes.txt'), 'utf8'), 'mine', 'a folder Foreman does not own is never touched');
     } finally {
