@@ -149,8 +149,12 @@ export class Notifier {
     const target = holder
       ? { kind: 'worker' as const, session: this.session, worker: holder }
       : { kind: 'task' as const, session: this.session, task };
+    // A chain's parent is never attempted itself: it fails with its child, "after 0 attempts" says nothing.
+    const after = task.attempt > 0 ? ` after ${plural(task.attempt, 'attempt')}` : '';
+    const text = `Foreman: "${this.taskName(task.id)}" failed${after}${task.lastError ? `: ${task.lastError}` : ''}`;
     void this.ask(
-      `Foreman: "${this.taskName(task.id)}" failed after ${plural(task.attempt, 'attempt')}${task.lastError ? `: ${task.lastError}` : ''}.`,
+      // The reason is often a sentence of its own ("…choose another worktree root."): one full stop.
+      /[.!?]$/.test(text) ? text : `${text}.`,
       target,
       [['Retry', CommandId.retryTask], ...(holder ? [['Show Log', CommandId.showLog] as [string, string]] : [])],
       'error',
