@@ -6,10 +6,8 @@ import { CommandId } from './commands/commandIds';
 import type { ForemanConfiguration } from './configuration';
 import type { ForemanSession } from './session';
 import { SnapshotChanges, type StateChange } from './snapshotChanges';
-import { taskName, taskTitles } from './taskNames';
+import { failedText, taskName, taskTitles } from './taskNames';
 import { WaitingWorkers, waitEnded } from './waitingWorkers';
-
-const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 /** Which notifications are on: the `foreman.notifications.*` settings. */
 export type NotificationSwitches = ForemanConfiguration['notifications'];
@@ -149,12 +147,8 @@ export class Notifier {
     const target = holder
       ? { kind: 'worker' as const, session: this.session, worker: holder }
       : { kind: 'task' as const, session: this.session, task };
-    // A chain's parent is never attempted itself: it fails with its child, "after 0 attempts" says nothing.
-    const after = task.attempt > 0 ? ` after ${plural(task.attempt, 'attempt')}` : '';
-    const text = `Foreman: "${this.taskName(task.id)}" failed${after}${task.lastError ? `: ${task.lastError}` : ''}`;
     void this.ask(
-      // The reason is often a sentence of its own ("…choose another worktree root."): one full stop.
-      /[.!?]$/.test(text) ? text : `${text}.`,
+      failedText(this.taskName(task.id), task),
       target,
       [['Retry', CommandId.retryTask], ...(holder ? [['Show Log', CommandId.showLog] as [string, string]] : [])],
       'error',

@@ -1,4 +1,4 @@
-import type { StatusSnapshot } from '../engine/statusView';
+import type { StatusSnapshot, TaskStatusView } from '../engine/statusView';
 
 /** Task id → title, built once per redraw: a lookup per worker row would scan every task. */
 export type TaskTitles = ReadonlyMap<string, string>;
@@ -20,4 +20,18 @@ export function taskName(titles: TaskTitles, taskId: string): string {
 export function taskNameWithId(titles: TaskTitles, taskId: string): string {
   const name = taskName(titles, taskId);
   return name === taskId ? taskId : `${name} (${taskId})`;
+}
+
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+/**
+ * What a person reads when a task failed for good: its name, how many attempts it had and why.
+ * A chain's parent is never attempted itself (it fails with its child), so "after 0 attempts" is
+ * left out; a reason that is a sentence of its own ("…choose another worktree root.") gets no
+ * second full stop.
+ */
+export function failedText(name: string, task: Pick<TaskStatusView, 'attempt' | 'lastError'>): string {
+  const after = task.attempt > 0 ? ` after ${plural(task.attempt, 'attempt')}` : '';
+  const text = `Foreman: "${name}" failed${after}${task.lastError ? `: ${task.lastError}` : ''}`;
+  return /[.!?]$/.test(text) ? text : `${text}.`;
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { taskName, taskNameWithId, taskTitles } from '../../../src/extension/taskNames';
+import { failedText, taskName, taskNameWithId, taskTitles } from '../../../src/extension/taskNames';
 import { heartbeatExpected, shownLiveness } from '../../../src/shared/livenessWords';
 import { makeStatus } from '../dashboard/fixtures';
 
@@ -37,4 +37,22 @@ test('liveness words are shown only while an agent should run; a failed worker d
     'WORKING',
     'STALE',
   ]);
+});
+
+test('a task that failed for good says how many attempts it had and why, in one sentence', () => {
+  assert.equal(
+    failedText('Add a greeting', { attempt: 1, lastError: 'exit 2' }),
+    'Foreman: "Add a greeting" failed after 1 attempt: exit 2.',
+  );
+  assert.equal(failedText('Add a greeting', { attempt: 3, lastError: null }), 'Foreman: "Add a greeting" failed after 3 attempts.');
+  // A reason that is a sentence of its own gets no second full stop.
+  assert.equal(
+    failedText('hello', { attempt: 1, lastError: "setup failed: '/w/ada' already exists; choose another worktree root." }),
+    'Foreman: "hello" failed after 1 attempt: setup failed: \'/w/ada\' already exists; choose another worktree root.',
+  );
+  // A chain's parent is never attempted itself: no "after 0 attempts".
+  assert.equal(
+    failedText('Greeting chain', { attempt: 0, lastError: "chain stopped: 'greeting-feature-1' failed" }),
+    'Foreman: "Greeting chain" failed: chain stopped: \'greeting-feature-1\' failed.',
+  );
 });
