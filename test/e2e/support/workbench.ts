@@ -162,11 +162,20 @@ function makeWorkbench(
     },
 
     async runCommand(title) {
-      await page.keyboard.press('F1');
       const input = page.locator('.quick-input-widget input[type="text"]');
-      await input.waitFor({ state: 'visible' });
-      // F1 opens the palette with ">" typed: keep it, or the box searches files instead of commands.
-      await input.fill(`>${title}`);
+      // A view or editor that opens just then (a walkthrough, a webview) takes focus and closes the
+      // palette under us: open it again, a few times, before giving up.
+      for (let attempt = 1; ; attempt++) {
+        await page.keyboard.press('F1');
+        await input.waitFor({ state: 'visible' });
+        try {
+          // F1 opens the palette with ">" typed: keep it, or the box searches files instead of commands.
+          await input.fill(`>${title}`, { timeout: attempt < 3 ? 5_000 : undefined });
+          break;
+        } catch (error) {
+          if (attempt >= 3 || (await input.isVisible())) throw error;
+        }
+      }
       const row = page.locator('.quick-input-list .monaco-list-row').filter({ hasText: title }).first();
       await row.waitFor({ state: 'visible' });
       await row.click();
