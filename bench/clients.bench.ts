@@ -32,7 +32,7 @@ import { ok } from '../src/core/result';
 import { SqlJsStore } from '../src/infra/db';
 import { migrations } from '../src/infra/db/migrations/index';
 import { foreman, git, startServe } from './support/cliProcesses';
-import { cpuOf, threadCpuSeconds } from './support/procfs';
+import { cpuByThread, cpuOf } from './support/procfs';
 import { percentile, round, tails } from './support/stats';
 import { benchSettings, engineOnBetter, executeParsed } from './clientsChild';
 import { openBetter } from './support/betterStore';
@@ -126,14 +126,17 @@ async function phase(side: Side, kind: Kind, where: string, owner?: ChildProcess
   await new Promise((resolve) => setTimeout(resolve, startDelayMs));
   const running = Promise.all(ready.map((client) => client.finished));
   const cpuBefore = owner?.pid ? cpuOf(owner.pid).own : 0;
-  // The owner's main thread (its tid is its pid): the one that answers; the rest is the replica, GC, libuv.
-  const mainBefore = owner?.pid ? threadCpuSeconds(owner.pid, owner.pid) : 0;
+  // Per thread: the main one (its tid is its pid) answers; the rest are the replica, V8's GC helpers, libuv's pool.
+  const threadsBefore = owner?.pid ? cpuByThread(owner.pid) : undefined;
   const loads: number[] = [];
   const sampler = setInterval(() => loads.push(os.loadavg()[0] ?? 0), 1000);
   const runs = await running;
   clearInterval(sampler);
   const cpu = owner?.pid ? cpuOf(owner.pid).own - cpuBefore : undefined;
-  const mainCpu = owner?.pid ? threadCpuSeconds(owner.pid, owner.pid) - mainBefore : undefined;
+  const threads = owner?.pid
+    ? [...cpuByThread(owner.pid)].map(([tid, seconds]) => ({ tid, seconds: seconds - (threadsBefore?.get(tid) ?? 0) }))
+    : undefined;
+  const mainCpu = threads?.find((thread) => thread.tid === String(owner?.pid))?.seconds;
   const counted = runs.reduce((sum, run) => sum + run.counted, 0);
   const rounds = runs.reduce((sum, run) => sum + run.rounds, 0);
   // A side that empties the queue early is timed until its last client found it empty, not for the
@@ -154,6 +157,11 @@ async function phase(side: Side, kind: Kind, where: string, owner?: ChildProcess
       ? {
           ownerMainThreadCpuMsPerOp: round((mainCpu * 1000) / Math.max(1, counted), 3),
           ownerMainThreadBusy: round(mainCpu / elapsedS, 2),
+          // The replica's thread is the busiest of the others when the store has one; V8's GC helpers come next.
+          ownerOtherThreadsCpuMsPerOp: (threads ?? [])
+            .filter((thread) => thread.tid !== String(owner?.pid) && thread.seconds > 0)
+            .map((thread) => round((thread.seconds * 1000) / Math.max(1, counted), 3))
+            .sort((a, b) => b - a),
         }
       : {}),
     clientsCpuMsPerOp: round(runs.reduce((sum, run) => sum + run.cpuMs, 0) / Math.max(1, counted), 3),

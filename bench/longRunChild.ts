@@ -23,7 +23,7 @@ import type { Store, Tx } from '../src/engine/ports';
 import { migrations } from '../src/infra/db/migrations/index';
 import { claimIn, claimSql, seed, seedHistory, transitionSql } from './support/claimWorkload';
 import { openBetter } from './support/betterStore';
-import { stealMs, threadCpuSeconds } from './support/procfs';
+import { cpuByThread, stealMs } from './support/procfs';
 
 interface StoreOptions {
   readonly checkpointBytes?: number;
@@ -145,13 +145,8 @@ function traceThreads(): NodeJS.Timeout {
   const last = new Map<string, number>();
   const timer = setInterval(() => {
     const parts: string[] = [];
-    for (const tid of fs.readdirSync('/proc/self/task')) {
-      let ms: number;
-      try {
-        ms = threadCpuSeconds('self', tid) * 1000;
-      } catch {
-        continue;
-      }
+    for (const [tid, seconds] of cpuByThread('self')) {
+      const ms = seconds * 1000;
       const delta = ms - (last.get(tid) ?? 0);
       last.set(tid, ms);
       if (delta > 0) parts.push(`${tid}:${delta}`);

@@ -21,6 +21,19 @@ export function threadCpuSeconds(pid: number | 'self', tid: number | string): nu
   return (Number(fields[11]) + Number(fields[12])) / clockTicks;
 }
 
+/** CPU seconds so far of every thread of a live process, by thread id (the main thread's is the pid). */
+export function cpuByThread(pid: number | 'self'): Map<string, number> {
+  const byThread = new Map<string, number>();
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      byThread.set(tid, threadCpuSeconds(pid, tid));
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return byThread;
+}
+
 /** A size line of /proc/<pid>/status (VmRSS, VmHWM…) in MiB. */
 export function statusField(pid: number, field: string): number {
   const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
