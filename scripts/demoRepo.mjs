@@ -1,9 +1,9 @@
 // Creates (or reuses) the demo repository `npm start` opens: a small git project with Foreman
 // initialised, two demo workers and a short chain whose prompts the demo agent understands.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
 const cli = (root, dir, ...args) =>
   execFileSync(process.execPath, [join(root, 'dist/cli.js'), ...args, '--dir', dir], { stdio: ['ignore', 'pipe', 'inherit'] }).toString();
@@ -37,9 +37,40 @@ export function defaultDemoDir() {
   return join(cache, 'foreman-demo', 'demo-repo');
 }
 
+/**
+ * "Delete it to start over" leaves the workers' worktrees beside it (`.foreman-worktrees/<name>/`),
+ * and Foreman rightly refuses to reuse a folder that is not a worktree of the repository it serves:
+ * the new demo's first task would fail at once. Before a demo is made again, the worktrees that
+ * belonged to the deleted demo at this same path go too. Only those: a folder whose `.git` file
+ * names `<dir>/.git/worktrees/…`, which no longer exists (`git worktree` makes them so).
+ */
+export function removeOrphanedWorktrees(dir) {
+  const root = join(dirname(dir), '.foreman-worktrees', basename(dir));
+  if (!existsSync(root) || existsSync(join(dir, '.git'))) return [];
+  // git writes the real path (a symlinked temp folder resolved); either spelling is the demo's.
+  const ownWorktrees = [dir, join(realpathSync(dirname(dir)), basename(dir))].map((repo) => join(repo, '.git', 'worktrees') + '/');
+  const removed = [];
+  for (const entry of readdirSync(root)) {
+    const gitFile = join(root, entry, '.git');
+    let pointer;
+    try {
+      pointer = readFileSync(gitFile, 'utf8').trim();
+    } catch {
+      continue; // not a worktree (a directory with .git inside, or no .git at all): not ours to remove
+    }
+    const gitdir = pointer.startsWith('gitdir: ') ? pointer.slice('gitdir: '.length) : '';
+    if (ownWorktrees.some((prefix) => gitdir.startsWith(prefix)) && !existsSync(gitdir)) {
+      rmSync(join(root, entry), { recursive: true, force: true });
+      removed.push(join(root, entry));
+    }
+  }
+  return removed;
+}
+
 /** Returns the demo repository's path; builds it on first use. */
 export function ensureDemoRepo(root, dir = defaultDemoDir()) {
   if (existsSync(join(dir, '.foreman'))) return dir;
+  for (const removed of removeOrphanedWorktrees(dir)) console.log(`demo: removed ${removed}, a worktree of the deleted demo`);
   mkdirSync(join(dir, 'src'), { recursive: true });
   git(dir, 'init', '-q', '-b', 'main');
   git(dir, 'config', 'user.name', 'Demo User');
