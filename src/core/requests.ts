@@ -145,7 +145,7 @@ const commands = {
   ack: z.object({ agent: agentIdSchema, seq: z.number().int().min(0) }),
   status: z.object({
     /** At most this many tasks; without it, every task matching the filters (what the views read). */
-    limit: z.number().int().min(1, 'limit is at least 1').max(1_000_000).optional(),
+    limit: z.number().int().min(1).max(1_000_000).optional(),
     statuses: z
       .array(z.enum(taskStatuses as [TaskStatus, ...TaskStatus[]], { message: `a task status is one of ${taskStatuses.join(', ')}` }))
       .min(1)
@@ -218,7 +218,23 @@ const envelopeSchema = z.object({
 
 /** Formats zod issues as "field: rule; field: rule", naming what was wrong. */
 export function describeIssues(error: z.ZodError): string {
-  return error.issues.map((issue) => `${issue.path.length ? issue.path.join('.') : 'request'}: ${issue.message}`).join('; ');
+  return error.issues.map((issue) => `${issue.path.length ? issue.path.join('.') : 'request'}: ${plainRule(issue)}`).join('; ');
+}
+
+const units: Partial<Record<string, string>> = { string: ' characters', array: ' items', set: ' items', file: ' bytes' };
+
+/**
+ * A bound a schema gave no words of its own ("limit: must be at least 1"), said in words rather than as
+ * zod's default ("Too small: expected number to be >=1"); every other message as the schema wrote it.
+ */
+function plainRule(issue: z.core.$ZodIssue): string {
+  if (issue.code !== 'too_small' && issue.code !== 'too_big') return issue.message;
+  if (!/^Too (small|big)/.test(issue.message)) return issue.message;
+  const small = issue.code === 'too_small';
+  const bound = Number(small ? issue.minimum : issue.maximum);
+  const unit = units[issue.origin] ?? '';
+  if (issue.inclusive === false) return `must be ${small ? 'more' : 'less'} than ${bound}${unit}`;
+  return `must be at ${small ? 'least' : 'most'} ${bound}${unit}`;
 }
 
 export type ParsedRequest = { ok: true; request: Request } | { ok: false; message: string };

@@ -59,6 +59,18 @@ describe('request parsing', () => {
     assert.ok(!parsed.ok);
     assert.match(parsed.message, /^worker\.add: id: a worker id is lowercase letters/);
   });
+  it('says a bound the schema gave no words of its own in words, not as zod writes it', () => {
+    const cases: Array<[unknown, RegExp]> = [
+      [{ command: 'transitions', args: { limit: 0 } }, /^transitions: limit: must be at least 1$/],
+      [{ command: 'status', args: { limit: 2_000_000 } }, /^status: limit: must be at most 1000000$/],
+      [{ command: 'poll', args: { agent: 'w1', limit: 5000 } }, /^poll: limit: must be at most 1000$/],
+    ];
+    for (const [input, expected] of cases) {
+      const parsed = parseRequest(input);
+      assert.ok(!parsed.ok);
+      assert.match(parsed.message, expected);
+    }
+  });
   it('refuses unknown commands', () => {
     const parsed = parseRequest({ command: 'explode', args: {} });
     assert.ok(!parsed.ok && /unknown command/.test(parsed.message));

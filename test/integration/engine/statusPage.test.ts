@@ -82,7 +82,7 @@ describe('status pages', () => {
 
   it('refuses a bad query with what is allowed', () => {
     const bad = parseRequest({ command: 'status', args: { limit: 0 } });
-    assert.ok(!bad.ok && /limit is at least 1/.test(bad.message), JSON.stringify(bad));
+    assert.ok(!bad.ok && /limit: must be at least 1/.test(bad.message), JSON.stringify(bad));
     const unknown = parseRequest({ command: 'status', args: { statuses: ['finished'] } });
     assert.ok(!unknown.ok && /a task status is one of idle, queued, running, done, failed, cancelled/.test(unknown.message));
   });
