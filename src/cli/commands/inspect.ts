@@ -56,12 +56,20 @@ export const inspectCommands: readonly CommandSpec[] = [
   {
     kind: 'engine',
     name: 'transitions',
-    usage: '[--entity <id>] [--limit N]',
-    summary: 'the audit log, oldest first',
-    flags: { entity: 'string', limit: 'string' },
+    usage: '[--entity <id>] [--limit N] [--after <seq>]',
+    summary:
+      'the audit log: its latest N transitions (default 200), oldest first; --after <seq>: the N that follow that seq instead (0: from the start)',
+    flags: { entity: 'string', limit: 'string', after: 'string' },
     build: (input) => {
       const limit = integerFlag(input.argv, 'limit');
-      return limit.ok ? draft('transitions', { entity: stringFlag(input.argv, 'entity'), limit: limit.value }) : limit;
+      if (!limit.ok) return limit;
+      const after = integerFlag(input.argv, 'after');
+      if (!after.ok) return after;
+      if (after.value !== undefined && after.value < 0)
+        return invalid('badFlag', `--after: a seq is 0 or more (0: from the start), not ${after.value}`);
+      // A log months long is read from its end, as `git log` is; a reader that pages names where it is.
+      const from = after.value === undefined ? { latest: true } : { afterSeq: after.value };
+      return draft('transitions', { entity: stringFlag(input.argv, 'entity'), limit: limit.value, ...from });
     },
   },
   {

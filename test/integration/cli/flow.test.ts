@@ -83,6 +83,28 @@ async function wholePath(repo: string): Promise<void> {
     ['assign', 'start', 'submit', 'requestChanges', 'submit', 'approve', 'merge', 'recycle'],
   );
   assert.ok(ours.every((event) => event.actor === 'cli'));
+  // A log months long is read from its end: --limit N is the latest N, --after <seq> pages forward.
+  // (t1 is done: an owner's dispatcher adds nothing to its trail between these calls.)
+  const trail = await foremanJson<Array<{ seq: number }>>(repo, ['transitions', '--entity', 't1']);
+  assert.equal(trail.length, 2, JSON.stringify(trail));
+  const latest = await foremanJson<Array<{ seq: number }>>(repo, ['transitions', '--entity', 't1', '--limit', '1']);
+  assert.deepEqual(
+    latest.map((event) => event.seq),
+    trail.slice(-1).map((event) => event.seq),
+  );
+  const page = await foremanJson<Array<{ seq: number }>>(repo, [
+    'transitions',
+    '--entity',
+    't1',
+    '--after',
+    String(trail[0]!.seq),
+    '--limit',
+    '2',
+  ]);
+  assert.deepEqual(
+    page.map((event) => event.seq),
+    trail.slice(1, 3).map((event) => event.seq),
+  );
   const human = await ok(repo, ['transitions', '--entity', 't1']);
   assert.match(human, /t1 {2}running → done {2}\(complete\)/);
 
