@@ -216,9 +216,20 @@ const envelopeSchema = z.object({
     .default('cli'),
 });
 
-/** Formats zod issues as "field: rule; field: rule", naming what was wrong. */
-export function describeIssues(error: z.ZodError): string {
-  return error.issues.map((issue) => `${issue.path.length ? issue.path.join('.') : 'request'}: ${plainRule(issue)}`).join('; ');
+/**
+ * Formats zod issues as "field: rule; field: rule", naming what was wrong. `whole` names the thing
+ * itself where an issue is about all of it (an unknown key): a request, a settings file. `known` is
+ * added to an unknown key's rule: what the caller may write instead.
+ */
+export function describeIssues(error: z.ZodError, whole = 'request', known?: readonly string[]): string {
+  return error.issues
+    .map((issue) => {
+      const where = issue.path.length ? issue.path.join('.') : whole;
+      if (issue.code !== 'unrecognized_keys') return `${where}: ${plainRule(issue)}`;
+      const keys = issue.keys.map((key) => `"${key}"`).join(', ');
+      return `${where}: unknown ${issue.keys.length === 1 ? 'key' : 'keys'} ${keys}${known ? `; known: ${known.join(', ')}` : ''}`;
+    })
+    .join('; ');
 }
 
 const units: Partial<Record<string, string>> = { string: ' characters', array: ' items', set: ' items', file: ' bytes' };

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { crewSettingsOf, settingsFileSchema } from '../../src/engine/settings';
+import { loadSettings } from '../../src/infra/workspace/settings';
 
 test('crew settings: worktree setup fields default to nothing and pass through from .foreman/settings.json', () => {
   const empty = crewSettingsOf({});
@@ -62,4 +64,17 @@ test('package.json contributes the worktree setup settings; the setup command is
   }
   const restricted = manifest.capabilities.untrustedWorkspaces.restrictedConfigurations;
   assert.ok(restricted.includes('foreman.setup.command') && restricted.includes('foreman.verifyCommand'));
+});
+
+test('settings file: an unknown setting is named, with the settings there are; a bound is said in words', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'foreman-settings-'));
+  try {
+    writeFileSync(join(dir, 'settings.json'), JSON.stringify({ concurrency: 0, retention: '7d' }));
+    const loaded = loadSettings(dir);
+    assert.ok(!loaded.ok);
+    assert.match(loaded.message, /settings\.json: concurrency: must be at least 1; settings: unknown key "retention"; known: warnMs, /);
+    assert.match(loaded.message, /retainFinishedMs/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

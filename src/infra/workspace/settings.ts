@@ -44,6 +44,9 @@ function readSettingsFile(foremanDir: string): Result<SettingsFile> {
     return invalid('badSettings', `${file} is not valid JSON: ${(error as Error).message}`, { file });
   }
   const parsed = settingsFileSchema.safeParse(json);
-  if (!parsed.success) return invalid('badSettings', `${file}: ${describeIssues(parsed.error)}`, { file });
+  if (!parsed.success) {
+    const issues = describeIssues(parsed.error, 'settings', Object.keys(settingsFileSchema.shape));
+    return invalid('badSettings', `${file}: ${issues}`, { file });
+  }
   return ok(parsed.data);
 }
