@@ -137,7 +137,8 @@ export const archiveCommands: readonly CommandSpec[] = [
     kind: 'engine',
     name: 'archive',
     usage: '[--older-than 7d] [--limit N]',
-    summary: 'move done and cancelled tasks finished before the window, their history and old messages to .foreman/archive/',
+    summary:
+      'move done and cancelled tasks finished before the window, their history and old messages to .foreman/archive/ (a window under 1h also takes the tasks "done in the last hour" counts)',
     flags: { 'older-than': 'string', limit: 'string' },
     build: buildArchive,
   },
