@@ -141,10 +141,9 @@ export class ChainCoordinator {
     const parent = findTask(unit.tx, parentId);
     if (!parent || parent.status !== TaskStatus.Running) return ok(undefined);
     if (child.status === TaskStatus.Failed || child.status === TaskStatus.Cancelled) {
-      const failed = moveTask(unit, parent, 'fail', {
-        set: { finished_at: unit.now, last_error: `chain stopped: '${child.id}' ${child.status}` },
-        reason: `chain stopped: '${child.id}' ${child.status}`,
-      });
+      // Named as a person wrote it, with the id that commands take.
+      const why = `chain stopped: "${child.title}" (${child.id}) ${child.status}`;
+      const failed = moveTask(unit, parent, 'fail', { set: { finished_at: unit.now, last_error: why }, reason: why });
       return failed.ok ? ok(undefined) : failed;
     }
     const children = this.children(unit, parentId);

@@ -170,6 +170,9 @@ describe('engine: chains', () => {
     assert.equal(task('release-v2-1').status, 'failed');
     assert.equal(task('release-v2-2').blockedBy, 'release-v2-1');
     assert.equal(task('release-v2').status, 'failed');
+    // The parent says which step stopped it, by its title (as a person wrote it) and its id.
+    const child = task('release-v2-1');
+    assert.equal(task('release-v2').lastError, `chain stopped: "${child.title}" (release-v2-1) failed`);
     await harness.value('reset', { worker: 'w1' });
     assert.equal(await harness.value('claim', { worker: 'w1' }), null);
     const assign = await harness.run('assign', { worker: 'w1', task: 'release-v2-2' });

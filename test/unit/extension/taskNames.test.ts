@@ -52,7 +52,7 @@ test('a task that failed for good says how many attempts it had and why, in one 
   );
   // A chain's parent is never attempted itself: no "after 0 attempts".
   assert.equal(
-    failedText('Greeting chain', { attempt: 0, lastError: "chain stopped: 'greeting-feature-1' failed" }),
-    'Foreman: "Greeting chain" failed: chain stopped: \'greeting-feature-1\' failed.',
+    failedText('Greeting chain', { attempt: 0, lastError: 'chain stopped: "Add a greeting module" (greeting-feature-1) failed' }),
+    'Foreman: "Greeting chain" failed: chain stopped: "Add a greeting module" (greeting-feature-1) failed.',
   );
 });
