@@ -39,48 +39,69 @@ export interface ValidationReport {
  * timestamps and sequence numbers never go backwards.
  */
 export function validateTransitionLog(text: string): ValidationReport {
-  const errors: Array<{ line: number; message: string }> = [];
-  const lastState = new Map<string, string>();
-  let lastTime = -Infinity;
-  let lastSeq = 0;
-  let count = 0;
-  text.split('\n').forEach((raw, index) => {
-    const line = index + 1;
+  const checker = new TransitionLogChecker();
+  for (const raw of text.split('\n')) checker.check(raw);
+  return checker.report();
+}
+
+/**
+ * `validateTransitionLog` a line at a time, for a trail too long to hold as one text (months of
+ * archive): it keeps only each entity's last state, the last seq and time, and the problems found.
+ */
+export class TransitionLogChecker {
+  private readonly errors: Array<{ line: number; message: string }> = [];
+  private readonly lastState = new Map<string, string>();
+  private lastTime = -Infinity;
+  private lastSeq = 0;
+  private count = 0;
+  private line = 0;
+
+  /** Checks the next line (a blank one is skipped, but counted as a line). */
+  check(raw: string): void {
+    const line = ++this.line;
     if (raw.trim() === '') return;
     let json: unknown;
     try {
       json = JSON.parse(raw);
     } catch {
-      errors.push({ line, message: 'not valid JSON' });
+      this.errors.push({ line, message: 'not valid JSON' });
       return;
     }
     const parsed = transitionEventSchema.safeParse(json);
     if (!parsed.success) {
-      errors.push({ line, message: parsed.error.issues.map((i) => `${i.path.join('.') || 'event'}: ${i.message}`).join('; ') });
+      this.errors.push({ line, message: parsed.error.issues.map((i) => `${i.path.join('.') || 'event'}: ${i.message}`).join('; ') });
       return;
     }
-    count++;
+    this.count++;
     const event = parsed.data;
     const time = Date.parse(event.timestamp);
-    if (time < lastTime) errors.push({ line, message: `timestamp ${event.timestamp} goes back in time` });
-    if (event.seq <= lastSeq) errors.push({ line, message: `seq ${event.seq} is not after ${lastSeq}` });
-    lastTime = Math.max(lastTime, time);
-    lastSeq = Math.max(lastSeq, event.seq);
+    if (time < this.lastTime) this.errors.push({ line, message: `timestamp ${event.timestamp} goes back in time` });
+    if (event.seq <= this.lastSeq) this.errors.push({ line, message: `seq ${event.seq} is not after ${this.lastSeq}` });
+    this.lastTime = Math.max(this.lastTime, time);
+    this.lastSeq = Math.max(this.lastSeq, event.seq);
     const legal = legalTarget(event);
     if (legal !== event.to_state) {
-      errors.push({
+      this.errors.push({
         line,
         message: `${event.entity_id}: ${event.from_state} --${event.trigger}--> ${event.to_state} is not a legal transition`,
       });
     }
     const key = `${event.event_type}:${event.entity_id}`;
-    const previous = lastState.get(key);
+    const previous = this.lastState.get(key);
     if (previous !== undefined && previous !== event.from_state) {
-      errors.push({ line, message: `${event.entity_id}: starts from ${event.from_state} but its last state was ${previous}` });
+      this.errors.push({ line, message: `${event.entity_id}: starts from ${event.from_state} but its last state was ${previous}` });
     }
-    lastState.set(key, event.to_state);
-  });
-  return { ok: errors.length === 0, count, errors };
+    this.lastState.set(key, event.to_state);
+  }
+
+  /** Transitions checked so far (lines that parsed as one). */
+  get checked(): number {
+    return this.count;
+  }
+
+  report(): ValidationReport {
+    return { ok: this.errors.length === 0, count: this.count, errors: [...this.errors] };
+  }
 }
 
 function legalTarget(event: TransitionEvent): string | undefined {

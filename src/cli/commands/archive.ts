@@ -1,14 +1,16 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as readline from 'node:readline';
 import { booleanFlag, integerFlag, stringFlag } from '../argv';
 import { printFailure, processPrinter } from '../format';
 import { resolveTarget, route } from '../route';
 import { type ArchiveLine, archiveLineSchema } from '../../core/archiveSegment';
-import { ExitCode, type Result, invalid, ok } from '../../core/result';
-import { type TransitionEvent, validateTransitionLog } from '../../core/transitionLog';
+import { ExitCode, type Failure, type Result, invalid } from '../../core/result';
+import { TransitionLogChecker } from '../../core/transitionLog';
 import type { UnexpectedFailure } from '../../infra/endpoint';
 import { FileArchiveSink } from '../../infra/fs/archiveSegments';
 import { foremanDir } from '../../infra/workspace/paths';
+import { type PendingSource, type TrailEntry, arrayCursor, fileCursor, mergeBySeq, pagedCursor } from './auditTrail';
 import { draft } from './helpers';
 import type { CommandInput, CommandSpec, RequestDraft } from './spec';
 
@@ -38,9 +40,10 @@ function buildArchive(input: CommandInput): Result<RequestDraft> {
 
 /**
  * Checks a transitions log (seed 003 "Validation"). With `--archive`, the whole trail: every
- * archive segment's transitions and the live log, merged by seq. A transition found twice (a
- * segment a crash left unapplied, whose rows are still live; or the export file given beside the
- * archive) counts once when both copies agree, and is a problem when they differ.
+ * archive segment's transitions and the live log, merged by seq (auditTrail.ts: a piece at a time,
+ * so months of history need not fit in memory). A transition found twice (a segment a crash left
+ * unapplied, whose rows are still live; or the export file given beside the archive) counts once
+ * when both copies agree, and is a problem when they differ. Progress goes to stderr every 2 s.
  */
 async function validateTransitions(input: CommandInput): Promise<number> {
   const printer = processPrinter;
@@ -53,26 +56,34 @@ async function validateTransitions(input: CommandInput): Promise<number> {
       json(input),
     );
   }
-  let text: string;
+  const checker = new TransitionLogChecker();
+  let shownAt = Date.now();
+  const check = (line: string): void => {
+    checker.check(line);
+    if (checker.checked % 10_000 !== 0 || Date.now() - shownAt < 2_000) return;
+    shownAt = Date.now();
+    printer.err(`validate-transitions: ${checker.checked.toLocaleString('en-US')} transitions checked…`);
+  };
   let label = file ?? '';
   try {
-    const sources: string[] = file !== undefined ? [fs.readFileSync(path.resolve(input.cwd, file), 'utf8')] : [];
     if (archive) {
       const target = resolveTarget(stringFlag(input.argv, 'dir'), input.env, input.cwd);
       if (target.kind !== 'workspace') return printFailure(printer, invalid('badFlag', '--archive needs a workspace (--dir)'), json(input));
-      const live = await liveLog(target);
-      if (!live.ok) return printFailure(printer, live, json(input));
-      text = mergeBySeq([...sources, ...archivedTransitionTexts(foremanDir(target.repoRoot)), live.value]);
+      const cursors = [await pagedCursor((afterSeq) => livePage(target, afterSeq))];
+      if (file !== undefined) cursors.push(await fileCursor(path.resolve(input.cwd, file), file));
+      for await (const line of mergeBySeq(cursors, archivedSegments(foremanDir(target.repoRoot)))) check(line);
       label = file !== undefined ? `${file} + archive + live log` : 'archive + live log';
-    } else {
-      text = sources.join('\n');
+    } else if (file !== undefined) {
+      const lines = readline.createInterface({ input: fs.createReadStream(path.resolve(input.cwd, file), 'utf8'), crlfDelay: Infinity });
+      for await (const line of lines) check(line);
     }
   } catch (error) {
+    if (error instanceof LiveLogUnreadable) return printFailure(printer, error.failure, json(input));
     const code = (error as NodeJS.ErrnoException).code;
     const reason = code ? `cannot read '${file ?? ''}' (${code})` : String(error instanceof Error ? error.message : error);
     return printFailure(printer, invalid('unreadableFile', `validate-transitions: ${reason}.`), json(input));
   }
-  const report = validateTransitionLog(text);
+  const report = checker.report();
   if (json(input)) printer.out(JSON.stringify(report));
   else if (report.ok) printer.out(`${label}: ${report.count} transitions, all valid`);
   else {
@@ -82,53 +93,47 @@ async function validateTransitions(input: CommandInput): Promise<number> {
   return report.ok ? ExitCode.ok : ExitCode.refused;
 }
 
-/** The live transitions, paged through the owner (or a one-shot engine), as JSONL. */
-async function liveLog(target: { kind: 'workspace'; repoRoot: string }): Promise<Result<string> | UnexpectedFailure> {
-  const lines: string[] = [];
-  for (let afterSeq = 0; ;) {
-    const page = await route(target, { command: 'transitions', args: { afterSeq, limit: 50_000, latest: false }, actor: 'cli' });
-    if (!page.ok) return page;
-    const last = page.value.at(-1);
-    if (!last) return ok(lines.join('\n'));
-    for (const event of page.value) lines.push(JSON.stringify(event));
-    afterSeq = last.seq;
+/** The owner (or a one-shot engine) could not give the live log: its failure, as the CLI prints one. */
+class LiveLogUnreadable extends Error {
+  constructor(readonly failure: Failure | UnexpectedFailure) {
+    super(failure.message);
   }
 }
 
-/** Each segment's transition lines, as JSONL in the export's shape. */
-function archivedTransitionTexts(dir: string): string[] {
+/** The live transitions after `afterSeq`, 50,000 at a time, through the owner (or a one-shot engine). */
+async function livePage(target: { kind: 'workspace'; repoRoot: string }, afterSeq: number): Promise<TrailEntry[]> {
+  const page = await route(target, { command: 'transitions', args: { afterSeq, limit: 50_000, latest: false }, actor: 'cli' });
+  if (!page.ok) throw new LiveLogUnreadable(page);
+  return page.value.map((event) => ({ seq: event.seq, line: JSON.stringify(event) }));
+}
+
+/**
+ * Every sealed segment that holds transitions, by its first seq; its transitions are read again
+ * only when the merge reaches it. A segment that is not sealed (torn or edited) stops the check.
+ */
+function archivedSegments(dir: string): PendingSource[] {
   const sink = new FileArchiveSink(dir);
-  return sink.batches().map((batch) => {
+  const sealed = (batch: number): string[] => {
     const lines = sink.read(batch);
     if (!lines) throw new Error(`archive segment ${batch} in ${sink.dir} is not sealed (torn or edited)`);
-    return lines
+    return lines;
+  };
+  const transitionsOf = (batch: number): TrailEntry[] =>
+    sealed(batch)
       .map((line) => archiveLineSchema.parse(JSON.parse(line)))
       .filter((line): line is Extract<ArchiveLine, { kind: 'transition' }> => line.kind === 'transition')
-      .map(({ kind: _kind, ...event }) => JSON.stringify(event))
-      .join('\n');
-  });
-}
-
-/** JSONL texts merged into one in seq order; a seq seen twice must be the same transition. */
-function mergeBySeq(texts: readonly string[]): string {
-  const bySeq = new Map<number, string>();
-  const conflicts: string[] = [];
-  for (const text of texts) {
-    for (const raw of text.split('\n')) {
-      if (raw.trim() === '') continue;
-      const seq = (JSON.parse(raw) as Partial<TransitionEvent> | null)?.seq;
-      if (typeof seq !== 'number') throw new Error(`a transition line has no numeric seq: ${raw.slice(0, 120)}`);
-      const canonical = JSON.stringify(JSON.parse(raw));
-      const seen = bySeq.get(seq);
-      if (seen !== undefined && seen !== canonical) conflicts.push(`seq ${seq} differs between two sources`);
-      bySeq.set(seq, canonical);
+      .map(({ kind: _kind, ...event }) => ({ seq: event.seq, line: JSON.stringify(event) }));
+  const sources: PendingSource[] = [];
+  for (const batch of sink.batches()) {
+    // Only the first seq for now: each line is checked when the merge reads the segment.
+    let firstSeq = Infinity;
+    for (const line of sealed(batch)) {
+      const row = JSON.parse(line) as { kind?: unknown; seq?: unknown } | null;
+      if (row?.kind === 'transition' && typeof row.seq === 'number') firstSeq = Math.min(firstSeq, row.seq);
     }
+    if (firstSeq !== Infinity) sources.push({ firstSeq, open: () => Promise.resolve(arrayCursor(transitionsOf(batch))) });
   }
-  if (conflicts.length > 0) throw new Error(conflicts.slice(0, 5).join('; '));
-  return [...bySeq.entries()]
-    .sort(([a], [b]) => a - b)
-    .map(([, line]) => line)
-    .join('\n');
+  return sources;
 }
 
 /** Retention: moving finished work to the archive, and checking the whole audit trail. */

@@ -1,0 +1,145 @@
+/**
+ * `foreman validate-transitions --archive` on months of history (issue 13: "the audit trail stays
+ * whole and validate-transitions accepts the archive plus the live log"). A workspace gets
+ * `--tasks` archived tasks (default 300,000) in segments of `--per-segment` (1,000), each task with
+ * the three transitions of a finished one and every tenth segment also holding a task created
+ * before the previous segment's last (their seq ranges overlap, as a long-queued task's do).
+ *
+ * Measured, each as a process of its own: the check's time and peak RSS, and as the floor in the
+ * same run a bare read of the same segments (read, split, JSON.parse each line, nothing kept).
+ *
+ * Usage: node --import tsx bench/auditTrail.bench.ts [--tasks 300000] [--per-segment 1000] [--cli <dist/cli.js of another build>].
+ * Builds dist/ first.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { FileArchiveSink } from '../src/infra/fs/archiveSegments';
+import { foreman, git } from './support/cliProcesses';
+import { round } from './support/stats';
+
+function option(name: string, fallback: number): number {
+  const index = process.argv.indexOf(`--${name}`);
+  return Number(index >= 0 ? process.argv[index + 1] : fallback) || fallback;
+}
+
+const tasks = option('tasks', 300_000);
+const perSegment = option('per-segment', 1_000);
+const root = path.join(__dirname, '..');
+const cliIndex = process.argv.indexOf('--cli');
+/** The CLI checked: dist/'s, or another build's (`--cli <path>`, e.g. an older commit's, to compare). */
+const cli = cliIndex >= 0 ? path.resolve(process.argv[cliIndex + 1] ?? '') : path.join(root, 'dist', 'cli.js');
+
+/** The three transitions of a finished task, as the archive holds them. */
+function finishedTask(id: string, seq: number, at: number): string[] {
+  const event = (offset: number, from: string, to: string, trigger: string) =>
+    JSON.stringify({
+      kind: 'transition',
+      seq: seq + offset,
+      timestamp: new Date(at + offset * 1000).toISOString(),
+      event_type: 'task_state_transition',
+      severity: 'info',
+      entity_id: id,
+      from_state: from,
+      to_state: to,
+      trigger,
+      actor: 'bench',
+      reason: null,
+      attempt: offset === 0 ? null : 1,
+      request_id: null,
+    });
+  return [
+    JSON.stringify({ kind: 'task', id, status: 'done', title: `Task ${id}`, prompt: 'Do the step of the plan.' }),
+    event(0, 'idle', 'queued', 'enqueue'),
+    event(1, 'queued', 'running', 'claim'),
+    event(2, 'running', 'done', 'complete'),
+  ];
+}
+
+/**
+ * Segments of finished tasks, seqs rising through them. Every tenth segment's first task is given
+ * the seqs just before the previous segment's last task (its range reaches back into that one).
+ */
+function writeArchive(foremanDir: string): { transitions: number; bytes: number } {
+  const sink = new FileArchiveSink(foremanDir);
+  const start = Date.parse('2026-01-01T00:00:00Z');
+  let made = 0;
+  let batch = 0;
+  while (made < tasks) {
+    batch++;
+    const lines: string[] = [];
+    const count = Math.min(perSegment, tasks - made);
+    for (let index = 0; index < count; index++) {
+      const task = made + index;
+      // Seqs 10 apart per task leave room for the overlapping task of the next segment.
+      let seq = task * 10 + 1;
+      if (index === 0 && batch % 10 === 0 && made > 0) seq = (made - 1) * 10 - 4;
+      lines.push(...finishedTask(`t-${task}`, seq, start + seq * 1000));
+    }
+    sink.write(batch, lines);
+    made += count;
+  }
+  const bytes = sink.batches().reduce((sum, n) => sum + fs.statSync(path.join(sink.dir, `${String(n).padStart(6, '0')}.jsonl`)).size, 0);
+  return { transitions: tasks * 3, bytes };
+}
+
+/** Runs `args` under node with a preload that prints the process's peak RSS (KiB) to stderr at exit. */
+function measured(args: string[], cwd: string): { seconds: number; peakRssMiB: number; status: number | null; stdout: string } {
+  const preload = path.join(os.tmpdir(), 'foreman-bench-maxrss.cjs');
+  fs.writeFileSync(preload, "process.on('exit', () => process.stderr.write(`\\nmaxRssKiB=${process.resourceUsage().maxRSS}\\n`));\n");
+  const started = process.hrtime.bigint();
+  const run = spawnSync(process.execPath, ['--require', preload, ...args], { cwd, encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const rss = Number(/maxRssKiB=(\d+)/.exec(run.stderr)?.[1] ?? Number.NaN);
+  return { seconds: round(seconds, 2), peakRssMiB: round(rss / 1024, 0), status: run.status, stdout: run.stdout.trim() };
+}
+
+/** The floor: every segment read, split and each line parsed, nothing kept. */
+const floorScript = `
+const fs = require('node:fs'), path = require('node:path');
+const dir = process.argv[1];
+let lines = 0;
+for (const name of fs.readdirSync(dir).sort()) {
+  for (const line of fs.readFileSync(path.join(dir, name), 'utf8').split('\\n')) if (line) { JSON.parse(line); lines++; }
+}
+console.log(lines);
+`;
+
+function main(): void {
+  execFileSync(process.execPath, [path.join(root, 'scripts', 'build.mjs')], { stdio: 'ignore' });
+  const repo = fs.mkdtempSync(path.join(os.tmpdir(), 'foreman-bench-trail-'));
+  try {
+    git(repo, 'init', '--quiet', '-b', 'main');
+    git(repo, '-c', 'user.name=Bench', '-c', 'user.email=bench@example.com', 'commit', '--quiet', '--allow-empty', '-m', 'initial');
+    foreman(repo, 'init');
+    const foremanDir = path.join(repo, '.foreman');
+    process.stderr.write(`audit trail bench: writing ${tasks} archived tasks…\n`);
+    const archive = writeArchive(foremanDir);
+    process.stderr.write('audit trail bench: validate-transitions --archive…\n');
+    const check = measured([cli, 'validate-transitions', '--archive', '--json'], repo);
+    const report = JSON.parse(check.stdout) as { ok: boolean; count: number; errors: unknown[] };
+    if (!report.ok || report.count !== archive.transitions) throw new Error(`the check did not pass: ${check.stdout.slice(0, 500)}`);
+    const floor = measured(['-e', floorScript, path.join(foremanDir, 'archive')], repo);
+    process.stdout.write(
+      `${JSON.stringify(
+        {
+          tasks,
+          perSegment,
+          cli: path.relative(root, cli),
+          transitions: archive.transitions,
+          archiveMiB: round(archive.bytes / 2 ** 20, 1),
+          check: { seconds: check.seconds, peakRssMiB: check.peakRssMiB },
+          floor: { seconds: floor.seconds, peakRssMiB: floor.peakRssMiB },
+          checkOverFloor: { time: round(check.seconds / floor.seconds, 2), peakRss: round(check.peakRssMiB / floor.peakRssMiB, 2) },
+        },
+        null,
+        2,
+      )}\n`,
+    );
+  } finally {
+    fs.rmSync(repo, { recursive: true, force: true });
+  }
+}
+
+main();
