@@ -8,7 +8,8 @@
  * Measured, each as a process of its own: the check's time and peak RSS, and as the floor in the
  * same run a bare read of the same segments (read, split, JSON.parse each line, nothing kept).
  *
- * Usage: node --import tsx bench/auditTrail.bench.ts [--tasks 300000] [--per-segment 1000] [--cli <dist/cli.js of another build>].
+ * Usage: node --import tsx bench/auditTrail.bench.ts [--tasks 300000] [--per-segment 1000] [--cli <dist/cli.js of another build>]
+ *   [--cpu-prof <dir>] (the check's CPU profile).
  * Builds dist/ first.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -30,6 +31,9 @@ const root = path.join(__dirname, '..');
 const cliIndex = process.argv.indexOf('--cli');
 /** The CLI checked: dist/'s, or another build's (`--cli <path>`, e.g. an older commit's, to compare). */
 const cli = cliIndex >= 0 ? path.resolve(process.argv[cliIndex + 1] ?? '') : path.join(root, 'dist', 'cli.js');
+const profileIndex = process.argv.indexOf('--cpu-prof');
+/** A folder for the check's CPU profile (`--cpu-prof <dir>`). */
+const profileDir = profileIndex >= 0 ? path.resolve(process.argv[profileIndex + 1] ?? '') : undefined;
 
 /** The three transitions of a finished task, as the archive holds them. */
 function finishedTask(id: string, seq: number, at: number): string[] {
@@ -117,7 +121,8 @@ function main(): void {
     process.stderr.write(`audit trail bench: writing ${tasks} archived tasks…\n`);
     const archive = writeArchive(foremanDir);
     process.stderr.write('audit trail bench: validate-transitions --archive…\n');
-    const check = measured([cli, 'validate-transitions', '--archive', '--json'], repo);
+    const profile = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
+    const check = measured([...profile, cli, 'validate-transitions', '--archive', '--json'], repo);
     const report = JSON.parse(check.stdout) as { ok: boolean; count: number; errors: unknown[] };
     if (!report.ok || report.count !== archive.transitions) throw new Error(`the check did not pass: ${check.stdout.slice(0, 500)}`);
     const floor = measured(['-e', floorScript, path.join(foremanDir, 'archive')], repo);

@@ -50,7 +50,12 @@ export function validateTransitionLog(text: string): ValidationReport {
  */
 export class TransitionLogChecker {
   private readonly errors: Array<{ line: number; message: string }> = [];
+  /**
+   * Each entity's last state, keyed `t:<id>` or `w:<id>`: a million tasks' entries are most of
+   * what a check of months of history holds, so the key is short and the state one shared string.
+   */
   private readonly lastState = new Map<string, string>();
+  private readonly states = new Map<string, string>();
   private lastTime = -Infinity;
   private lastSeq = 0;
   private count = 0;
@@ -58,15 +63,23 @@ export class TransitionLogChecker {
 
   /** Checks the next line (a blank one is skipped, but counted as a line). */
   check(raw: string): void {
-    const line = ++this.line;
-    if (raw.trim() === '') return;
+    if (raw.trim() === '') {
+      this.line++;
+      return;
+    }
     let json: unknown;
     try {
       json = JSON.parse(raw);
     } catch {
-      this.errors.push({ line, message: 'not valid JSON' });
+      this.errors.push({ line: ++this.line, message: 'not valid JSON' });
       return;
     }
+    this.checkParsed(json);
+  }
+
+  /** Checks the next line, already parsed from JSON by the caller (a merge that compared it). */
+  checkParsed(json: unknown): void {
+    const line = ++this.line;
     const parsed = transitionEventSchema.safeParse(json);
     if (!parsed.success) {
       this.errors.push({ line, message: parsed.error.issues.map((i) => `${i.path.join('.') || 'event'}: ${i.message}`).join('; ') });
@@ -86,12 +99,20 @@ export class TransitionLogChecker {
         message: `${event.entity_id}: ${event.from_state} --${event.trigger}--> ${event.to_state} is not a legal transition`,
       });
     }
-    const key = `${event.event_type}:${event.entity_id}`;
+    const key = `${event.event_type === 'task_state_transition' ? 't' : 'w'}:${event.entity_id}`;
     const previous = this.lastState.get(key);
     if (previous !== undefined && previous !== event.from_state) {
       this.errors.push({ line, message: `${event.entity_id}: starts from ${event.from_state} but its last state was ${previous}` });
     }
-    this.lastState.set(key, event.to_state);
+    this.lastState.set(key, this.shared(event.to_state));
+  }
+
+  /** One string per state name, however many lines spelled it. */
+  private shared(state: string): string {
+    const known = this.states.get(state);
+    if (known !== undefined) return known;
+    this.states.set(state, state);
+    return state;
   }
 
   /** Transitions checked so far (lines that parsed as one). */

@@ -4,7 +4,6 @@ import * as readline from 'node:readline';
 import { booleanFlag, integerFlag, stringFlag } from '../argv';
 import { printFailure, processPrinter } from '../format';
 import { resolveTarget, route } from '../route';
-import { type ArchiveLine, archiveLineSchema } from '../../core/archiveSegment';
 import { ExitCode, type Failure, type Result, invalid } from '../../core/result';
 import { TransitionLogChecker } from '../../core/transitionLog';
 import type { UnexpectedFailure } from '../../infra/endpoint';
@@ -58,8 +57,9 @@ async function validateTransitions(input: CommandInput): Promise<number> {
   }
   const checker = new TransitionLogChecker();
   let shownAt = Date.now();
-  const check = (line: string): void => {
-    checker.check(line);
+  const check = (line: string | TrailEntry): void => {
+    if (typeof line === 'string') checker.check(line);
+    else checker.checkParsed(line.event);
     if (checker.checked % 10_000 !== 0 || Date.now() - shownAt < 2_000) return;
     shownAt = Date.now();
     printer.err(`validate-transitions: ${checker.checked.toLocaleString('en-US')} transitions checked…`);
@@ -71,7 +71,7 @@ async function validateTransitions(input: CommandInput): Promise<number> {
       if (target.kind !== 'workspace') return printFailure(printer, invalid('badFlag', '--archive needs a workspace (--dir)'), json(input));
       const cursors = [await pagedCursor((afterSeq) => livePage(target, afterSeq))];
       if (file !== undefined) cursors.push(await fileCursor(path.resolve(input.cwd, file), file));
-      for await (const line of mergeBySeq(cursors, archivedSegments(foremanDir(target.repoRoot)))) check(line);
+      for await (const entry of mergeBySeq(cursors, archivedSegments(foremanDir(target.repoRoot)))) check(entry);
       label = file !== undefined ? `${file} + archive + live log` : 'archive + live log';
     } else if (file !== undefined) {
       const lines = readline.createInterface({ input: fs.createReadStream(path.resolve(input.cwd, file), 'utf8'), crlfDelay: Infinity });
@@ -104,7 +104,11 @@ class LiveLogUnreadable extends Error {
 async function livePage(target: { kind: 'workspace'; repoRoot: string }, afterSeq: number): Promise<TrailEntry[]> {
   const page = await route(target, { command: 'transitions', args: { afterSeq, limit: 50_000, latest: false }, actor: 'cli' });
   if (!page.ok) throw new LiveLogUnreadable(page);
-  return page.value.map((event) => ({ seq: event.seq, line: JSON.stringify(event) }));
+  return page.value.map((event) => {
+    const line = JSON.stringify(event);
+    // Checked as its JSON reads back, as the archive's and the file's lines are.
+    return { seq: event.seq, event: JSON.parse(line) as object, line };
+  });
 }
 
 /**
@@ -118,17 +122,27 @@ function archivedSegments(dir: string): PendingSource[] {
     if (!lines) throw new Error(`archive segment ${batch} in ${sink.dir} is not sealed (torn or edited)`);
     return lines;
   };
-  const transitionsOf = (batch: number): TrailEntry[] =>
-    sealed(batch)
-      .map((line) => archiveLineSchema.parse(JSON.parse(line)))
-      .filter((line): line is Extract<ArchiveLine, { kind: 'transition' }> => line.kind === 'transition')
-      .map(({ kind: _kind, ...event }) => ({ seq: event.seq, line: JSON.stringify(event) }));
+  // The checker parses each transition with the schema (TransitionLogChecker); here only its kind is read.
+  const transitionsOf = (batch: number): TrailEntry[] => {
+    const entries: TrailEntry[] = [];
+    for (const line of sealed(batch)) {
+      const { kind, ...event } = JSON.parse(line) as { kind?: unknown; seq?: unknown };
+      if (kind !== 'transition') continue;
+      if (typeof event.seq !== 'number') throw new Error(`archive segment ${batch} in ${sink.dir} holds a transition with no numeric seq`);
+      entries.push({ seq: event.seq, event, line: JSON.stringify(event) });
+    }
+    return entries;
+  };
   const sources: PendingSource[] = [];
   for (const batch of sink.batches()) {
     // Only the first seq for now: each line is checked when the merge reads the segment.
     let firstSeq = Infinity;
     for (const line of sealed(batch)) {
-      const row = JSON.parse(line) as { kind?: unknown; seq?: unknown } | null;
+      // The archiver writes `{"kind":"transition","seq":N,…`: read from the start of the line, parsed only when not.
+      const written = /^\{"kind":"(\w+)"(?:,"seq":(\d+))?/.exec(line);
+      const row = written
+        ? { kind: written[1], seq: written[2] && Number(written[2]) }
+        : (JSON.parse(line) as { kind?: unknown; seq?: unknown } | null);
       if (row?.kind === 'transition' && typeof row.seq === 'number') firstSeq = Math.min(firstSeq, row.seq);
     }
     if (firstSeq !== Infinity) sources.push({ firstSeq, open: () => Promise.resolve(arrayCursor(transitionsOf(batch))) });

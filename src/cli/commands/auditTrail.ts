@@ -7,9 +7,10 @@
 import * as fs from 'node:fs';
 import * as readline from 'node:readline';
 
-/** One transition: its seq, and its line in one spelling (`JSON.stringify` of the parsed event). */
+/** One transition: its seq, the parsed event, and its line in one spelling (`JSON.stringify` of the event). */
 export interface TrailEntry {
   readonly seq: number;
+  readonly event: object;
   readonly line: string;
 }
 
@@ -27,11 +28,11 @@ export interface PendingSource {
 }
 
 /**
- * The lines of every source in seq order. A seq found in two sources (a segment a crash left
+ * The entries of every source in seq order. A seq found in two sources (a segment a crash left
  * unapplied, whose rows are still live; the export file given beside the archive) comes out once
  * when both copies agree, and is an error when they differ.
  */
-export async function* mergeBySeq(cursors: readonly TrailCursor[], pending: readonly PendingSource[]): AsyncGenerator<string> {
+export async function* mergeBySeq(cursors: readonly TrailCursor[], pending: readonly PendingSource[]): AsyncGenerator<TrailEntry> {
   const waiting = [...pending].sort((a, b) => a.firstSeq - b.firstSeq);
   const active = cursors.filter((cursor) => cursor.head !== undefined);
   let next = 0;
@@ -54,7 +55,7 @@ export async function* mergeBySeq(cursors: readonly TrailCursor[], pending: read
       continue;
     }
     last = entry;
-    yield entry.line;
+    yield entry;
   }
 }
 
@@ -135,5 +136,5 @@ function entryOf(raw: string, where: string): TrailEntry {
     throw new Error(`${where}: not valid JSON`);
   }
   if (typeof parsed?.seq !== 'number') throw new Error(`${where}: a transition line has no numeric seq`);
-  return { seq: parsed.seq, line: JSON.stringify(parsed) };
+  return { seq: parsed.seq, event: parsed, line: JSON.stringify(parsed) };
 }

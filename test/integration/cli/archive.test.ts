@@ -8,6 +8,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Metrics } from '../../../src/engine/metrics';
+import { FileArchiveSink } from '../../../src/infra/fs/archiveSegments';
 import type { StatusSnapshot } from '../../../src/engine/statusView';
 import { foreman, foremanJson, makeRepo } from './harness';
 
@@ -43,6 +44,20 @@ test('archive: finished work leaves the live state, the metrics and the audit tr
   // The export file holds the same transitions: given beside the archive, each counts once.
   const withExport = await foreman(repo, ['validate-transitions', '.foreman/transitions.jsonl', '--archive']);
   assert.equal(withExport.code, 0, withExport.stderr);
+
+  // A segment a crash left unapplied holds rows that are still live: each counts once when both
+  // copies agree; a copy that differs is named.
+  const count = (text: string) => Number(/(\d+) transitions, all valid/.exec(text)?.[1]);
+  const live = await foremanJson<Array<Record<string, unknown>>>(repo, ['transitions', '--limit', '1000']);
+  const sink = new FileArchiveSink(join(repo, '.foreman'));
+  sink.write(2, [JSON.stringify({ kind: 'transition', ...live[0] })]);
+  const twice = await foreman(repo, ['validate-transitions', '--archive']);
+  assert.equal(twice.code, 0, twice.stderr);
+  assert.equal(count(twice.stdout), count(trail.stdout));
+  sink.write(3, [JSON.stringify({ kind: 'transition', ...live[0], actor: 'someone-else' })]);
+  const differs = await foreman(repo, ['validate-transitions', '--archive']);
+  assert.equal(differs.code, 2);
+  assert.match(differs.stderr, new RegExp(`seq ${String(live[0]!['seq'])} differs between two sources`));
 
   const bad = await foreman(repo, ['archive', '--older-than', 'a week']);
   assert.equal(bad.code, 2);

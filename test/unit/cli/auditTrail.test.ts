@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type PendingSource, type TrailEntry, arrayCursor, mergeBySeq, pagedCursor } from '../../../src/cli/commands/auditTrail';
 
-const entry = (seq: number, text = `t${seq}`): TrailEntry => ({ seq, line: JSON.stringify({ seq, text }) });
-const seqs = (lines: string[]) => lines.map((line) => (JSON.parse(line) as { seq: number }).seq);
+const entry = (seq: number, text = `t${seq}`): TrailEntry => ({ seq, event: { seq, text }, line: JSON.stringify({ seq, text }) });
+const seqs = (entries: TrailEntry[]) => entries.map((e) => e.seq);
 
-async function collect(lines: AsyncGenerator<string>): Promise<string[]> {
-  const out: string[] = [];
+async function collect(lines: AsyncGenerator<TrailEntry>): Promise<TrailEntry[]> {
+  const out: TrailEntry[] = [];
   for await (const line of lines) out.push(line);
   return out;
 }
@@ -38,8 +38,8 @@ describe('the audit trail merged by seq', () => {
       return Promise.resolve(live.filter((e) => e.seq > afterSeq).slice(0, 2));
     });
     const order: number[] = [];
-    for await (const line of mergeBySeq([cursor], segments)) {
-      order.push(seqs([line])[0]!);
+    for await (const merged of mergeBySeq([cursor], segments)) {
+      order.push(merged.seq);
       // Segment 3 (first seq 20) is not read while the merge is still below it.
       if (order.at(-1)! < 20) assert.ok(!opened.includes(3), `segment 3 opened at seq ${order.at(-1)}`);
     }
