@@ -30,8 +30,14 @@ export function severityOf(to: string): TransitionEvent['severity'] {
 export interface ValidationReport {
   readonly ok: boolean;
   readonly count: number;
+  /** The first problems found (at most `keptErrors`), in the order of their lines. */
   readonly errors: Array<{ line: number; message: string }>;
+  /** Problems found beyond those listed, when there were more than `keptErrors`. */
+  readonly moreErrors?: number;
 }
+
+/** A trail broken throughout would otherwise hold one message per line of months of history. */
+export const keptErrors = 1_000;
 
 /**
  * Checks an exported transitions log (seed 003 "Validation"): every line matches the schema,
@@ -56,6 +62,7 @@ export class TransitionLogChecker {
    */
   private readonly lastState = new Map<string, string>();
   private readonly states = new Map<string, string>();
+  private moreErrors = 0;
   private lastTime = -Infinity;
   private lastSeq = 0;
   private count = 0;
@@ -71,7 +78,7 @@ export class TransitionLogChecker {
     try {
       json = JSON.parse(raw);
     } catch {
-      this.errors.push({ line: ++this.line, message: 'not valid JSON' });
+      this.problem({ line: ++this.line, message: 'not valid JSON' });
       return;
     }
     this.checkParsed(json);
@@ -82,19 +89,19 @@ export class TransitionLogChecker {
     const line = ++this.line;
     const parsed = transitionEventSchema.safeParse(json);
     if (!parsed.success) {
-      this.errors.push({ line, message: parsed.error.issues.map((i) => `${i.path.join('.') || 'event'}: ${i.message}`).join('; ') });
+      this.problem({ line, message: parsed.error.issues.map((i) => `${i.path.join('.') || 'event'}: ${i.message}`).join('; ') });
       return;
     }
     this.count++;
     const event = parsed.data;
     const time = Date.parse(event.timestamp);
-    if (time < this.lastTime) this.errors.push({ line, message: `timestamp ${event.timestamp} goes back in time` });
-    if (event.seq <= this.lastSeq) this.errors.push({ line, message: `seq ${event.seq} is not after ${this.lastSeq}` });
+    if (time < this.lastTime) this.problem({ line, message: `timestamp ${event.timestamp} goes back in time` });
+    if (event.seq <= this.lastSeq) this.problem({ line, message: `seq ${event.seq} is not after ${this.lastSeq}` });
     this.lastTime = Math.max(this.lastTime, time);
     this.lastSeq = Math.max(this.lastSeq, event.seq);
     const legal = legalTarget(event);
     if (legal !== event.to_state) {
-      this.errors.push({
+      this.problem({
         line,
         message: `${event.entity_id}: ${event.from_state} --${event.trigger}--> ${event.to_state} is not a legal transition`,
       });
@@ -102,9 +109,14 @@ export class TransitionLogChecker {
     const key = `${event.event_type === 'task_state_transition' ? 't' : 'w'}:${event.entity_id}`;
     const previous = this.lastState.get(key);
     if (previous !== undefined && previous !== event.from_state) {
-      this.errors.push({ line, message: `${event.entity_id}: starts from ${event.from_state} but its last state was ${previous}` });
+      this.problem({ line, message: `${event.entity_id}: starts from ${event.from_state} but its last state was ${previous}` });
     }
     this.lastState.set(key, this.shared(event.to_state));
+  }
+
+  private problem(error: { line: number; message: string }): void {
+    if (this.errors.length < keptErrors) this.errors.push(error);
+    else this.moreErrors++;
   }
 
   /** One string per state name, however many lines spelled it. */
@@ -121,7 +133,8 @@ export class TransitionLogChecker {
   }
 
   report(): ValidationReport {
-    return { ok: this.errors.length === 0, count: this.count, errors: [...this.errors] };
+    const more = this.moreErrors > 0 ? { moreErrors: this.moreErrors } : {};
+    return { ok: this.errors.length === 0, count: this.count, errors: [...this.errors], ...more };
   }
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { validateTransitionLog } from '../../src/core/transitionLog';
+import { keptErrors, validateTransitionLog } from '../../src/core/transitionLog';
 
 const event = (seq: number, over: Record<string, unknown>) =>
   JSON.stringify({
@@ -42,5 +42,14 @@ describe('transitions log validator', () => {
     assert.ok(messages.some((m) => m.startsWith('3: timestamp 2025-01-01T00:00:00.000Z goes back in time')));
     assert.ok(messages.includes('4: not valid JSON'));
     assert.ok(messages.some((m) => m.startsWith('5: trigger:')));
+  });
+
+  it('lists the first thousand problems of a trail broken throughout and counts the rest', () => {
+    const log = Array.from({ length: keptErrors + 250 }, () => '{not json').join('\n');
+    const report = validateTransitionLog(log);
+    assert.equal(report.ok, false);
+    assert.equal(report.errors.length, keptErrors);
+    assert.equal(report.moreErrors, 250);
+    assert.deepEqual(report.errors.at(-1), { line: keptErrors, message: 'not valid JSON' });
   });
 });

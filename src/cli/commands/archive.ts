@@ -88,7 +88,8 @@ async function validateTransitions(input: CommandInput): Promise<number> {
   else if (report.ok) printer.out(`${label}: ${report.count} transitions, all valid`);
   else {
     for (const error of report.errors) printer.err(`${label}:${error.line}: ${error.message}`);
-    printer.err(`foreman: ${label}: ${report.errors.length} problems in ${report.count} transitions`);
+    const more = report.moreErrors ? ` (the first ${report.errors.length} listed)` : '';
+    printer.err(`foreman: ${label}: ${report.errors.length + (report.moreErrors ?? 0)} problems in ${report.count} transitions${more}`);
   }
   return report.ok ? ExitCode.ok : ExitCode.refused;
 }
