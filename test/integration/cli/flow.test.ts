@@ -3,7 +3,7 @@
  * the request durably and releases it) and once through a running `foreman serve`.
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { type Server, foreman, foremanJson, makeRepo, startServe } from './harness';
@@ -117,6 +117,19 @@ async function wholePath(repo: string): Promise<void> {
 
   assert.match(await ok(repo, ['export']), /exported \d+ transitions/);
   assert.match(await ok(repo, ['validate-transitions', join('.foreman', 'transitions.jsonl')]), /all valid/);
+
+  // An export moved aside (a log rotated): the next one starts a new file after the recorded seq.
+  const exported = join(repo, '.foreman', 'transitions.jsonl');
+  const seqsOf = (file: string) =>
+    readFileSync(file, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { seq: number }).seq);
+  const rotated = `${exported}.1`;
+  renameSync(exported, rotated);
+  await ok(repo, ['task', 'add', 'After the rotation', '--id', 'rotated']);
+  assert.match(await ok(repo, ['export']), /exported [1-9]\d* transitions/);
+  assert.ok(seqsOf(exported)[0]! > seqsOf(rotated).at(-1)!, 'no line of the rotated file is written again');
 }
 
 describe('foreman CLI: the whole path', { timeout: 120_000 }, () => {
