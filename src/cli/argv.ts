@@ -104,5 +104,5 @@ export function parseNumber(field: string, text: string): Result<number> {
 /** An optional integer flag. */
 export function integerFlag(argv: ParsedArgv, name: string): Result<number | undefined> {
   const text = stringFlag(argv, name);
-  return text === undefined ? ok(undefined) : parseInteger(name, text);
+  return text === undefined ? ok(undefined) : parseInteger(`--${name}`, text);
 }

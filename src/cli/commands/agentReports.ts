@@ -38,7 +38,7 @@ export const agentReportCommands: readonly CommandSpec[] = [
       const values = collect(
         integerFlag(input.argv, 'input-tokens'),
         integerFlag(input.argv, 'output-tokens'),
-        cost === undefined ? ok(undefined) : parseNumber('cost-usd', cost),
+        cost === undefined ? ok(undefined) : parseNumber('--cost-usd', cost),
         attemptOf(input, worker.value),
       );
       if (!values.ok) return values;

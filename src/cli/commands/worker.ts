@@ -151,7 +151,7 @@ export const workerCommands: readonly CommandSpec[] = [
     build: (input) => {
       const worker = workerOf(input);
       if (!worker.ok) return worker;
-      const values = collect(numberOrUndefined('progress', stringFlag(input.argv, 'progress')), attemptOf(input, worker.value));
+      const values = collect(numberOrUndefined('--progress', stringFlag(input.argv, 'progress')), attemptOf(input, worker.value));
       if (!values.ok) return values;
       const [progress, attempt] = values.value;
       return draft('heartbeat', { worker: worker.value, status: stringFlag(input.argv, 'status'), progress, attempt });

@@ -99,7 +99,7 @@ describe('foreman CLI: the thin client through a real owner', { timeout: 180_000
 
   it("refuses a bad command line itself, with the full CLI's message and exit code", async () => {
     const badNumber = await sameThroughThin(['heartbeat', 'w1', '--progress', 'abc']);
-    assert.deepEqual(badNumber, { code: 2, stdout: '', stderr: "foreman: progress: expected a number, got 'abc'.\n" });
+    assert.deepEqual(badNumber, { code: 2, stdout: '', stderr: "foreman: --progress: expected a number, got 'abc'.\n" });
     assert.equal((await sameThroughThin(['heartbeat', 'w1', '--bogus'])).code, 2);
     assert.equal((await sameThroughThin(['approve'])).code, 2);
     assert.equal((await sameThroughThin(['status', '--limit', 'many', '--json'])).code, 2);
