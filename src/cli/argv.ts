@@ -101,8 +101,14 @@ export function parseNumber(field: string, text: string): Result<number> {
   return ok(value);
 }
 
-/** An optional integer flag. */
+/** An optional integer flag; a bad one is named as typed (`--limit`). */
 export function integerFlag(argv: ParsedArgv, name: string): Result<number | undefined> {
   const text = stringFlag(argv, name);
   return text === undefined ? ok(undefined) : parseInteger(`--${name}`, text);
+}
+
+/** An optional decimal flag (`parseNumber`); a bad one is named as typed (`--progress`). */
+export function numberFlag(argv: ParsedArgv, name: string): Result<number | undefined> {
+  const text = stringFlag(argv, name);
+  return text === undefined ? ok(undefined) : parseNumber(`--${name}`, text);
 }

@@ -1,5 +1,4 @@
-import { integerFlag, parseNumber, stringFlag } from '../argv';
-import { ok } from '../../core/result';
+import { integerFlag, numberFlag, stringFlag } from '../argv';
 import { attemptOf, collect, draft, required, workerOf } from './helpers';
 import type { CommandSpec } from './spec';
 
@@ -34,11 +33,10 @@ export const agentReportCommands: readonly CommandSpec[] = [
     build: (input) => {
       const worker = workerOf(input);
       if (!worker.ok) return worker;
-      const cost = stringFlag(input.argv, 'cost-usd');
       const values = collect(
         integerFlag(input.argv, 'input-tokens'),
         integerFlag(input.argv, 'output-tokens'),
-        cost === undefined ? ok(undefined) : parseNumber('--cost-usd', cost),
+        numberFlag(input.argv, 'cost-usd'),
         attemptOf(input, worker.value),
       );
       if (!values.ok) return values;

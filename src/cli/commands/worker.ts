@@ -1,11 +1,6 @@
-import { booleanFlag, integerFlag, parseNumber, stringFlag } from '../argv';
-import { type Result, ok } from '../../core/result';
+import { booleanFlag, integerFlag, numberFlag, stringFlag } from '../argv';
 import { attemptOf, collect, draft, required, requiredFlag, workerOf } from './helpers';
 import type { CommandSpec } from './spec';
-
-function numberOrUndefined(field: string, text: string | undefined): Result<number | undefined> {
-  return text === undefined ? ok(undefined) : parseNumber(field, text);
-}
 
 /** A worker's lifecycle (seed 000) and its heartbeats. */
 export const workerCommands: readonly CommandSpec[] = [
@@ -151,7 +146,7 @@ export const workerCommands: readonly CommandSpec[] = [
     build: (input) => {
       const worker = workerOf(input);
       if (!worker.ok) return worker;
-      const values = collect(numberOrUndefined('--progress', stringFlag(input.argv, 'progress')), attemptOf(input, worker.value));
+      const values = collect(numberFlag(input.argv, 'progress'), attemptOf(input, worker.value));
       if (!values.ok) return values;
       const [progress, attempt] = values.value;
       return draft('heartbeat', { worker: worker.value, status: stringFlag(input.argv, 'status'), progress, attempt });
