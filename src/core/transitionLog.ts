@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { describeIssues } from './requests';
 import { type TaskStatus, type TaskTrigger, taskTransitions } from './taskMachine';
 import { type WorkerState, type WorkerTrigger, workerTransitions } from './workerMachine';
 
@@ -89,7 +90,7 @@ export class TransitionLogChecker {
     const line = ++this.line;
     const parsed = transitionEventSchema.safeParse(json);
     if (!parsed.success) {
-      this.problem({ line, message: parsed.error.issues.map((i) => `${i.path.join('.') || 'event'}: ${i.message}`).join('; ') });
+      this.problem({ line, message: describeIssues(parsed.error, 'event') });
       return;
     }
     this.count++;
