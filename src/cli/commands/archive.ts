@@ -57,9 +57,7 @@ async function validateTransitions(input: CommandInput): Promise<number> {
   }
   const checker = new TransitionLogChecker();
   let shownAt = Date.now();
-  const check = (line: string | TrailEntry): void => {
-    if (typeof line === 'string') checker.check(line);
-    else checker.checkParsed(line.event);
+  const showProgress = (): void => {
     if (checker.checked % 10_000 !== 0 || Date.now() - shownAt < 2_000) return;
     shownAt = Date.now();
     printer.err(`validate-transitions: ${checker.checked.toLocaleString('en-US')} transitions checked…`);
@@ -71,11 +69,17 @@ async function validateTransitions(input: CommandInput): Promise<number> {
       if (target.kind !== 'workspace') return printFailure(printer, invalid('badFlag', '--archive needs a workspace (--dir)'), json(input));
       const cursors = [await pagedCursor((afterSeq) => livePage(target, afterSeq))];
       if (file !== undefined) cursors.push(await fileCursor(path.resolve(input.cwd, file), file));
-      for await (const entry of mergeBySeq(cursors, archivedSegments(foremanDir(target.repoRoot)))) check(entry);
+      for await (const entry of mergeBySeq(cursors, archivedSegments(foremanDir(target.repoRoot)))) {
+        checker.checkParsed(entry.event);
+        showProgress();
+      }
       label = file !== undefined ? `${file} + archive + live log` : 'archive + live log';
     } else if (file !== undefined) {
       const lines = readline.createInterface({ input: fs.createReadStream(path.resolve(input.cwd, file), 'utf8'), crlfDelay: Infinity });
-      for await (const line of lines) check(line);
+      for await (const line of lines) {
+        checker.check(line);
+        showProgress();
+      }
     }
   } catch (error) {
     if (error instanceof LiveLogUnreadable) return printFailure(printer, error.failure, json(input));
@@ -137,18 +141,21 @@ function archivedSegments(dir: string): PendingSource[] {
   const sources: PendingSource[] = [];
   for (const batch of sink.batches()) {
     // Only the first seq for now: each line is checked when the merge reads the segment.
-    let firstSeq = Infinity;
-    for (const line of sealed(batch)) {
-      // The archiver writes `{"kind":"transition","seq":N,…`: read from the start of the line, parsed only when not.
-      const written = /^\{"kind":"(\w+)"(?:,"seq":(\d+))?/.exec(line);
-      const row = written
-        ? { kind: written[1], seq: written[2] && Number(written[2]) }
-        : (JSON.parse(line) as { kind?: unknown; seq?: unknown } | null);
-      if (row?.kind === 'transition' && typeof row.seq === 'number') firstSeq = Math.min(firstSeq, row.seq);
-    }
+    const firstSeq = sealed(batch).reduce((lowest, line) => Math.min(lowest, transitionSeqOf(line)), Infinity);
     if (firstSeq !== Infinity) sources.push({ firstSeq, open: () => Promise.resolve(arrayCursor(transitionsOf(batch))) });
   }
   return sources;
+}
+
+/**
+ * A segment line's seq when it is a transition, else Infinity. The archiver writes
+ * `{"kind":"transition","seq":N,…`, read from the start of the line; any other spelling is parsed.
+ */
+function transitionSeqOf(line: string): number {
+  const written = /^\{"kind":"(\w+)"(?:,"seq":(\d+))?/.exec(line);
+  if (written) return written[1] === 'transition' && written[2] !== undefined ? Number(written[2]) : Infinity;
+  const row = JSON.parse(line) as { kind?: unknown; seq?: unknown } | null;
+  return row?.kind === 'transition' && typeof row.seq === 'number' ? row.seq : Infinity;
 }
 
 /** Retention: moving finished work to the archive, and checking the whole audit trail. */
