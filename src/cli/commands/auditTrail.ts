@@ -85,7 +85,7 @@ export function arrayCursor(entries: TrailEntry[]): TrailCursor {
 export async function pagedCursor(page: (afterSeq: number) => Promise<TrailEntry[]>): Promise<TrailCursor> {
   let entries = await page(0);
   let index = 0;
-  const cursor = {
+  return {
     get head() {
       return entries[index];
     },
@@ -97,7 +97,6 @@ export async function pagedCursor(page: (afterSeq: number) => Promise<TrailEntry
       index = 0;
     },
   };
-  return cursor;
 }
 
 /** A JSONL file of transitions (an export), read a line at a time; blank lines are skipped. */
