@@ -50,7 +50,7 @@ export class HeartbeatService {
       endsWait,
     );
     if (worker.task_id) renewTaskLease(unit.tx, worker.task_id, worker.id, unit.now + this.leaseMs);
-    unit.events.push({ kind: 'heartbeat', workerId: worker.id });
+    unit.events.push({ kind: 'heartbeat', workerId: worker.id, mayEndWait: endsWait });
     const answer = source === 'agent' ? this.takeAnswer(unit, worker.id) : null;
     if (worker.state !== WorkerState.Stale)
       return ok({ worker: worker.id, state: worker.state, attempt: worker.attempt, recovered: false, answer });
@@ -85,7 +85,7 @@ export class HeartbeatService {
       });
     }
     answerInputWait(unit.tx, workerId, decision);
-    unit.events.push({ kind: 'heartbeat', workerId });
+    unit.events.push({ kind: 'heartbeat', workerId, mayEndWait: true });
     return ok({ worker: workerId, decision, question: waiting.needs_input });
   }
 }

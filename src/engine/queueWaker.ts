@@ -15,6 +15,17 @@ function workerOf(event: EngineEvent): string | undefined {
   return undefined;
 }
 
+/**
+ * Events after which a timer may be due sooner: not a refusal, nor a plain heartbeat. A plain beat
+ * only moves its worker's deadline later, so the queue keeps the earlier one; when that comes, the
+ * sweep finds the worker alive and every deadline is read again. A busy crew so costs one read of
+ * every worker per liveness deadline, not a read (and a re-arm) per beat.
+ */
+function mayMoveTimers(event: EngineEvent): boolean {
+  if (event.kind === 'heartbeat') return event.mayEndWait;
+  return event.kind !== 'rejected';
+}
+
 /** Events after which there may be new work to hand out. */
 function mayHaveWork(event: EngineEvent): boolean {
   switch (event.kind) {
@@ -82,11 +93,12 @@ export class QueueWaker extends DisposableBase {
     this._register(
       duties.onDidCommit((events) => {
         if (events.some(mayHaveWork)) this.wake();
-        for (const event of events) {
+        const moving = events.filter(mayMoveTimers);
+        for (const event of moving) {
           const worker = workerOf(event);
           if (worker !== undefined) this.touched.add(worker);
         }
-        if (!events.every((event) => event.kind === 'rejected')) this.rearm();
+        if (moving.length) this.rearm();
       }),
     );
   }

@@ -8,7 +8,12 @@ export type EngineEvent =
   | { readonly kind: 'task'; readonly id: string; readonly from: TaskStatus; readonly to: TaskStatus; readonly trigger: string }
   | { readonly kind: 'created'; readonly entity: 'worker' | 'task'; readonly id: string }
   | { readonly kind: 'unblocked'; readonly id: string; readonly after: string }
-  | { readonly kind: 'heartbeat'; readonly workerId: string }
+  /**
+   * A heartbeat, or a person's answer to a wait. `mayEndWait`: it may have ended a wait for input,
+   * which is the only way a beat can bring a liveness deadline nearer; any other beat moves the
+   * worker's last sign of life later (the waker leaves such a worker's deadline as it was).
+   */
+  | { readonly kind: 'heartbeat'; readonly workerId: string; readonly mayEndWait: boolean }
   | { readonly kind: 'message'; readonly seq: number; readonly to: string | null }
   | { readonly kind: 'rejected'; readonly entity: 'worker' | 'task'; readonly id: string; readonly code: string }
   /** Rows written or deleted outside a transition (usage, archived tasks, a chain's planning phase): views read them again. */

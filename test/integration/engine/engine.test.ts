@@ -235,6 +235,28 @@ describe('engine: liveness', () => {
     assert.equal(harness.clock.pendingTimers(), 0, 'nothing left to wait for: no timer, no polling');
   });
 
+  it('keeps a beating worker alive, leaves one that waits for a person, and watches it again once the wait ends', async () => {
+    await harness.value('worker.add', { id: 'w1' });
+    await harness.value('task.add', { title: 'T', id: 't1' });
+    await harness.value('claim', { worker: 'w1' });
+    await harness.value('start', { worker: 'w1' });
+    harness.engine.startBackground();
+    // Plain beats leave the waker's earlier deadline in place; each time it comes, the worker is alive.
+    for (let beat = 0; beat < 10; beat++) {
+      await advance(30_000);
+      await harness.value('heartbeat', { worker: 'w1' });
+    }
+    assert.equal(worker('w1').state, 'WORKING');
+    await harness.value('heartbeat', { worker: 'w1', needsInput: 'permission to run Bash: npm test' });
+    await advance(400_000);
+    assert.equal(worker('w1').state, 'WORKING', 'waiting for a person is not silence');
+    assert.match(worker('w1').livenessReason ?? '', /^waiting for you/);
+    // The agent acts again: the wait is over, and its silence from here on counts.
+    await harness.value('heartbeat', { worker: 'w1', activity: 'Bash: npm test' });
+    await advance(100_010);
+    assert.equal(worker('w1').state, 'STALE');
+  });
+
   it(
     'fsyncs a heartbeat only when it revives a STALE worker (sql.js: the acknowledged mark)',
     { skip: testStore !== 'sqljs' },
