@@ -38,6 +38,19 @@ export class DeadlineQueue {
     }
   }
 
+  /** Removes the keys whose deadline is at or before `now` and returns them (to be read again and set). */
+  takeDue(now: number): string[] {
+    const due: string[] = [];
+    for (let at = this.next(); at !== undefined && at <= now; at = this.next()) {
+      const top = this.heap[0];
+      if (!top) break;
+      this.current.delete(top.key);
+      this.pop();
+      due.push(top.key);
+    }
+    return due;
+  }
+
   get size(): number {
     return this.current.size;
   }

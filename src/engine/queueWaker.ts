@@ -18,8 +18,8 @@ function workerOf(event: EngineEvent): string | undefined {
 /**
  * Events after which a timer may be due sooner: not a refusal, nor a plain heartbeat. A plain beat
  * only moves its worker's deadline later, so the queue keeps the earlier one; when that comes, the
- * sweep finds the worker alive and every deadline is read again. A busy crew so costs one read of
- * every worker per liveness deadline, not a read (and a re-arm) per beat.
+ * worker is read again then (`checkLiveness`). A beating worker so costs one read per liveness
+ * deadline, not a read and a re-arm per beat.
  */
 function mayMoveTimers(event: EngineEvent): boolean {
   if (event.kind === 'heartbeat') return event.mayEndWait;
@@ -155,11 +155,30 @@ export class QueueWaker extends DisposableBase {
     return this.deadlines.next();
   }
 
+  /**
+   * A liveness deadline came. The queue's may be early (a plain heartbeat leaves its worker's in
+   * place), so the workers due are read again first, and only when one of them really is due does the
+   * monitor sweep the crew (every deadline is read again after a sweep, as a safety net).
+   */
   private checkLiveness(): void {
     if (this.isDisposed) return;
-    this.rescan = true;
-    this.guarded(() => this.duties.sweep());
+    if (this.rescan || this.reallyDue(this.clock.now())) {
+      this.rescan = true;
+      this.guarded(() => this.duties.sweep());
+    }
     this.rearm();
+  }
+
+  /** Reads the workers whose deadline has come again: whether one still has it due (or the read failed). */
+  private reallyDue(now: number): boolean {
+    const due = this.deadlines.takeDue(now);
+    let reallyDue = true;
+    this.guarded(() => {
+      const found = this.duties.deadlines(due);
+      for (const [id, at] of found) this.deadlines.set(id, at);
+      reallyDue = [...found.values()].some((at) => at !== undefined && at <= now);
+    });
+    return reallyDue;
   }
 
   /**

@@ -22,6 +22,22 @@ describe('DeadlineQueue', () => {
     assert.equal(queue.size, 0);
   });
 
+  it('takes the keys that are due, once, and keeps the rest', () => {
+    const queue = new DeadlineQueue();
+    queue.set('ada', 300);
+    queue.set('bo', 100);
+    queue.set('cy', 200);
+    queue.set('bo', 150); // moved: its entry at 100 is stale
+    assert.deepEqual(queue.takeDue(99), []);
+    assert.deepEqual(queue.takeDue(200), ['bo', 'cy']);
+    assert.deepEqual(queue.takeDue(200), [], 'taken keys are gone until set again');
+    assert.equal(queue.size, 1);
+    queue.set('cy', 200); // read again: still the same deadline, so it is queued again
+    assert.equal(queue.next(), 200);
+    assert.deepEqual(queue.takeDue(1_000), ['cy', 'ada']);
+    assert.equal(queue.next(), undefined);
+  });
+
   it('agrees with a plain minimum over many random moves, and its heap stays bounded', () => {
     let seed = 7;
     const random = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
