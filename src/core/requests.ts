@@ -222,14 +222,14 @@ const envelopeSchema = z.object({
  * added to an unknown key's rule: what the caller may write instead.
  */
 export function describeIssues(error: z.ZodError, whole = 'request', known?: readonly string[]): string {
-  return error.issues
-    .map((issue) => {
-      const where = issue.path.length ? issue.path.join('.') : whole;
-      if (issue.code !== 'unrecognized_keys') return `${where}: ${plainRule(issue)}`;
-      const keys = issue.keys.map((key) => `"${key}"`).join(', ');
-      return `${where}: unknown ${issue.keys.length === 1 ? 'key' : 'keys'} ${keys}${known ? `; known: ${known.join(', ')}` : ''}`;
-    })
-    .join('; ');
+  return error.issues.map((issue) => describeIssue(issue, issue.path.length ? issue.path.join('.') : whole, known)).join('; ');
+}
+
+/** One issue, after `where` (a setting's or a field's path): an unknown key with the known ones, a bound in words. */
+export function describeIssue(issue: z.core.$ZodIssue, where: string, known?: readonly string[]): string {
+  if (issue.code !== 'unrecognized_keys') return `${where}: ${plainRule(issue)}`;
+  const keys = issue.keys.map((key) => `"${key}"`).join(', ');
+  return `${where}: unknown ${issue.keys.length === 1 ? 'key' : 'keys'} ${keys}${known ? `; known: ${known.join(', ')}` : ''}`;
 }
 
 const units: Partial<Record<string, string>> = { string: ' characters', array: ' items', set: ' items', file: ' bytes' };

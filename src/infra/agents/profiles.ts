@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { type Result, invalid, ok } from '../../core/result';
+import { describeIssue } from '../../core/requests';
 import { type AgentKind, agentKinds } from './kinds/adapter';
 import { placeholderNames, placeholdersIn } from './placeholders';
 
@@ -184,6 +185,9 @@ export function resolveProfile(name: string, userProfiles: Readonly<Record<strin
   }
   const parsed = agentProfileSchema.safeParse(builtin && user ? overlay(builtin, user) : (user ?? builtin));
   if (parsed.success) return ok(parsed.data);
-  const problems = parsed.error.issues.map((issue) => `${['foreman.agents', name, ...issue.path.map(String)].join('.')}: ${issue.message}`);
+  const known = Object.keys(profileFields.shape);
+  const problems = parsed.error.issues.map((issue) =>
+    describeIssue(issue, ['foreman.agents', name, ...issue.path.map(String)].join('.'), known),
+  );
   return invalid('invalidAgentProfile', `The agent profile '${name}' is not valid: ${problems.join('; ')}.`, { profile: name, problems });
 }

@@ -95,7 +95,10 @@ describe('resolveProfile', () => {
 
   it('refuses what a kind does not take', () => {
     const cases: [unknown, RegExp][] = [
-      [{ kind: 'claude', args: ['-p', '{prompt}'], kind2: 1 }, /Unrecognized key: "kind2"/],
+      [
+        { kind: 'claude', args: ['-p', '{prompt}'], kind2: 1 },
+        /foreman\.agents\.bad: unknown key "kind2"; known: kind, command, args, env, prompt, mode, allowedTools, maxBudgetUsd/,
+      ],
       [{ kind: 'codex', args: ['{prompt}'] }, /passes the prompt itself/],
       [{ kind: 'codex', allowedTools: ['Read'] }, /apply to "kind": "claude" only/],
       [{ kind: 'robot' }, /foreman\.agents\.bad\.kind/],
@@ -112,7 +115,7 @@ describe('resolveProfile', () => {
   it('reports what is wrong with a profile, with the setting path', () => {
     const cases: [unknown, RegExp][] = [
       [{ command: '' }, /foreman\.agents\.bad\.command: the command must not be empty/],
-      [{ command: 'x', arg: ['y'] }, /Unrecognized key: "arg"/],
+      [{ command: 'x', arg: ['y'] }, /foreman\.agents\.bad: unknown key "arg"; known: kind, command/],
       [{ command: 'x', args: ['{cwd}'] }, /foreman\.agents\.bad\.args: unknown placeholder '\{cwd\}'/],
       [{ command: 'x', args: [], prompt: 'argument' }, /prompt 'argument' needs the placeholder '\{prompt\}'/],
       [{ command: 'x', prompt: 'telepathy' }, /foreman\.agents\.bad\.prompt/],
