@@ -5,8 +5,9 @@
  * the three transitions of a finished one and every tenth segment also holding a task created
  * before the previous segment's last (their seq ranges overlap, as a long-queued task's do).
  *
- * Measured, each as a process of its own: the check's time and peak RSS, and as the floor in the
- * same run a bare read of the same segments (read, split, JSON.parse each line, nothing kept).
+ * Measured, each as a process of its own: the check's time and peak RSS, `foreman history` of one
+ * archived task (which reads every segment too), and as the floor in the same run a bare read of
+ * the same segments (read, split, JSON.parse each line, nothing kept).
  *
  * Usage: node --import tsx bench/auditTrail.bench.ts [--tasks 300000] [--per-segment 1000] [--cli <dist/cli.js of another build>]
  *   [--cpu-prof <dir>] (the check's CPU profile).
@@ -125,6 +126,12 @@ function main(): void {
     const check = measured([...profile, cli, 'validate-transitions', '--archive', '--json'], repo);
     const report = JSON.parse(check.stdout) as { ok: boolean; count: number; errors: unknown[] };
     if (!report.ok || report.count !== archive.transitions) throw new Error(`the check did not pass: ${check.stdout.slice(0, 500)}`);
+    // One archived task looked up by `foreman history` (every segment read, only its lines parsed).
+    const wanted = `t-${Math.floor(tasks / 2)}`;
+    const lookup = measured([cli, 'history', wanted, '--json'], repo);
+    const found = JSON.parse(lookup.stdout) as { archivedTask: { id: string } | null; transitions: unknown[] };
+    if (found.archivedTask?.id !== wanted || found.transitions.length !== 3)
+      throw new Error(`history did not find ${wanted}: ${lookup.stdout}`);
     const floor = measured(['-e', floorScript, path.join(foremanDir, 'archive')], repo);
     process.stdout.write(
       `${JSON.stringify(
@@ -135,8 +142,10 @@ function main(): void {
           transitions: archive.transitions,
           archiveMiB: round(archive.bytes / 2 ** 20, 1),
           check: { seconds: check.seconds, peakRssMiB: check.peakRssMiB },
+          history: { seconds: lookup.seconds, peakRssMiB: lookup.peakRssMiB },
           floor: { seconds: floor.seconds, peakRssMiB: floor.peakRssMiB },
           checkOverFloor: { time: round(check.seconds / floor.seconds, 2), peakRss: round(check.peakRssMiB / floor.peakRssMiB, 2) },
+          historyOverFloor: { time: round(lookup.seconds / floor.seconds, 2), peakRss: round(lookup.peakRssMiB / floor.peakRssMiB, 2) },
         },
         null,
         2,

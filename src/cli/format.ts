@@ -105,11 +105,15 @@ const humanLines: { readonly [C in CommandName]: (value: ResultOf<C>) => string[
   ],
   compact: (compacted) => [`compacted ${compacted.removed} messages below seq ${compacted.below}`],
   archive: (report) => [
-    ...(report.recovered > 0 ? [`applied ${report.recovered} segments a crash had left written but not applied`] : []),
+    ...(report.recovered > 0 ? [`applied ${count(report.recovered, 'segment')} a crash had left written but not applied`] : []),
     report.batch === null
       ? 'nothing is due for the archive'
-      : `archived ${report.tasks} tasks, ${report.transitions} transitions and ${report.messages} messages to .foreman/archive/ (segment ${report.batch})${report.more ? '; more is due: run it again' : ''}`,
-    ...(report.live ? [`live: ${report.live.tasks} tasks, ${report.live.transitions} transitions, ${report.live.messages} messages`] : []),
+      : `archived ${count(report.tasks, 'task')}, ${count(report.transitions, 'transition')} and ${count(report.messages, 'message')} to .foreman/archive/ (segment ${report.batch})${report.more ? '; more is due: run it again' : ''}`,
+    ...(report.live
+      ? [
+          `live: ${count(report.live.tasks, 'task')}, ${count(report.live.transitions, 'transition')}, ${count(report.live.messages, 'message')}`,
+        ]
+      : []),
   ],
 };
 
@@ -147,6 +151,10 @@ function statusLines(status: StatusSnapshot): string[] {
   if (page && page.total > page.shown) {
     const counts = Object.entries(page.counts).map(([state, count]) => `${state} ${count}`);
     lines.push(`all ${page.total} tasks: ${counts.join(', ')}`);
+  }
+  if (page && page.archived > 0) {
+    const tasks = page.archived === 1 ? '1 finished task is' : `${page.archived} finished tasks are`;
+    lines.push(`${tasks} in the archive, not listed here: foreman history <id> shows one`);
   }
   return lines;
 }
@@ -192,7 +200,12 @@ function usageCell(item: { readonly usage: StatusSnapshot['usage'] }): string {
   return hasUsage(item.usage) ? formatUsage(item.usage) : '-';
 }
 
-function transitionLines(events: readonly TransitionEvent[]): string[] {
+/** `1 task`, `2 tasks`. */
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+export function transitionLines(events: readonly TransitionEvent[]): string[] {
   if (events.length === 0) return ['no transitions'];
   return events.map(
     (e) =>

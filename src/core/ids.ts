@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { idPattern } from './idPattern';
 
 export { idPattern } from './idPattern';
-const idRule = 'lowercase letters, digits and dashes, starting with a letter or digit, at most 63 characters';
+export const idRule = 'lowercase letters, digits and dashes, starting with a letter or digit, at most 63 characters';
 
 export const workerIdSchema = z.string().regex(idPattern, `a worker id is ${idRule}`);
 export const taskIdSchema = z.string().regex(idPattern, `a task id is ${idRule}`);

@@ -79,7 +79,8 @@ export function createHandlers(s: Services): HandlerMap {
     status: read((reader, args, now) => ok(readStatus(reader, s.monitor, now, args))),
     transitions: read((reader, args) => {
       if (args.entity && !findTask(reader, args.entity) && !workerExists(reader, args.entity)) {
-        return notFound('worker or task', args.entity);
+        const hint = `No worker or task with id '${args.entity}' is live; \`foreman history ${args.entity}\` reads the archive too.`;
+        return { ...notFound('worker or task', args.entity), message: hint };
       }
       return ok(
         readTransitions(reader, {

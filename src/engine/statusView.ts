@@ -9,6 +9,7 @@ import {
   type BeatRow,
   type TaskFilter,
   type TaskViewRow,
+  countArchivedTasks,
   countTasks,
   countTasksByStatus,
   listBeats,
@@ -84,6 +85,8 @@ export interface StatusPage {
   readonly shown: number;
   /** Every task by status, whatever the filters. */
   readonly counts: Readonly<Record<string, number>>;
+  /** Finished tasks moved to the archive (retention), not among these: `foreman history <id>` reads one. */
+  readonly archived: number;
 }
 
 export type StatusQuery = CommandArgs<'status'>;
@@ -189,12 +192,16 @@ function readTasks(reader: Reader, query: StatusQuery): { rows: TaskViewRow[]; p
   const counts = countTasksByStatus(reader);
   const total = Object.values(counts).reduce((sum, n) => sum + n, 0);
   const matching = Object.keys(filter).length ? countTasks(reader, filter) : total;
+  const archived = countArchivedTasks(reader);
   if (matching <= query.limit) {
-    return { rows: listTaskViews(reader, filter, 'queue'), page: { limit: query.limit, total, matching, shown: matching, counts } };
+    return {
+      rows: listTaskViews(reader, filter, 'queue'),
+      page: { limit: query.limit, total, matching, shown: matching, counts, archived },
+    };
   }
   const active = listTaskViews(reader, { ...filter, finished: false }, 'queue', query.limit);
   const rest = query.limit - active.length;
   const done = rest > 0 ? listTaskViews(reader, { ...filter, finished: true }, 'recentlyFinished', rest) : [];
   const rows = [...active, ...done];
-  return { rows, page: { limit: query.limit, total, matching, shown: rows.length, counts } };
+  return { rows, page: { limit: query.limit, total, matching, shown: rows.length, counts, archived } };
 }

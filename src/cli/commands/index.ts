@@ -4,6 +4,7 @@ import { busCommands } from './bus';
 import { chainCommands } from './chain';
 import { doctorCommands } from './doctor';
 import { hookCommands } from './claudeHook';
+import { historyCommands } from './history';
 import { inspectCommands } from './inspect';
 import { type CommandSpec, groupsOf } from './spec';
 import { planCommands, taskCommands } from './task';
@@ -32,6 +33,7 @@ export const commandTable: readonly CommandSpec[] = [
   ...workspaceCommands.filter((spec) => spec.name !== 'init'),
   ...doctorCommands,
   ...archiveCommands,
+  ...historyCommands,
 ];
 
 /** The first words that need a second one ("worker"). */

@@ -26,7 +26,7 @@ test('archive: finished work leaves the live state, the metrics and the audit tr
   const archived = await foreman(repo, ['archive', '--older-than', '0s']);
   assert.equal(archived.code, 0, archived.stderr);
   assert.match(archived.stdout, /archived 2 tasks, \d+ transitions and \d+ messages to \.foreman\/archive\/ \(segment 1\)/);
-  assert.match(archived.stdout, /live: 1 tasks/);
+  assert.match(archived.stdout, /live: 1 task, /);
   assert.deepEqual(readdirSync(join(repo, '.foreman', 'archive')), ['000001.jsonl']);
 
   const status = await foremanJson<StatusSnapshot>(repo, ['status', '--all']);
@@ -34,6 +34,29 @@ test('archive: finished work leaves the live state, the metrics and the audit tr
     status.tasks.map((task) => task.id),
     ['three'],
   );
+  // What `status` and `transitions` no longer find, `history` reads from the archive, and they say so.
+  const listed = await foreman(repo, ['status']);
+  assert.match(listed.stdout, /2 finished tasks are in the archive, not listed here: foreman history <id> shows one/);
+  const gone = await foreman(repo, ['transitions', '--entity', 'one']);
+  assert.equal(gone.code, 4);
+  assert.match(gone.stderr, /`foreman history one` reads the archive too/);
+  const history = await foreman(repo, ['history', 'one']);
+  assert.equal(history.code, 0, history.stderr);
+  assert.match(
+    history.stdout,
+    /^task one "Task one": cancelled at \S+; archived in segment 1\n\d+ {2}\S+ {2}one {2}idle → queued {2}\(enqueue\)/,
+  );
+  assert.match(history.stdout, /one {2}queued → cancelled {2}\(cancel\)/);
+  const liveOnly = await foremanJson<{ archivedTask: unknown; transitions: Array<{ entity_id: string }> }>(repo, ['history', 'three']);
+  assert.equal(liveOnly.archivedTask, null);
+  assert.deepEqual(
+    liveOnly.transitions.map((event) => event.entity_id),
+    ['three'],
+  );
+  const unknown = await foreman(repo, ['history', 'four']);
+  assert.equal(unknown.code, 4);
+  assert.match(unknown.stderr, /No worker or task with id 'four', live or archived/);
+
   const metrics = await foremanJson<Metrics>(repo, ['metrics']);
   assert.deepEqual(metrics.archived, { cancelled: 2 });
   assert.equal(metrics.transitions.find((pair) => pair.entity === 'task' && pair.to === 'cancelled')?.count, 2);

@@ -26,7 +26,7 @@ test('status: a page with the rest counted, filters, and bad flags refused', { t
     everything.tasks.map((task) => task.title),
     ['one', 'two', 'three', 'four'],
   );
-  assert.deepEqual(everything.page, { limit: 100, total: 4, matching: 4, shown: 4, counts: { queued: 4 } });
+  assert.deepEqual(everything.page, { limit: 100, total: 4, matching: 4, shown: 4, counts: { queued: 4 }, archived: 0 });
   const all = await foremanJson<StatusSnapshot>(repo, ['status', '--all']);
   assert.equal(all.page, undefined);
   assert.equal((await foremanJson<StatusSnapshot>(repo, ['status', '--status', 'DONE,cancelled'])).tasks.length, 0);

@@ -39,7 +39,14 @@ describe('status pages', () => {
   it('a limit that holds every task keeps queue order, and says so', () => {
     const page = status({ limit: 8 });
     assert.deepEqual(ids(page), ['t0', 't1', 't2', 't3', 't4', 't5', 't6', 't7']);
-    assert.deepEqual(page.page, { limit: 8, total: 8, matching: 8, shown: 8, counts: { cancelled: 3, queued: 4, running: 1 } });
+    assert.deepEqual(page.page, {
+      limit: 8,
+      total: 8,
+      matching: 8,
+      shown: 8,
+      counts: { cancelled: 3, queued: 4, running: 1 },
+      archived: 0,
+    });
   });
 
   it('a smaller limit shows the active tasks first, then the latest finished', () => {
