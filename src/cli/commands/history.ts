@@ -3,8 +3,8 @@
  * moves finished tasks and their transitions out of the live database (issue 13), after which
  * `status` and `transitions --entity` no longer find them; the archive keeps them, and this reads it.
  * A task that was archived is shown as the segment holds it (title, status, when it finished).
- * Every segment is read (a million archived tasks take about as long as a bare read of them, ~9 s
- * here), with a progress line on stderr every 2 s.
+ * Every segment is read, with a progress line on stderr every 2 s; only the lines that name the id are
+ * parsed (300,000 archived tasks: 1.9 s here, 0.85× a bare read and parse of the segments).
  */
 import { stringFlag } from '../argv';
 import { type Printer, printFailure, processPrinter, transitionLines } from '../format';
