@@ -99,7 +99,7 @@ async function validateTransitions(input: CommandInput): Promise<number> {
 }
 
 /** The owner (or a one-shot engine) could not give the live log: its failure, as the CLI prints one. */
-class LiveLogUnreadable extends Error {
+export class LiveLogUnreadable extends Error {
   constructor(readonly failure: Failure | UnexpectedFailure) {
     super(failure.message);
   }

@@ -13,11 +13,11 @@ import { idPattern } from '../../core/idPattern';
 import { idRule } from '../../core/ids';
 import { type ArchiveLine, archiveLineSchema } from '../../core/archiveSegment';
 import { describeIssues } from '../../core/requests';
-import { ExitCode, type Failure, invalid, notFound } from '../../core/result';
+import { ExitCode, invalid, notFound } from '../../core/result';
 import { type TransitionEvent, transitionEventSchema } from '../../core/transitionLog';
-import type { UnexpectedFailure } from '../../infra/endpoint';
 import { FileArchiveSink } from '../../infra/fs/archiveSegments';
 import { foremanDir } from '../../infra/workspace/paths';
+import { LiveLogUnreadable } from './archive';
 import { required } from './helpers';
 import type { CommandInput, CommandSpec } from './spec';
 
@@ -80,7 +80,8 @@ function archivedTask(row: Extract<ArchiveLine, { kind: 'task' }>, segment: numb
 /** The live transitions of `id`, none when nothing live has that id (an archived task). */
 async function readLive(target: { kind: 'workspace'; repoRoot: string }, id: string): Promise<TransitionEvent[]> {
   const live: TransitionEvent[] = [];
-  for (let afterSeq = 0; ;) {
+  let afterSeq = 0;
+  for (;;) {
     const page = await route(target, {
       command: 'transitions',
       args: { entity: id, afterSeq, limit: pageSize, latest: false },
@@ -94,12 +95,6 @@ async function readLive(target: { kind: 'workspace'; repoRoot: string }, id: str
     const last = page.value.at(-1);
     if (!last || page.value.length < pageSize) return live;
     afterSeq = last.seq;
-  }
-}
-
-class LiveLogUnreadable extends Error {
-  constructor(readonly failure: Failure | UnexpectedFailure) {
-    super(failure.message);
   }
 }
 
