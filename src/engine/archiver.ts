@@ -113,14 +113,19 @@ export class Archiver {
   }
 
   /**
-   * The first half of archiving in steps (the owner's background retention): chooses the batch and
-   * makes its lines, or reports that nothing is due. The segment is then written off the owner's
+   * The first half of archiving in steps (the owner's background retention): brings the exports up
+   * to date (with `exportRows`, at most that many rows of each: a step that leaves them behind
+   * archives nothing and says more is due), then chooses the batch and makes its lines, or reports
+   * that nothing is due. The segment is then written off the owner's
    * thread, and `applyPlanned` applies it in a later transaction.
    */
-  plan(unit: Unit, before: number, limit: number): ArchivePlan | ArchiveReport {
+  plan(unit: Unit, before: number, limit: number, exportRows?: number): ArchivePlan | ArchiveReport {
     const recovered = this.recover(unit);
     // The continuous exports must hold every row before it leaves: they are the log tools follow.
-    this.exporter.export(unit);
+    // A step of the owner's exports at most `exportRows` of each; until they are caught up, nothing leaves.
+    if (exportRows === undefined) this.exporter.export(unit);
+    else if (!this.exporter.exportSome(unit, exportRows))
+      return { batch: null, tasks: 0, transitions: 0, messages: 0, recovered, more: true };
     const tasks = archivableTasks(unit.tx, before, limit);
     const ids = tasks.map((task) => task.id);
     const taskTransitions = ids.length > 0 ? listTransitionsOfTasks(unit.tx, ids) : [];

@@ -58,10 +58,18 @@ export interface EngineDeps {
 
 /**
  * Retention runs soon after an owner starts, then after a commit once the oldest archivable row
- * has come due (no timer of its own while nothing happens); a backlog goes a batch at a time.
+ * has come due, or an hour has passed (no timer of its own while nothing happens); a backlog goes a
+ * batch at a time. Each pass first brings the JSONL exports up to date, a step at a time.
  */
 const archiveFirstMs = 5_000;
 const archiveBacklogPauseMs = 50;
+/** The longest the exports lag behind a working crew: a pass comes at least this often. */
+const exportEveryMs = 3_600_000;
+/**
+ * Rows of each export stream per step: a step of ~14 ms here (p99 ~30 ms; bench/exportSteps.bench.ts),
+ * so that a week's backlog is no stop-the-world.
+ */
+const exportRowsPerStep = 500;
 /** Tasks per retention batch: small enough that one batch is a short write (bench/retention.bench.ts). */
 const archiveBatchTasks = 50;
 
@@ -250,8 +258,9 @@ export class Engine implements Disposable {
     this.disposables.add(
       this.tx.onDidCommit(() => {
         const now = this.clock.now();
-        // With nothing archivable before, what this commit wrote is the oldest: due a window from now.
-        if (this.archiveDueAt === Number.POSITIVE_INFINITY) this.archiveDueAt = now + this.deps.settings.retainFinishedMs;
+        // With nothing due before, what this commit wrote is the oldest: due a window (or an hour) from now.
+        if (this.archiveDueAt === Number.POSITIVE_INFINITY)
+          this.archiveDueAt = now + Math.min(this.deps.settings.retainFinishedMs, exportEveryMs);
         if (!archiving.isScheduled && now >= this.archiveDueAt) archiving.schedule(0);
       }),
     );
@@ -327,7 +336,9 @@ export class Engine implements Disposable {
   private async archiveInSteps(): Promise<boolean> {
     try {
       const before = this.clock.now() - this.deps.settings.retainFinishedMs;
-      const planned = this.tx.internal('archiver', (unit) => ok(this.services.archiver.plan(unit, before, archiveBatchTasks)));
+      const planned = this.tx.internal('archiver', (unit) =>
+        ok(this.services.archiver.plan(unit, before, archiveBatchTasks, exportRowsPerStep)),
+      );
       let done = planned.ok && !isPlan(planned.value) ? planned.value : undefined;
       if (planned.ok && isPlan(planned.value)) {
         const plan = planned.value;
@@ -338,7 +349,8 @@ export class Engine implements Disposable {
       }
       if (!done) return false;
       const oldest = this.tx.read((reader, services) => services.archiver.oldestArchivable(reader));
-      this.archiveDueAt = oldest === undefined ? Number.POSITIVE_INFINITY : oldest + this.deps.settings.retainFinishedMs;
+      const archivable = oldest === undefined ? Number.POSITIVE_INFINITY : oldest + this.deps.settings.retainFinishedMs;
+      this.archiveDueAt = Math.min(archivable, this.clock.now() + exportEveryMs);
       return done.more;
     } catch (error) {
       this._onDidFailInBackground.fire(error);

@@ -36,6 +36,9 @@ export function readTransitions(
   return list(reader, options.afterSeq ?? 0, options.limit, options.entity).map(toTransitionEvent);
 }
 
+/** Rows read and appended at a time. */
+const pageRows = 5000;
+
 /**
  * Incremental JSONL export (ARCHITECTURE §7), tracked by seq, never by line count. The file's own
  * last line wins over the bookkeeping row, so a crash between the two never duplicates a line.
@@ -43,8 +46,19 @@ export function readTransitions(
 export class Exporter {
   constructor(private readonly sink: ExportSink) {}
 
+  /** Everything not yet exported, both streams (`foreman export`, `foreman archive`). */
   export(unit: Unit): Record<ExportStream, number> {
-    return { transitions: this.exportStream(unit, 'transitions'), messages: this.exportStream(unit, 'messages') };
+    return { transitions: this.exportStream(unit, 'transitions').written, messages: this.exportStream(unit, 'messages').written };
+  }
+
+  /**
+   * At most `maxRows` of each stream: one step of the owner's background export, so that an hour's
+   * history does not stop the owner in one transaction. True when both streams are caught up.
+   */
+  exportSome(unit: Unit, maxRows: number): boolean {
+    const transitions = this.exportStream(unit, 'transitions', maxRows);
+    const messages = this.exportStream(unit, 'messages', maxRows);
+    return transitions.caughtUp && messages.caughtUp;
   }
 
   /** The last seq the export files hold, as read back from the files themselves. */
@@ -52,13 +66,17 @@ export class Exporter {
     return { transitions: this.sink.lastExportedSeq('transitions') ?? 0, messages: this.sink.lastExportedSeq('messages') ?? 0 };
   }
 
-  private exportStream(unit: Unit, stream: ExportStream): number {
+  /** Pages of up to `pageRows` after the last exported seq, until the stream ends or `maxRows` are written. */
+  private exportStream(unit: Unit, stream: ExportStream, maxRows = Number.POSITIVE_INFINITY): { written: number; caughtUp: boolean } {
     const recorded = readExportedSeq(unit.tx, stream);
     const after = Math.max(recorded, this.sink.lastExportedSeq(stream) ?? 0);
     let written = 0;
     let last = after;
-    for (;;) {
-      const lines = stream === 'transitions' ? this.transitionLines(unit.tx, last) : this.messageLines(unit.tx, last);
+    let caughtUp = false;
+    while (!caughtUp && written < maxRows) {
+      const limit = Math.min(pageRows, maxRows - written);
+      const lines = stream === 'transitions' ? this.transitionLines(unit.tx, last, limit) : this.messageLines(unit.tx, last, limit);
+      caughtUp = lines.length < limit;
       const final = lines.at(-1);
       if (!final) break;
       last = final.seq;
@@ -70,14 +88,14 @@ export class Exporter {
       written += lines.length;
     }
     if (last !== recorded) writeExportedSeq(unit.tx, stream, last);
-    return written;
+    return { written, caughtUp };
   }
 
-  private transitionLines(reader: Reader, after: number): Array<{ seq: number; text: string }> {
-    return readTransitions(reader, { afterSeq: after, limit: 5000 }).map((event) => ({ seq: event.seq, text: JSON.stringify(event) }));
+  private transitionLines(reader: Reader, after: number, limit: number): Array<{ seq: number; text: string }> {
+    return readTransitions(reader, { afterSeq: after, limit }).map((event) => ({ seq: event.seq, text: JSON.stringify(event) }));
   }
 
-  private messageLines(reader: Reader, after: number): Array<{ seq: number; text: string }> {
-    return listMessagesAfter(reader, after, 5000).map((row) => ({ seq: row.seq, text: JSON.stringify(row) }));
+  private messageLines(reader: Reader, after: number, limit: number): Array<{ seq: number; text: string }> {
+    return listMessagesAfter(reader, after, limit).map((row) => ({ seq: row.seq, text: JSON.stringify(row) }));
   }
 }

@@ -2,7 +2,7 @@
 // .foreman/archive/, the live tables shrink, the metrics stay whole, and a crash between writing a
 // segment and deleting its rows loses nothing and duplicates nothing.
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { parseArchiveLine } from '../../../src/engine/archiver';
@@ -189,6 +189,30 @@ describe('retention: finished work to the archive', () => {
       intervalMs: 0,
       detail: () => ids(harness).join(),
     });
+  });
+
+  it('brings a backlog into the exports a step at a time, and keeps them at most an hour behind a working crew', async () => {
+    const harness = await open();
+    for (let i = 0; i < 600; i++) await harness.value('task.add', { title: `Task ${i}`, id: `t-${i}` });
+    const file = join(harness.dir, '.foreman', 'transitions.jsonl');
+    const exported = () => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0);
+    harness.engine.startBackground();
+    harness.clock.advance(5_000);
+    // One step writes 500 rows of each stream and archives nothing: the owner answers in between.
+    assert.equal(exported(), 500);
+    await new Promise((resolve) => setImmediate(resolve));
+    harness.clock.advance(50);
+    await pollUntil(() => exported() === 600, {
+      what: 'the rest exported by the next step',
+      intervalMs: 0,
+      detail: () => String(exported()),
+    });
+    // With nothing to archive for a week, a commit an hour later still brings the exports up to date.
+    await harness.value('task.add', { title: 'Later', id: 'later' });
+    harness.clock.advance(hour);
+    await harness.value('task.add', { title: 'Even later', id: 'even-later' });
+    harness.clock.advance(0);
+    await pollUntil(() => exported() === 602, { what: 'the rows of the hour exported', intervalMs: 0, detail: () => String(exported()) });
   });
 
   it('a task reset while its segment is being written stays live, and the stale segment is removed', async () => {
