@@ -119,13 +119,11 @@ export class Archiver {
    * that nothing is due. The segment is then written off the owner's
    * thread, and `applyPlanned` applies it in a later transaction.
    */
-  plan(unit: Unit, before: number, limit: number, exportRows?: number): ArchivePlan | ArchiveReport {
+  plan(unit: Unit, before: number, limit: number, exportRows = Number.POSITIVE_INFINITY): ArchivePlan | ArchiveReport {
     const recovered = this.recover(unit);
     // The continuous exports must hold every row before it leaves: they are the log tools follow.
     // A step of the owner's exports at most `exportRows` of each; until they are caught up, nothing leaves.
-    if (exportRows === undefined) this.exporter.export(unit);
-    else if (!this.exporter.exportSome(unit, exportRows))
-      return { batch: null, tasks: 0, transitions: 0, messages: 0, recovered, more: true };
+    if (!this.exporter.exportSome(unit, exportRows)) return { batch: null, tasks: 0, transitions: 0, messages: 0, recovered, more: true };
     const tasks = archivableTasks(unit.tx, before, limit);
     const ids = tasks.map((task) => task.id);
     const taskTransitions = ids.length > 0 ? listTransitionsOfTasks(unit.tx, ids) : [];

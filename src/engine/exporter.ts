@@ -52,10 +52,11 @@ export class Exporter {
   }
 
   /**
-   * At most `maxRows` of each stream: one step of the owner's background export, so that an hour's
-   * history does not stop the owner in one transaction. True when both streams are caught up.
+   * At most `maxRows` of each stream (a step of the owner's background export, so that an hour's
+   * history does not stop the owner in one transaction); all of them by default. True when both
+   * streams are caught up.
    */
-  exportSome(unit: Unit, maxRows: number): boolean {
+  exportSome(unit: Unit, maxRows = Number.POSITIVE_INFINITY): boolean {
     const transitions = this.exportStream(unit, 'transitions', maxRows);
     const messages = this.exportStream(unit, 'messages', maxRows);
     return transitions.caughtUp && messages.caughtUp;

@@ -9,11 +9,11 @@ import {
   type BeatRow,
   type TaskFilter,
   type TaskViewRow,
-  countArchivedTasks,
   countTasks,
   countTasksByStatus,
   listBeats,
   listBeatsOf,
+  listRollups,
   listTaskViews,
   listWorkers,
   listWorkersById,
@@ -192,7 +192,8 @@ function readTasks(reader: Reader, query: StatusQuery): { rows: TaskViewRow[]; p
   const counts = countTasksByStatus(reader);
   const total = Object.values(counts).reduce((sum, n) => sum + n, 0);
   const matching = Object.keys(filter).length ? countTasks(reader, filter) : total;
-  const archived = countArchivedTasks(reader);
+  // The `finished` rollups, one row per status, as `metrics` reads them.
+  const archived = listRollups(reader, 'finished').reduce((sum, row) => sum + row.count, 0);
   if (matching <= query.limit) {
     return {
       rows: listTaskViews(reader, filter, 'queue'),

@@ -105,9 +105,14 @@ export class LiveLogUnreadable extends Error {
   }
 }
 
-/** The live transitions after `afterSeq`, 50,000 at a time, through the owner (or a one-shot engine). */
-async function livePage(target: { kind: 'workspace'; repoRoot: string }, afterSeq: number): Promise<TrailEntry[]> {
-  const page = await route(target, { command: 'transitions', args: { afterSeq, limit: 50_000, latest: false }, actor: 'cli' });
+/**
+ * The live transitions after `afterSeq` (of `entity` only, when given), 50,000 at a time, through
+ * the owner (or a one-shot engine). An entity that is not live has none.
+ */
+export async function livePage(target: { kind: 'workspace'; repoRoot: string }, afterSeq: number, entity?: string): Promise<TrailEntry[]> {
+  const args = { afterSeq, limit: 50_000, latest: false, ...(entity !== undefined ? { entity } : {}) };
+  const page = await route(target, { command: 'transitions', args, actor: 'cli' });
+  if (!page.ok && page.kind === 'notFound' && entity !== undefined) return [];
   if (!page.ok) throw new LiveLogUnreadable(page);
   return page.value.map((event) => {
     const line = JSON.stringify(event);

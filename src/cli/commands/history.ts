@@ -8,7 +8,7 @@
  */
 import { stringFlag } from '../argv';
 import { type Printer, printFailure, processPrinter, transitionLines } from '../format';
-import { resolveTarget, route } from '../route';
+import { resolveTarget } from '../route';
 import { idPattern } from '../../core/idPattern';
 import { idRule } from '../../core/ids';
 import { type ArchiveLine, archiveLineSchema } from '../../core/archiveSegment';
@@ -17,13 +17,12 @@ import { ExitCode, invalid, notFound } from '../../core/result';
 import { type TransitionEvent, transitionEventSchema } from '../../core/transitionLog';
 import { FileArchiveSink } from '../../infra/fs/archiveSegments';
 import { foremanDir } from '../../infra/workspace/paths';
-import { LiveLogUnreadable } from './archive';
+import { LiveLogUnreadable, livePage } from './archive';
+import { pagedCursor } from './auditTrail';
 import { required } from './helpers';
 import type { CommandInput, CommandSpec } from './spec';
 
 const json = (input: CommandInput): boolean => input.argv.flags.get('json') === true;
-/** Live transitions are read in pages of this many (a worker's run to thousands over months). */
-const pageSize = 50_000;
 
 /** An archived task as its segment's `task` line holds it: the columns a person looks for. */
 interface ArchivedTask {
@@ -80,22 +79,10 @@ function archivedTask(row: Extract<ArchiveLine, { kind: 'task' }>, segment: numb
 /** The live transitions of `id`, none when nothing live has that id (an archived task). */
 async function readLive(target: { kind: 'workspace'; repoRoot: string }, id: string): Promise<TransitionEvent[]> {
   const live: TransitionEvent[] = [];
-  let afterSeq = 0;
-  for (;;) {
-    const page = await route(target, {
-      command: 'transitions',
-      args: { entity: id, afterSeq, limit: pageSize, latest: false },
-      actor: 'cli',
-    });
-    if (!page.ok) {
-      if (page.kind === 'notFound') return live;
-      throw new LiveLogUnreadable(page);
-    }
-    live.push(...page.value);
-    const last = page.value.at(-1);
-    if (!last || page.value.length < pageSize) return live;
-    afterSeq = last.seq;
-  }
+  const cursor = await pagedCursor((afterSeq) => livePage(target, afterSeq, id));
+  // The engine's own events, read back from JSON.
+  for (; cursor.head; await cursor.advance()) live.push(cursor.head.event as TransitionEvent);
+  return live;
 }
 
 /** Archived and live in seq order; a seq in both (a segment a crash left unapplied) shows once. */

@@ -41,11 +41,6 @@ export function listFinishedTasksBefore(reader: Reader, before: number, limit: n
   );
 }
 
-/** How many finished tasks retention has moved to the archive (the `finished` rollups, one row per status). */
-export function countArchivedTasks(reader: Reader): number {
-  return Number(reader.get<{ n: number | null }>(`SELECT SUM(count) AS n FROM archive_rollups WHERE metric = 'finished'`)?.n ?? 0);
-}
-
 /** Tasks that point at any of `ids` (as the task they wait for, or as their chain's parent). */
 export function listReferrers(reader: Reader, ids: readonly string[]): Array<{ id: string; target: string }> {
   return reader.all<{ id: string; target: string }>(
