@@ -39,6 +39,14 @@ const entries = [
   // The synchronous PostgreSQL client's connection thread (src/infra/pg/syncClient.ts).
   { entryPoints: ['src/infra/pg/pgWorker.ts'], outfile: 'dist/foreman-pg.js', platform: 'node', target: 'node20', format: 'cjs' },
   { entryPoints: ['src/infra/agents/demoAgent.ts'], outfile: 'dist/demo-agent.js', platform: 'node', target: 'node20', format: 'cjs' },
+  // Each agent's watchdog, which stops it and saves its work when its owner goes (src/infra/agents/ownerWatch.ts).
+  {
+    entryPoints: ['src/infra/agents/ownerWatchMain.ts'],
+    outfile: 'dist/owner-watch.js',
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+  },
   {
     entryPoints: ['webview/main.ts'],
     outfile: 'dist/webview.js',

@@ -7,6 +7,9 @@
 // tsconfig.json and files for the demo's), FOREMAN_OPEN_PROFILE (code-server's VS Code profile).
 // Ending it any way, a SIGKILL of this process included, leaves nothing running: open.mjs stops
 // code-server when its parent (this process) is gone, and code-server's group has a watchdog too.
+// Foreman's agents run in groups of their own, each with a watchdog of its own that stops the agent
+// and saves its work as a wip ref once the window's extension host (their owner) is gone
+// (src/infra/agents/ownerWatch.ts): stopping code-server is enough to stop them.
 import { spawnSync, spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { ensureDemoRepo } from './demoRepo.mjs';

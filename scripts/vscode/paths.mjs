@@ -10,8 +10,9 @@ export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..'
 export const NODE_VERSION = '24.21.0';
 export const CODE_SERVER_VERSION = '4.139.1';
 // Debian packages: libkrb5-dev for code-server's native `kerberos` build, chromium to drive the UI,
-// postgresql: the shared store's tests start a throwaway server of their own (test/support/postgres.ts).
-export const APT_PACKAGES = ['libkrb5-dev', 'chromium', 'postgresql'];
+// postgresql: the shared store's tests start a throwaway server of their own (test/support/postgres.ts);
+// bubblewrap and socat: Claude Code's sandbox on Linux, which confines Claude workers by default.
+export const APT_PACKAGES = ['libkrb5-dev', 'chromium', 'postgresql', 'bubblewrap', 'socat'];
 
 export function cacheDir() {
   return resolve(process.env.FOREMAN_VSCODE_CACHE || join(repoRoot, '.vscode-test'));

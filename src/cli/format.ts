@@ -85,6 +85,7 @@ const humanLines: { readonly [C in CommandName]: (value: ResultOf<C>) => string[
   heartbeat: (beat) => [
     `heartbeat from ${beat.worker} (${beat.state}, attempt ${beat.attempt})${beat.recovered ? ': recovered from STALE' : ''}`,
   ],
+  stall: (stalled) => [stalled.moved ? `${stalled.worker} is STALE` : `${stalled.worker} is ${stalled.state}; nothing to do`],
   answer: (answered) => [`${answered.decision === 'allow' ? 'allowed' : 'denied'} ${answered.worker}: ${answered.question}`],
   usage: (session) => {
     const { inputTokens, outputTokens, costUsd } = session.usage;

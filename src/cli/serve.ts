@@ -206,7 +206,7 @@ class EventLog {
   }
 }
 
-/** Endpoint first (no new requests, the taken ones answered), then the owner (checkpoint, lock). */
+/** Endpoint first (no new requests, the taken ones answered), then the owner (agents, checkpoint, lock). */
 async function shutDown(owner: WorkspaceOwner, endpoint: EndpointServer | undefined, log: (line: string) => void): Promise<boolean> {
   let clean = true;
   try {
@@ -216,7 +216,8 @@ async function shutDown(owner: WorkspaceOwner, endpoint: EndpointServer | undefi
     log(`closing the endpoint failed: ${String(error)}`);
   }
   try {
-    owner.close();
+    // Its agents are stopped and their work saved before the lock goes (ownerWatch.ts).
+    await owner.stop();
   } catch (error) {
     clean = false;
     log(`closing the store failed: ${String(error)}`);

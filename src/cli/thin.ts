@@ -26,7 +26,7 @@ import { ExitCode, type Failure } from '../core/result';
 import type { SendOutcome } from '../infra/endpoint/client';
 import { maxLineBytes } from '../infra/endpoint/wire';
 import { readOwner } from '../infra/workspace/ownerFile';
-import { allowedToolsVariable } from '../core/claudePermissions';
+import { allowedToolsVariable, claudeGateVariable } from '../core/claudePermissions';
 import { hookRequest, sayHookRefusal } from './thinHook';
 import { foremanDir, isInitialised } from '../infra/workspace/paths';
 
@@ -98,9 +98,10 @@ async function thin(argv: readonly string[], env: CliEnvironment, cwd: string): 
 
 /** `foreman hook claude` with an owner to answer it (thinHook.ts); undefined hands it to the full CLI. */
 async function thinHook(argv: readonly string[], env: CliEnvironment, cwd: string): Promise<number | undefined> {
-  const request = hookRequest(argv, env, process.env[allowedToolsVariable]);
+  const call = hookRequest(argv, env, process.env[claudeGateVariable] ?? process.env[allowedToolsVariable]);
+  const request = call?.request;
   // A payload too long for one request line (a large Write): the full CLI sends its activity only.
-  if (!request || Buffer.byteLength(JSON.stringify({ token: '', request })) > maxLineBytes - 1024) return undefined;
+  if (!call || !request || Buffer.byteLength(JSON.stringify({ token: '', request })) > maxLineBytes - 1024) return undefined;
   const sent = await sendToTarget(request, undefined, env, cwd);
   // Unreachable and denied sent nothing: the full CLI waits for an owner, or runs the hook itself.
   if (!sent || sent.kind === 'unreachable' || sent.kind === 'denied') return undefined;
@@ -110,6 +111,7 @@ async function thinHook(argv: readonly string[], env: CliEnvironment, cwd: strin
     if (code !== 'badRequest' && notRunCodes.has(code)) return undefined;
   }
   const answer = answerOf('heartbeat', sent);
+  if (call.decisionLine !== undefined) process.stdout.write(`${call.decisionLine}\n`);
   return answer.ok ? ExitCode.ok : sayHookRefusal(answer.message);
 }
 

@@ -11,18 +11,21 @@
  * not cover, which waits for a person's answer anyway. The check for the last reads the payload
  * only to route it: whichever side answers, zod reads the payload before anything is applied.
  */
+import { readInitTools } from './initTools';
 import { idPattern } from '../core/idPattern';
-import { toolAllowed } from '../core/claudePermissions';
+import { type ClaudeGate, gateDecision, parseGate, permissionDecision } from '../core/claudePermissions';
 import { ExitCode } from '../core/result';
 import type { CliEnvironment, RequestDraft } from './commands/spec';
 import { readHookInput } from './hookInput';
 
+/** A hook call the thin CLI sends, and the decision line it prints once the owner took it (if any). */
+export interface ThinHookCall {
+  readonly request: RequestDraft & { readonly actor: string };
+  readonly decisionLine?: string;
+}
+
 /** What the thin CLI sends for a hook call; undefined when the full CLI should run it. */
-export function hookRequest(
-  argv: readonly string[],
-  env: CliEnvironment,
-  allowList: string | undefined,
-): (RequestDraft & { readonly actor: string }) | undefined {
+export function hookRequest(argv: readonly string[], env: CliEnvironment, gateText: string | undefined): ThinHookCall | undefined {
   if (argv.length !== 2 || argv[0] !== 'hook' || argv[1] !== 'claude') return undefined;
   const worker = env.workerId;
   if (worker === undefined || !idPattern.test(worker)) return undefined;
@@ -33,9 +36,11 @@ export function hookRequest(
   } catch {
     return undefined;
   }
-  if (waitsForPerson(payload, allowList)) return undefined;
+  const gated = gatedCall(payload, parseGate(gateText));
+  if (gated === 'full') return undefined;
   const attempt = env.attempt === undefined ? {} : { attempt: Number(env.attempt) };
-  return { command: 'heartbeat', args: { worker, status: 'working', ...attempt, claudeHook: payload }, actor: worker };
+  const request: ThinHookCall['request'] = { command: 'heartbeat', args: { worker, status: 'working', ...attempt, claudeHook: payload }, actor: worker };
+  return gated === 'sandboxed' ? { request, decisionLine: sandboxedAllow } : { request };
 }
 
 /** A refusal from the owner, said the way the full CLI's hook says its errors; the exit is 0. */
@@ -47,21 +52,25 @@ export function sayHookRefusal(message: string): number {
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
- * True for a PreToolUse call outside the worker's allow-list: the full CLI asks a person. Mirrors
- * its test (claudeHook.ts): no list, a list that is not a JSON array of strings, or a call without a
- * tool name and input object is not gated there either.
+ * Claude Code would refuse some commands its sandbox confines anyway ("Contains
+ * simple_expansion"), silently in print mode; said allowed, they run in the sandbox all the same.
  */
-function waitsForPerson(payload: unknown, allowList: string | undefined): boolean {
-  if (!allowList || !isRecord(payload) || payload['hook_event_name'] !== 'PreToolUse') return false;
-  let rules: unknown;
-  try {
-    rules = JSON.parse(allowList);
-  } catch {
-    return false;
-  }
-  if (!Array.isArray(rules) || !rules.every((rule) => typeof rule === 'string')) return false;
+export const sandboxedAllow = permissionDecision('allow', 'runs in the Claude Code sandbox Foreman set up');
+
+/**
+ * How a call goes: `pass` (heartbeat only; Claude Code decides with the same rules), `sandboxed`
+ * (heartbeat, then an explicit allow), or `full`: a PreToolUse call the gate denies or would ask a
+ * person about, left to the full CLI. Mirrors its test (claudeHook.ts): no gate, or a call without
+ * a tool name and input object, is not gated there either.
+ */
+function gatedCall(payload: unknown, gate: ClaudeGate | undefined): 'pass' | 'sandboxed' | 'full' {
+  if (!gate || !isRecord(payload) || payload['hook_event_name'] !== 'PreToolUse') return 'pass';
   const tool = payload['tool_name'];
   const input = payload['tool_input'] === undefined ? {} : payload['tool_input'];
-  if (typeof tool !== 'string' || !isRecord(input)) return false;
-  return !toolAllowed(rules, tool, input);
+  if (typeof tool !== 'string' || !isRecord(input)) return 'pass';
+  const cwd = typeof payload['cwd'] === 'string' ? { cwd: payload['cwd'] } : {};
+  const initTools = readInitTools(gate.streamFile);
+  const decision = gateDecision(gate, tool, input, { ...cwd, ...(initTools ? { initTools } : {}) });
+  if (decision.decision !== 'allow') return 'full';
+  return tool === 'Bash' && gate.sandboxedBash ? 'sandboxed' : 'pass';
 }

@@ -59,6 +59,11 @@ export const workerRules = {
   reset: workerStatesAccepting('reset', 'recycle'),
   /** Retry the worker's task: the worker failed it. */
   retry: workerStatesReachedBy('setupFailed', 'workFailed', 'dead'),
+  /**
+   * Retry a failed manual task from the worker that failed it and let go of it (the queue never
+   * hands a manual task out by itself): the task is assigned to the worker again, so it must be free.
+   */
+  retryLastTask: workerStatesAccepting('assign'),
   /** Has a branch, a log and maybe a transcript to look at. */
   holdsTask: taskHoldingStates(),
   /** Its agent has started, so its branch may hold work (the dashboard's Show Changes). */

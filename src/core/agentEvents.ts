@@ -8,20 +8,39 @@ import { z } from 'zod';
 
 /** Tokens and money one agent run (or a sum of runs) used. */
 export const usageSchema = z.object({
+  /** Input tokens read fresh: without those read from or written to the prompt cache. */
   inputTokens: z.number().int().min(0),
   outputTokens: z.number().int().min(0),
-  /** US dollars as the agent reported them; 0 when the agent reports no cost (Codex reports tokens only). */
+  /** Input tokens read from the prompt cache (cheaper); apart so a cache-heavy run reads as one. */
+  cacheReadTokens: z.number().int().min(0).default(0),
+  /** Input tokens written to the prompt cache (dearer than fresh input on most models). */
+  cacheWriteTokens: z.number().int().min(0).default(0),
+  /** US dollars as the agent reported them, or as Foreman priced its tokens (Codex: src/core/modelPrices.ts); 0 when unknown. */
   costUsd: z.number().min(0),
 });
 export type Usage = z.infer<typeof usageSchema>;
 
-export const zeroUsage: Usage = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
+export const zeroUsage: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 };
 
 export function addUsage(a: Usage, b: Usage): Usage {
-  return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens, costUsd: a.costUsd + b.costUsd };
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+    costUsd: a.costUsd + b.costUsd,
+  };
 }
 
 const at = z.number().int().min(0);
+
+/**
+ * Ends an agent reports in structured fields (not wording), each one a retry cannot fix:
+ * `authentication` (no or bad credentials), `budget` (its spending cap), `maxTurns` (its turn cap),
+ * `usageLimit` (its plan's limit: waits for the reset rather than fails).
+ */
+export const runFailures = ['authentication', 'budget', 'maxTurns', 'usageLimit'] as const;
+export type RunFailure = (typeof runFailures)[number];
 const text = z.string().max(20_000);
 
 /** One normalised event of an agent run. `at` is epoch ms when Foreman read it. */
@@ -39,8 +58,26 @@ export const agentEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('error'), at, message: text }),
   /** Usage of this run so far, as a delta to add. */
   z.object({ type: z.literal('usage'), at, usage: usageSchema }),
-  /** The run's own verdict: its last message and whether it called itself failed. */
-  z.object({ type: z.literal('result'), at, summary: text, isError: z.boolean() }),
+  /**
+   * The agent's own call to its model failed and the CLI retries it by itself (Claude's
+   * `system/api_retry`, Codex's "Reconnecting…"): a sign of life, but not progress.
+   */
+  z.object({
+    type: z.literal('retry'),
+    at,
+    message: text,
+    attempt: z.number().int().min(0).optional(),
+    maxAttempts: z.number().int().min(0).optional(),
+    /** The HTTP status of the failed call, when the agent says it. */
+    status: z.number().int().optional(),
+  }),
+  /** A usage or rate limit of the agent's plan: it cannot go on until `resetsAt` (epoch ms), when known. */
+  z.object({ type: z.literal('limit'), at, message: text, resetsAt: z.number().int().min(0).optional() }),
+  /**
+   * The run's own verdict: its last message and whether it called itself failed. `failure` is what
+   * the agent's structured fields say it ended on, when that is something only a setting can fix.
+   */
+  z.object({ type: z.literal('result'), at, summary: text, isError: z.boolean(), failure: z.enum(runFailures).optional() }),
 ]);
 export type AgentEvent = z.infer<typeof agentEventSchema>;
 type Distribute<T> = T extends unknown ? Omit<T, 'at'> : never;

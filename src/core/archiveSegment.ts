@@ -10,7 +10,16 @@ import { transitionEventSchema } from './transitionLog';
  */
 const rollupLine = z.object({
   kind: z.literal('rollup'),
-  metric: z.enum(['transition_pair', 'time_in_state', 'finished', 'usage_input', 'usage_output', 'usage_cost']),
+  metric: z.enum([
+    'transition_pair',
+    'time_in_state',
+    'finished',
+    'usage_input',
+    'usage_output',
+    'usage_cache_read',
+    'usage_cache_write',
+    'usage_cost',
+  ]),
   entity: z.string(),
   a: z.string(),
   b: z.string(),

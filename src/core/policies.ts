@@ -12,6 +12,16 @@ export interface LivenessSettings {
 /** Seed 002's levels: 30 s WARN, 100 s STALE, 5 min DEAD. */
 export const defaultLiveness: LivenessSettings = { warnMs: 30_000, staleMs: 100_000, deadMs: 300_000 };
 
+/** When a live agent that streams events counts as stalled (src/infra/agents/agentVitals.ts). */
+export interface AgentStallSettings {
+  /** Nothing from the agent (no event, no tool running) for this long. */
+  readonly silenceMs: number;
+  /** The agent's own retries of its model call going on for this long. */
+  readonly retryMs: number;
+}
+
+export const defaultAgentStall: AgentStallSettings = { silenceMs: 300_000, retryMs: 120_000 };
+
 export const Liveness = { Ok: 'OK', Warn: 'WARN', Stale: 'STALE', Dead: 'DEAD', Idle: 'IDLE' } as const;
 export type Liveness = (typeof Liveness)[keyof typeof Liveness];
 

@@ -84,8 +84,13 @@ const commands = {
     worker: workerIdSchema,
     reason: noteSchema,
     attempt: attemptSchema.optional(),
-    /** A failure no further attempt can fix (a broken agent profile): the task fails for good now. */
+    /** A failure no further attempt can fix (a budget the task ran into): the task fails for good now. */
     final: z.boolean().optional(),
+    /**
+     * The worker's agent cannot run at all (its command missing, no login): the worker needs setup
+     * and claims nothing; the task goes back to the queue with the attempt unspent.
+     */
+    setup: z.boolean().optional(),
   }),
   reset: z.object({ worker: workerIdSchema }),
   retry: z.object({ task: taskIdSchema }),
@@ -106,6 +111,11 @@ const commands = {
       claudeHook: claudeHookPayloadSchema.optional(),
     })
     .transform(({ claudeHook, ...beat }) => (claudeHook ? { ...beat, ...signalOf(claudeHook) } : beat)),
+  /**
+   * The supervisor saw its agent stall (no event for too long, or its own retries going on past a
+   * bound): the WORKING worker goes STALE with this reason. The agent acting again recovers it.
+   */
+  stall: z.object({ worker: workerIdSchema, attempt: attemptSchema, reason: noteSchema }),
   /** A person's answer to a worker that waits for input (a permission request): allow or deny. */
   answer: z.object({ worker: workerIdSchema, decision: z.enum(['allow', 'deny'], { message: "the answer is 'allow' or 'deny'" }) }),
   /** Tokens and cost of an agent run (added to its task attempt), and the agent's own session id. */
@@ -123,6 +133,9 @@ const commands = {
       .optional(),
     inputTokens: z.number().int().min(0, 'tokens are a whole number ≥ 0').default(0),
     outputTokens: z.number().int().min(0, 'tokens are a whole number ≥ 0').default(0),
+    /** Input tokens read from / written to the prompt cache, counted apart from `inputTokens`. */
+    cacheReadTokens: z.number().int().min(0, 'tokens are a whole number ≥ 0').default(0),
+    cacheWriteTokens: z.number().int().min(0, 'tokens are a whole number ≥ 0').default(0),
     costUsd: z.number().min(0, 'a cost is ≥ 0').max(1_000_000).default(0),
     /** A new run of the agent began (a launch or a resume), counted per attempt. */
     run: z.boolean().default(false),

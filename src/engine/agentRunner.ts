@@ -1,8 +1,10 @@
 import { type Result, ok } from '../core/result';
+import { taskCommitMessage } from '../core/taskCommitMessage';
 import { WorkerState } from '../core/workerMachine';
 import { findSession } from './agentSessions';
 import type { AgentExit, AgentPort, AgentVerdict, GitPort, WorkRef, WorktreeSetupPort } from './ports';
 import { type TaskRow, type WorkerRow, findWorker } from './rows';
+import type { FailEnd } from './stateService';
 import type { Transactor } from './transactor';
 
 export interface AgentRunnerSettings {
@@ -17,6 +19,18 @@ export interface AgentRunnerSettings {
   readonly heartbeatEveryMs?: number;
 }
 
+/** What each unsuccessful verdict ends: the attempt, the task, or the worker's run until it is set up. */
+const failEnds: Readonly<Record<Exclude<AgentVerdict['outcome'], 'success'>, FailEnd>> = {
+  failed: 'attempt',
+  configuration: 'final',
+  setup: 'setup',
+};
+
+/** What to do about a profile whose command is missing, in the words of the profile's settings. */
+function setupAdvice(profile: string): string {
+  return `Install it, or set the command's full path in the agent profile '${profile}' (foreman.agents or .foreman/settings.json), then Reset the worker.`;
+}
+
 /** Why an agent is launched: a task's first run, or a follow-up that continues its session. */
 export type RunReason = { readonly kind: 'task' } | { readonly kind: 'followUp'; readonly note: string };
 
@@ -25,7 +39,9 @@ function portEnvironment(port: number | undefined): Record<string, string> {
 }
 
 /** Launch refusals that only a change of settings fixes (ARCHITECTURE §6 profiles). */
-const configurationRefusals = new Set(['agentCommandNotFound', 'terminalProfile']);
+const configurationRefusals = new Set(['terminalProfile']);
+/** Launch refusals that say the worker's agent cannot run here at all: the worker needs setup, the task is not to blame. */
+const setupRefusals = new Set(['agentCommandNotFound', 'unknownAgentProfile']);
 
 /**
  * One agent run of a task attempt, from setup to verdict (ARCHITECTURE §6): the worktree set up
@@ -48,7 +64,7 @@ export class AgentRunner {
   async startTask(work: WorkRef, worktree: string, worker: WorkerRow, task: TaskRow): Promise<void> {
     const port = this.settings.setup?.portFor(work.workerId) ?? ok(undefined);
     if (!port.ok) {
-      this.fail(work, `setup failed: ${port.message}`, true);
+      this.fail(work, `setup failed: ${port.message}`, 'final');
       return;
     }
     const env = portEnvironment(port.value);
@@ -95,7 +111,13 @@ export class AgentRunner {
     if (!launched.ok) {
       // A broken profile fails every attempt the same way: fail for good now, so a person fixes the
       // setting and retries, instead of the task burning its attempts on backoff.
-      this.fail(work, `launch failed: ${launched.message}`, launched.kind === 'invalid' || configurationRefusals.has(launched.code));
+      if (setupRefusals.has(launched.code)) {
+        const advice = launched.code === 'agentCommandNotFound' ? ` ${setupAdvice(worker.agent)}` : ' Define it, then Reset the worker.';
+        this.fail(work, `${launched.message}${advice}`, 'setup');
+        return;
+      }
+      const final = launched.kind === 'invalid' || configurationRefusals.has(launched.code);
+      this.fail(work, `launch failed: ${launched.message}`, final ? 'final' : 'attempt');
       return;
     }
     const continuity =
@@ -104,26 +126,27 @@ export class AgentRunner {
     this.settings.log?.(
       `crew: ${work.workerId} runs ${worker.agent} on ${work.taskId} (attempt ${work.attempt}, ${how}${continuity ? `, ${continuity}` : ''})`,
     );
-    void launched.value.exited.then((exit) => this.serialized(work.workerId, () => this.finished(work, worktree, exit, continuity)));
+    void launched.value.exited.then((exit) => this.serialized(work.workerId, () => this.finished(work, task, worktree, exit, continuity)));
   }
 
   /** Success → leftovers committed → changes? → verify → submit; otherwise a failed attempt, work kept. */
-  private async finished(work: WorkRef, worktree: string, exit: AgentExit, continuity: string): Promise<void> {
+  private async finished(work: WorkRef, task: TaskRow, worktree: string, exit: AgentExit, continuity: string): Promise<void> {
     if (this.isDisposed()) return;
     const current = this.tx.read((reader) => findWorker(reader, work.workerId));
     if (current?.state !== WorkerState.Working || current.attempt !== work.attempt || current.task_id !== work.taskId) return;
     const verdict: AgentVerdict = exit.verdict ?? (exit.code === 0 ? { outcome: 'success' } : { outcome: 'failed', reason: exit.reason });
     if (verdict.outcome !== 'success') {
       await this.git.snapshot(work, `agent exited: ${exit.reason}`);
-      this.fail(work, verdict.reason, verdict.outcome === 'configuration');
+      this.fail(work, verdict.reason, failEnds[verdict.outcome]);
       return;
     }
-    await this.git.commitLeftovers(work, `Leftovers of ${work.taskId}`);
+    // What the agent left uncommitted is its work: titled by the task, explained by its own summary.
+    await this.git.commitLeftovers(work, taskCommitMessage(task, verdict.summary));
     const summary = verdict.summary?.trim() || exit.reason;
     if (!this.settings.allowEmptyResults && (await this.git.changedFiles(work.branch)).length === 0) {
       // Nothing to review on the whole branch. Retrying would most likely "succeed" at nothing
       // again, at full price: a person decides. (A follow-up that changes nothing keeps the earlier work.)
-      this.fail(work, `finished without changes: ${summary}`, true);
+      this.fail(work, `finished without changes: ${summary}`, 'final');
       return;
     }
     const verified = await this.verify(work, worktree);
@@ -139,10 +162,11 @@ export class AgentRunner {
     });
   }
 
-  private fail(work: WorkRef, reason: string, final = false): void {
+  private fail(work: WorkRef, reason: string, end: FailEnd = 'attempt'): void {
+    const how = end === 'final' ? { final: true } : end === 'setup' ? { setup: true } : {};
     this.tx.apply({
       command: 'fail',
-      args: { worker: work.workerId, reason: reason.slice(0, 10_000), attempt: work.attempt, ...(final ? { final } : {}) },
+      args: { worker: work.workerId, reason: reason.slice(0, 10_000), attempt: work.attempt, ...how },
       actor: 'crew',
     });
   }

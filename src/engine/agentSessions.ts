@@ -30,7 +30,13 @@ export interface AgentSession {
 }
 
 function usageOf(row: Omit<UsageSumRow, 'key'>): Usage {
-  return { inputTokens: row.input_tokens, outputTokens: row.output_tokens, costUsd: row.cost_usd };
+  return {
+    inputTokens: row.input_tokens,
+    outputTokens: row.output_tokens,
+    cacheReadTokens: row.cache_read_tokens,
+    cacheWriteTokens: row.cache_write_tokens,
+    costUsd: row.cost_usd,
+  };
 }
 
 /**
@@ -52,6 +58,8 @@ export function recordUsage(unit: Unit, args: CommandArgs<'usage'>): Result<Agen
     runs: args.run ? 1 : 0,
     inputTokens: args.inputTokens,
     outputTokens: args.outputTokens,
+    cacheReadTokens: args.cacheReadTokens,
+    cacheWriteTokens: args.cacheWriteTokens,
     costUsd: args.costUsd,
     now: unit.now,
   });
@@ -100,8 +108,14 @@ export function usageTotals(
 
 function archivedUsageByWorker(reader: Reader): Map<string, Usage> {
   const byWorker = new Map<string, Usage>();
-  const field = { usage_input: 'inputTokens', usage_output: 'outputTokens', usage_cost: 'costUsd' } as const;
-  for (const metric of ['usage_input', 'usage_output', 'usage_cost'] as const) {
+  const field = {
+    usage_input: 'inputTokens',
+    usage_output: 'outputTokens',
+    usage_cache_read: 'cacheReadTokens',
+    usage_cache_write: 'cacheWriteTokens',
+    usage_cost: 'costUsd',
+  } as const;
+  for (const metric of Object.keys(field) as Array<keyof typeof field>) {
     for (const row of listRollups(reader, metric)) {
       byWorker.set(row.a, { ...(byWorker.get(row.a) ?? zeroUsage), [field[metric]]: row.total });
     }

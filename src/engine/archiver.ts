@@ -316,6 +316,8 @@ function rollupsOf(
   for (const session of sessions) {
     add('usage_input', '', session.worker_id, '', 0, session.input_tokens);
     add('usage_output', '', session.worker_id, '', 0, session.output_tokens);
+    add('usage_cache_read', '', session.worker_id, '', 0, session.cache_read_tokens);
+    add('usage_cache_write', '', session.worker_id, '', 0, session.cache_write_tokens);
     add('usage_cost', '', session.worker_id, '', 0, session.cost_usd);
   }
   return [...rollups.values()].map((row) => ({ kind: 'rollup' as const, ...row }));

@@ -1,5 +1,6 @@
 import type { Request } from '../core/requests';
 import { type Result, notFound, ok, refused } from '../core/result';
+import { taskCommitMessage } from '../core/taskCommitMessage';
 import { WorkerState } from '../core/workerMachine';
 import { SequencerByKey } from './async';
 import type { Disposable } from './events';
@@ -87,10 +88,12 @@ export class Crew implements Disposable {
       await this.serialized(worker.id, async () => {
         const work = this.workOf(worker);
         if (work) await this.git.snapshot(work, 'owner restarted');
+        // Stopped by its watchdog with the last owner (ownerWatch.ts): said as such, not as a lost agent.
+        const stopped = work ? this.agents?.stoppedWithOwner?.(work) : undefined;
         this.tx.internal('monitor', (unit, s) => {
           const current = findWorker(unit.tx, worker.id);
           if (current?.state !== WorkerState.Working) return ok(undefined);
-          const reason = 'owner restarted: its agent is not running';
+          const reason = stopped ? `owner restarted: ${stopped.reason}` : 'owner restarted: its agent is not running';
           setWorkerLastError(unit.tx, worker.id, reason);
           return s.state.fail(unit, worker.id, reason);
         });
@@ -150,11 +153,13 @@ export class Crew implements Disposable {
     // An agent that submitted by itself may still run (an interactive one in a terminal): it must
     // not edit the worktree while the merge rebases it. What it left is committed by the merge.
     await this.stopAgent(workerId);
-    let merged = await this.git.merge(work, this.settings.mergeStrategy, this.settings.verify);
+    // The merge (or squash) commit, and what the agent left uncommitted, read as the task's work.
+    const message = taskCommitMessage(task, worker.summary);
+    let merged = await this.git.merge(work, this.settings.mergeStrategy, this.settings.verify, message);
     if (!merged.ok && merged.code === 'worktreeMissing') {
       // Deleted by hand: the branch holds the work, so recreate the worktree from it and merge.
       const prepared = await this.git.prepare(work, this.baseBranch());
-      if (prepared.ok) merged = await this.git.merge(work, this.settings.mergeStrategy, this.settings.verify);
+      if (prepared.ok) merged = await this.git.merge(work, this.settings.mergeStrategy, this.settings.verify, message);
     }
     if (merged.ok) {
       const done = this.recordMerge(request);

@@ -179,6 +179,7 @@ export class Engine implements Disposable {
       reset: (request) => this.crew.reset(request),
       retry: tx,
       heartbeat: tx,
+      stall: tx,
       answer: tx,
       usage: tx,
       send: tx,

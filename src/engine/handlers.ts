@@ -68,9 +68,12 @@ export function createHandlers(s: Services): HandlerMap {
     submit: write((unit, args) => s.state.submit(unit, args)),
     approve: write((unit, args) => s.state.approve(unit, args.worker)),
     'request-changes': write((unit, args) => s.state.requestChanges(unit, args.worker, args.note)),
-    fail: write((unit, args) => s.state.fail(unit, args.worker, args.reason, args.attempt, args.final ?? false)),
+    fail: write((unit, args) =>
+      s.state.fail(unit, args.worker, args.reason, args.attempt, args.setup ? 'setup' : args.final ? 'final' : 'attempt'),
+    ),
     retry: write((unit, args) => s.state.retry(unit, args.task)),
     heartbeat: write((unit, args) => s.heartbeats.beat(unit, args, beatSources.has(unit.actor) ? 'supervisor' : 'agent')),
+    stall: write((unit, args) => s.heartbeats.stall(unit, args)),
     answer: write((unit, args) => s.heartbeats.answer(unit, args.worker, args.decision)),
     usage: write((unit, args) => recordUsage(unit, args)),
     send: write((unit, args) => s.bus.publish(unit, args)),

@@ -58,6 +58,21 @@ export class HeartbeatService {
     return moved.ok ? ok({ worker: worker.id, state: moved.value, attempt: worker.attempt, recovered: true, answer }) : moved;
   }
 
+  /**
+   * The supervisor's report that a live agent stalled: a WORKING worker goes STALE with the reason
+   * (then the crew stops the agent, keeping its work, as for any STALE worker). A worker that is no
+   * longer WORKING, or a report of an older attempt, moves nothing.
+   */
+  stall(unit: Unit, args: CommandArgs<'stall'>): Result<{ worker: string; state: WorkerState; moved: boolean }> {
+    const worker = findWorker(unit.tx, args.worker);
+    if (!worker) return notFound('worker', args.worker);
+    const fenced = checkAttempt(worker.attempt, args.attempt, `worker '${args.worker}'`, 'stall');
+    if (!fenced.ok) return fenced;
+    if (worker.state !== WorkerState.Working) return ok({ worker: worker.id, state: worker.state, moved: false });
+    const moved = moveWorker(unit, worker, 'heartbeatTimeout', { reason: args.reason, set: { last_error: args.reason } });
+    return moved.ok ? ok({ worker: worker.id, state: moved.value, moved: true }) : moved;
+  }
+
   /** The answer waiting for this agent, if any; handed over once (the agent acts on it). */
   private takeAnswer(unit: Unit, workerId: string): 'allow' | 'deny' | null {
     const answer = findInputAnswer(unit.tx, workerId);

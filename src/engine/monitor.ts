@@ -3,7 +3,7 @@ import { WorkerState } from '../core/workerMachine';
 import type { Reader } from './ports';
 import { type WorkerSigns, findWorkerSigns, listWorkerSigns } from './queries';
 import type { EngineSettings } from './settings';
-import type { StateService } from './stateService';
+import { type StateService, needsSetup } from './stateService';
 import { moveWorker } from './transitions';
 import type { Unit } from './unit';
 
@@ -11,7 +11,9 @@ import type { Unit } from './unit';
  * Liveness (ARCHITECTURE §4): WARN, STALE and DEAD from the last sign of life, with a reason. The
  * monitor never polls: the engine asks it for the next deadline and sets one timer for it.
  */
-export type AgentSignals = (workerId: string) => { alive: boolean; pid?: number; lastOutputAt?: number; exitedReason?: string } | undefined;
+export type AgentSignals = (
+  workerId: string,
+) => { alive: boolean; pid?: number; lastOutputAt?: number; exitedReason?: string; stalled?: string } | undefined;
 
 export class Monitor {
   private signals: AgentSignals = () => undefined;
@@ -42,6 +44,7 @@ export class Monitor {
       case WorkerState.Completed:
         return { level: Liveness.Idle, reason: 'idle' };
       case WorkerState.Failed:
+        if (worker.last_error?.startsWith(needsSetup)) return { level: Liveness.Dead, reason: worker.last_error };
         return { level: Liveness.Dead, reason: worker.last_error ? `failed: ${worker.last_error}` : 'failed' };
       case WorkerState.InReview:
       case WorkerState.Approved: {
@@ -61,6 +64,8 @@ export class Monitor {
             level: Liveness.Ok,
             reason: `waiting for you: ${waiting} (since ${formatDuration(now - (worker.needs_input_at ?? now))})`,
           };
+        const stalled = this.stalled(worker.id);
+        if (stalled) return { level: Liveness.Stale, reason: stalled };
         const { at, kind } = this.lastSign(worker);
         const verdict = judgeLiveness(this.settings.liveness, now, at, kind);
         return { ...verdict, reason: this.withSignals(worker.id, verdict.reason, now) };
@@ -83,6 +88,16 @@ export class Monitor {
       }
     }
     return moved;
+  }
+
+  /**
+   * The supervisor's word that a live agent is stalled (it stopped beating for it): the reason
+   * leads, since "no heartbeat for 40s" would hide that the agent has been retrying for minutes.
+   */
+  private stalled(workerId: string): string | undefined {
+    const signals = this.signals(workerId);
+    if (!signals?.alive || !signals.stalled) return undefined;
+    return `${signals.stalled}; process alive (pid ${signals.pid ?? '?'})`;
   }
 
   private withSignals(workerId: string, reason: string, now: number): string {

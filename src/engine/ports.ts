@@ -151,11 +151,15 @@ export interface GitPort {
   snapshot(work: WorkRef, reason: string): Promise<string | undefined>;
   /** Commits whatever the agent left, with the Foreman trailers. */
   commitLeftovers(work: WorkRef, message: string): Promise<string | undefined>;
-  /** Rebases (or merges, or squashes) the task branch into the base; one merge at a time. */
+  /**
+   * Rebases (or merges, or squashes) the task branch into the base; one merge at a time. `message`
+   * (the task's title and summary) is the merge or squash commit's, and that of any edits still uncommitted.
+   */
   merge(
     work: WorkRef,
     strategy: MergeStrategy,
     verify?: (worktree: string) => Promise<Result<void>>,
+    message?: string,
   ): Promise<Result<{ baseBefore: string; baseAfter: string }>>;
   branchExists(branch: string): Promise<boolean>;
   worktreePath(workerId: string): string;
@@ -172,8 +176,10 @@ export type AgentVerdict =
   | { readonly outcome: 'success'; readonly summary?: string }
   /** A failed attempt: retried while attempts remain. */
   | { readonly outcome: 'failed'; readonly reason: string }
-  /** Only a change of settings fixes it (a flag the CLI refuses, no login): the task fails at once. */
-  | { readonly outcome: 'configuration'; readonly reason: string };
+  /** Only a change of settings fixes it (a flag the CLI refuses, a budget reached): the task fails at once. */
+  | { readonly outcome: 'configuration'; readonly reason: string }
+  /** The worker's agent cannot run (no login): the worker needs setup; the task is queued again, its attempt unspent. */
+  | { readonly outcome: 'setup'; readonly reason: string };
 
 export interface AgentExit {
   readonly code: number | null;
@@ -210,6 +216,11 @@ export interface AgentPort {
   launch(launch: AgentLaunch): Result<LaunchedAgent>;
   cancel(workerId: string): Promise<AgentExit | undefined>;
   signals(workerId: string): { alive: boolean; pid?: number; lastOutputAt?: number; exitedReason?: string } | undefined;
+  /**
+   * After an owner restart: whether this attempt's agent was stopped, its work saved, by its
+   * watchdog when the last owner went away or stopped (taken once), and in what words.
+   */
+  stoppedWithOwner?(work: { taskId: string; attempt: number }): { reason: string } | undefined;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { WorkerState } from '../core/workerMachine';
 import type { CommandName } from '../core/requests';
 import type { TransitionEvent } from '../core/transitionLog';
 import type { AgentSession } from './agentSessions';
@@ -53,6 +54,8 @@ export interface CommandResults {
   reset: WorkerRow;
   retry: TaskRow;
   heartbeat: HeartbeatReceipt;
+  /** `moved`: the worker went STALE now (false: it was no longer WORKING, nothing to do). */
+  stall: { worker: string; state: WorkerState; moved: boolean };
   answer: { worker: string; decision: 'allow' | 'deny'; question: string };
   usage: AgentSession;
   send: { seq: number; id: string; duplicate: boolean };

@@ -1,10 +1,19 @@
 import { z } from 'zod';
 import { defaultMaxPayloadBytes } from '../core/limits';
-import { type BackoffSettings, type LivenessSettings, defaultBackoff, defaultLiveness } from '../core/policies';
+import {
+  type AgentStallSettings,
+  type BackoffSettings,
+  type LivenessSettings,
+  defaultAgentStall,
+  defaultBackoff,
+  defaultLiveness,
+} from '../core/policies';
 
 /** Engine settings: passed in from one place (the composition root), never read inside logic. */
 export interface EngineSettings {
   readonly liveness: LivenessSettings;
+  /** When a running agent that streams its events counts as stalled although its process lives. */
+  readonly agentStall: AgentStallSettings;
   readonly backoff: BackoffSettings;
   readonly defaultMaxAttempts: number;
   /** At most this many workers hold running work (ASSIGNED, WORKING or STALE) at once. */
@@ -30,6 +39,7 @@ export interface EngineSettings {
 
 export const defaultEngineSettings: EngineSettings = {
   liveness: defaultLiveness,
+  agentStall: defaultAgentStall,
   backoff: defaultBackoff,
   defaultMaxAttempts: 3,
   concurrency: 8,
@@ -85,6 +95,10 @@ export const settingsFileSchema = z
     warnMs: z.number().int().min(1000).optional(),
     staleMs: z.number().int().min(1000).optional(),
     deadMs: z.number().int().min(1000).optional(),
+    /** No event from a running agent for this long: STALE ("no output from the agent for 5m00s"). */
+    agentSilenceMs: z.number().int().min(1000).optional(),
+    /** An agent's own API retries going on this long: STALE with the retry's words. */
+    agentRetryMs: z.number().int().min(1000).optional(),
     retryBaseMs: z.number().int().min(0).optional(),
     retryMaxMs: z.number().int().min(0).optional(),
     defaultMaxAttempts: z.number().int().min(1).max(20).optional(),
@@ -121,6 +135,10 @@ export function mergeSettings(file: SettingsFile, base: EngineSettings = default
       warnMs: file.warnMs ?? base.liveness.warnMs,
       staleMs: file.staleMs ?? base.liveness.staleMs,
       deadMs: file.deadMs ?? base.liveness.deadMs,
+    },
+    agentStall: {
+      silenceMs: file.agentSilenceMs ?? base.agentStall.silenceMs,
+      retryMs: file.agentRetryMs ?? base.agentStall.retryMs,
     },
     backoff: { baseMs: file.retryBaseMs ?? base.backoff.baseMs, maxMs: file.retryMaxMs ?? base.backoff.maxMs },
     defaultMaxAttempts: file.defaultMaxAttempts ?? base.defaultMaxAttempts,

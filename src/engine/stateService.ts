@@ -25,6 +25,12 @@ export interface StateSettings {
 }
 
 /** What a worker looks like after it lets go of its task. */
+/** How a worker's last error starts when its agent cannot run: the views and the dispatcher read it. */
+export const needsSetup = 'needs setup: ';
+
+/** What a failure ends: this attempt (retried while attempts remain), the task for good, or the worker's run until it is set up. */
+export type FailEnd = 'attempt' | 'final' | 'setup';
+
 const released = { task_id: null, branch: null, attempt: 0, note: null, summary: null } as const;
 
 /**
@@ -163,14 +169,33 @@ export class StateService {
   /**
    * A failed attempt (ARCHITECTURE §3): the task fails; with attempts left it is queued again after
    * a backoff and the worker is freed, otherwise (or when `final`) the task stays Failed and the
-   * worker FAILED, holding it for a person to see; `retry` grants another attempt.
+   * worker FAILED, holding it for a person to see; `retry` grants another attempt. With `setup`
+   * the fault is the worker's (its agent cannot run): the worker stays FAILED, "needs setup", and
+   * claims nothing until a person resets it; the task is queued again at once, its attempt unspent.
    */
-  fail(unit: Unit, workerId: string, reason: string, attempt?: number, final = false): Result<WorkerRow> {
+  fail(unit: Unit, workerId: string, reason: string, attempt?: number, end: FailEnd = 'attempt'): Result<WorkerRow> {
     return this.moveHolder(unit, workerId, attempt, (worker) => {
       const trigger = worker.state === WorkerState.Assigned ? 'setupFailed' : worker.state === WorkerState.Stale ? 'dead' : 'workFailed';
-      const moved = moveWorker(unit, worker, trigger, { set: { last_error: reason }, reason });
-      return moved.ok ? this.failTask(unit, { ...worker, state: moved.value }, reason, final) : moved;
+      const said = end === 'setup' ? `${needsSetup}${reason}` : reason;
+      const moved = moveWorker(unit, worker, trigger, { set: { last_error: said }, reason: said });
+      if (!moved.ok) return moved;
+      if (end === 'setup') return this.returnTask(unit, { ...worker, state: moved.value }, said);
+      return this.failTask(unit, { ...worker, state: moved.value }, reason, end === 'final');
     });
+  }
+
+  /** The task of a worker that could not run it goes back to the queue as it was before the claim. */
+  private returnTask(unit: Unit, worker: WorkerRow, reason: string): Result<WorkerState> {
+    const task = worker.task_id ? findTask(unit.tx, worker.task_id) : undefined;
+    if (!task || task.status !== TaskStatus.Running) return ok(worker.state);
+    const failed = moveTask(unit, task, 'fail', { set: { finished_at: unit.now, last_error: reason }, reason });
+    if (!failed.ok) return failed;
+    deleteTaskClaim(unit.tx, task.id);
+    const requeued = moveTask(unit, { ...task, status: failed.value }, 'retry', {
+      set: { scheduled_for: unit.now, worker_id: null, attempt: Math.max(0, task.attempt - 1) },
+      reason: `worker '${worker.id}' could not start its agent; attempt ${task.attempt} not counted`,
+    });
+    return requeued.ok ? ok(worker.state) : requeued;
   }
 
   private failTask(unit: Unit, worker: WorkerRow, reason: string, final = false): Result<WorkerState> {

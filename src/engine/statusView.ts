@@ -20,6 +20,7 @@ import {
   maxIdsPerRead,
   readMeta,
 } from './queries';
+import { listFailedManualTasks } from './queries/failedManualTasks';
 import type { WorkerRow } from './rows';
 
 /** A worker as `foreman status --json` and the UI show it. */
@@ -48,6 +49,20 @@ export interface WorkerStatus {
   readonly needsInput: { readonly message: string; readonly at: number } | null;
   /** Tokens and cost of every run this worker made. */
   readonly usage: Usage;
+  /**
+   * Present only on an IDLE worker whose last task was a manual one that failed and now waits for
+   * a person (the queue never hands a manual task out by itself): Retry runs it on this worker again.
+   */
+  readonly lastTaskFailed?: LastTaskFailure;
+}
+
+/** A manual task that failed on this worker and waits: what `livenessReason` then says, as data. */
+export interface LastTaskFailure {
+  readonly taskId: string;
+  readonly title: string;
+  /** `queued`: requeued with attempts left; `failed`: no attempt left, Retry grants one. */
+  readonly status: string;
+  readonly reason: string;
 }
 
 export interface TaskStatusView {
@@ -123,9 +138,11 @@ export function readStatus(reader: Reader, monitor: Monitor, now: number, query:
   );
   const usage = usageTotals(reader, only);
   const workerRows = only ? inBatches(only.workers, (ids) => listWorkersById(reader, ids)) : listWorkers(reader);
+  const failures = lastFailures(reader, workerRows);
   const workers = workerRows.map((worker): WorkerStatus => {
     const verdict = verdicts.get(worker.id);
     if (!verdict) throw new Error(`bug: no liveness verdict for worker '${worker.id}' in the same read`);
+    const failure = failures.get(worker.id);
     return {
       id: worker.id,
       state: worker.state,
@@ -138,13 +155,14 @@ export function readStatus(reader: Reader, monitor: Monitor, now: number, query:
       heartbeatAgeMs: verdict.lastHeartbeatMs === null ? null : now - verdict.lastHeartbeatMs,
       progress: progressOf(worker, beats.get(worker.id)),
       liveness: verdict.level,
-      livenessReason: verdict.reason,
+      livenessReason: failure ? idleReason(failure) : verdict.reason,
       stateChangedAt: worker.state_changed_at,
       lastError: worker.last_error,
       note: worker.note,
       summary: worker.summary,
       ...signalsOf(worker, beats.get(worker.id)),
       usage: usage.byWorker.get(worker.id) ?? zeroUsage,
+      ...(failure ? { lastTaskFailed: failure } : {}),
     };
   });
   const { rows, page } = only
@@ -166,6 +184,32 @@ export function readStatus(reader: Reader, monitor: Monitor, now: number, query:
     usage: usage.byTask.get(task.id) ?? zeroUsage,
   }));
   return { baseBranch: readMeta(reader, 'base_branch') ?? null, workers, tasks, usage: usage.total, ...(page ? { page } : {}) };
+}
+
+/** Bounds the agent's reason inside the sentence: the whole of it is the task's last error. */
+const reasonChars = 300;
+
+/** The IDLE workers whose last task is a failed manual one, by worker id. */
+function lastFailures(reader: Reader, workers: readonly WorkerRow[]): Map<string, LastTaskFailure> {
+  const failures = new Map<string, LastTaskFailure>();
+  if (!workers.some((worker) => worker.state === WorkerState.Idle)) return failures;
+  const idle = new Set(workers.filter((worker) => worker.state === WorkerState.Idle).map((worker) => worker.id));
+  for (const task of listFailedManualTasks(reader)) {
+    if (!idle.has(task.last_worker_id)) continue;
+    const reason = (task.last_error ?? '').replace(/\s+/g, ' ').trim();
+    failures.set(task.last_worker_id, {
+      taskId: task.id,
+      title: task.title,
+      status: task.status,
+      reason: reason.length > reasonChars ? `${reason.slice(0, reasonChars - 1)}…` : reason,
+    });
+  }
+  return failures;
+}
+
+/** "last task fix-login failed: pid 7 exited 1 at 12:00:00: tests are red — Retry to run it again". */
+export function idleReason(failure: LastTaskFailure): string {
+  return `last task ${failure.taskId} failed: ${failure.reason} — Retry to run it again`;
 }
 
 /** Reads ids in lists of at most `maxIdsPerRead`; each batch comes back in its own order. */

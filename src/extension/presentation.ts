@@ -78,6 +78,8 @@ export function workerDescription(worker: WorkerStatus, titles: TaskTitles): str
   const liveness = shownLiveness(worker);
   if (liveness) parts.push(liveness);
   if (worker.activity) parts.push(worker.activity.text);
+  // A free worker next to its failed manual task says so: nothing would run that task by itself.
+  if (worker.lastTaskFailed && !task) parts.push(worker.livenessReason);
   return parts.join(' · ');
 }
 

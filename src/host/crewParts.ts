@@ -120,13 +120,31 @@ export function assembleCrew(repoRoot: string, foremanDir: string, parts: Engine
     // While a launched agent's process lives, Foreman heartbeats for it: a long, silent model
     // call is not death (ARCHITECTURE §4). The agent's own heartbeats add progress. The period
     // follows the liveness settings, so a live agent never reaches even WARN by silence.
-    const heartbeatEveryMs = ownerHeartbeatMs(engineSettings.liveness.warnMs);
-    const onHeartbeat = (run: { workerId: string; attempt: number }) =>
-      report({ command: 'heartbeat', args: { worker: run.workerId, status: 'working', attempt: run.attempt }, actor: 'supervisor' });
+    // Often enough, too, to notice a stall within a quarter of its bound.
+    const { silenceMs, retryMs } = engineSettings.agentStall;
+    const heartbeatEveryMs = Math.min(ownerHeartbeatMs(engineSettings.liveness.warnMs), Math.max(250, Math.floor(Math.min(silenceMs, retryMs) / 4)));
+    const onHeartbeat = (run: { workerId: string; attempt: number }, activity?: string) =>
+      report({
+        command: 'heartbeat',
+        args: { worker: run.workerId, status: 'working', attempt: run.attempt, ...(activity ? { activity } : {}) },
+        actor: 'supervisor',
+      });
+    // An agent whose stream went quiet, or whose own retries go on, is not kept alive by its process.
+    const onStall = (run: AgentRun, reason: string) =>
+      report({ command: 'stall', args: { worker: run.workerId, attempt: run.attempt, reason }, actor: 'supervisor' });
     const logDir = path.join(foremanDir, 'logs');
     // What the agent's own events say (its session, usage, tool calls) goes to the engine as it is read.
     const onEvents = (run: AgentRun, events: readonly AgentEvent[]) => reportsOf(run, events).forEach(report);
-    supervisor = new AgentSupervisor({ logDir, cliBinDir: cliBinDir(), log: options.log, heartbeatEveryMs, onHeartbeat, onEvents });
+    supervisor = new AgentSupervisor({
+      logDir,
+      cliBinDir: cliBinDir(),
+      log: options.log,
+      heartbeatEveryMs,
+      onHeartbeat,
+      onStall,
+      onEvents,
+      vitals: engineSettings.agentStall,
+    });
     if (options.terminalHost) {
       terminals = new TerminalAgents(options.terminalHost, {
         logDir,

@@ -77,6 +77,11 @@ export interface WorkspaceOwner extends Disposable {
   start(): Promise<void>;
   /** Stops agents and the engine, checkpoints the store and releases the lock. Safe to call twice. */
   close(): void;
+  /**
+   * `close`, once the agents have been stopped and their work saved (by their watchdogs, as if the
+   * owner had gone: ownerWatch.ts), so the lock is released only when nothing of this owner runs.
+   */
+  stop(): Promise<void>;
 }
 
 /**
@@ -176,7 +181,6 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
   );
   let listener: PgListener | undefined;
   const start = async (): Promise<void> => {
-    engine.startBackground();
     const config = storeConfig.value;
     if (config.kind === 'postgres' && owner.value) {
       // The other owners' commits, as they happen: wake the dispatcher, the monitor and the views.
@@ -202,6 +206,9 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
       await parts.agents.reapOrphans();
       await engine.recoverOrphans();
     }
+    // After recovery: the monitor's first sweep would otherwise take the last owner's workers,
+    // silent since it went, for STALE ones before recovery says what became of their agents.
+    engine.startBackground();
   };
   let closed = false;
   const close = (): void => {
@@ -217,6 +224,19 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
       lock.value.release();
     }
   };
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> =>
+    (stopping ??= (async () => {
+      if (closed) return;
+      // The engine first: an agent ending now is this owner's stop, not a failed attempt to act on.
+      engine.dispose();
+      try {
+        await parts.supervisor?.dispose();
+        await parts.terminals?.dispose();
+      } finally {
+        close();
+      }
+    })());
   return ok({
     repoRoot,
     foremanDir: dir,
@@ -227,6 +247,7 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
     execute: (request) => engine.execute(request),
     start,
     close,
+    stop,
     dispose: close,
   });
 }

@@ -24,7 +24,12 @@ export function formatCost(usd: number): string {
 }
 
 export function hasUsage(usage: Usage): boolean {
-  return usage.inputTokens > 0 || usage.outputTokens > 0 || usage.costUsd > 0;
+  return totalTokens(usage) > 0 || usage.costUsd > 0;
+}
+
+/** Every token the run used: fresh input, cache reads and writes, output. */
+export function totalTokens(usage: Usage): number {
+  return usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens + usage.outputTokens;
 }
 
 /**
@@ -32,13 +37,18 @@ export function hasUsage(usage: Usage): boolean {
  * only), so "$0" never reads as "free".
  */
 export function formatUsage(usage: Usage): string {
-  const tokens = `${formatTokens(usage.inputTokens + usage.outputTokens)} tokens`;
+  const tokens = `${formatTokens(totalTokens(usage))} tokens`;
   return usage.costUsd > 0 ? `${tokens} · ${formatCost(usage.costUsd)}` : tokens;
 }
 
-/** The longer form for tooltips: "10,000 in · 2,400 out tokens · $0.4200". */
+/**
+ * The longer form for tooltips: "10,000 in · 2,400 out tokens · $0.4200", with the prompt cache
+ * apart when there was one: "1,200 in · 8,800 cache read · 2,400 out tokens · $0.0412".
+ */
 export function describeUsage(usage: Usage): string {
   const count = (n: number) => n.toLocaleString('en-US');
   const cost = usage.costUsd > 0 ? ` · $${usage.costUsd.toFixed(4)}` : '';
-  return `${count(usage.inputTokens)} in · ${count(usage.outputTokens)} out tokens${cost}`;
+  const cacheRead = usage.cacheReadTokens > 0 ? ` · ${count(usage.cacheReadTokens)} cache read` : '';
+  const cacheWrite = usage.cacheWriteTokens > 0 ? ` · ${count(usage.cacheWriteTokens)} cache write` : '';
+  return `${count(usage.inputTokens)} in${cacheRead}${cacheWrite} · ${count(usage.outputTokens)} out tokens${cost}`;
 }

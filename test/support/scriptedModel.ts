@@ -22,12 +22,25 @@ export type ScriptStep =
   /** Write a file: Claude's `Write` tool; Codex has none, so it becomes a shell heredoc. */
   | { readonly write: { readonly path: string; readonly content: string }; readonly usage?: StepUsage }
   /** End the turn with this text (the CLI's final result). */
-  | { readonly text: string; readonly usage?: StepUsage };
+  | { readonly text: string; readonly usage?: StepUsage }
+  /** Claude only: call one of its tools by name (TaskCreate, Edit…) with this input. */
+  | { readonly tool: { readonly name: string; readonly input: Readonly<Record<string, unknown>> }; readonly usage?: StepUsage }
+  /**
+   * Answer this one request with an HTTP error, as the service would (401, 429, 500…); the CLI
+   * retries by itself as it does for the real service. `retryAfterSeconds` sends `retry-after`
+   * (how the service keeps retries short, and how tests do); `headers` adds others.
+   */
+  | { readonly fail: number; readonly retryAfterSeconds?: number; readonly headers?: Readonly<Record<string, string>> }
+  /** Never answer this request: the connection stays open and silent (a hung model). */
+  | { readonly hang: true };
 
 /** Token counts reported for one answer; by default derived from the sizes of request and answer. */
 export interface StepUsage {
   readonly input: number;
   readonly output: number;
+  /** OpenAI only: of `input`, tokens read from / written to the prompt cache (`input_tokens_details`). */
+  readonly cached?: number;
+  readonly cacheWrite?: number;
 }
 
 /** Which API a request came in on. */
@@ -75,6 +88,8 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
   let script: ScriptStep[] = [];
   let failure: number | undefined;
   let callCounter = 0;
+  /** Requests a `hang` step holds open; ended when the server closes. */
+  const hanging = new Set<ServerResponse>();
   const nextId = (prefix: string): string => `${prefix}_${String(++callCounter).padStart(6, '0')}`;
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -101,11 +116,20 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
       sendError(response, api, failure);
       return;
     }
+    if (step && 'hang' in step) {
+      hanging.add(response);
+      return;
+    }
+    if (step && 'fail' in step) {
+      const headers = { ...(step.retryAfterSeconds !== undefined ? { 'retry-after': String(step.retryAfterSeconds) } : {}), ...step.headers };
+      sendError(response, api, step.fail, headers);
+      return;
+    }
     if (path.includes('count_tokens')) {
       sendJson(response, { input_tokens: estimateTokens(raw) });
       return;
     }
-    const answer = step ?? { text: mainLoop ? scriptFinishedText : sideRequestText };
+    const answer = step && !('fail' in step) && !('hang' in step) ? step : { text: mainLoop ? scriptFinishedText : sideRequestText };
     const inputTokens = answer.usage?.input ?? estimateTokens(raw);
     const streamed = isRecord(body) && body['stream'] === true;
     const model = isRecord(body) && typeof body['model'] === 'string' ? body['model'] : 'scripted-model';
@@ -119,7 +143,8 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
     }
     const items = openAiItems(answer, nextId('call'), nextId('msg'));
     const outputTokens = answer.usage?.output ?? outputEstimate(items);
-    const result = { id: nextId('resp'), model, items, inputTokens, outputTokens };
+    const cache = { cachedTokens: answer.usage?.cached ?? 0, cacheWriteTokens: answer.usage?.cacheWrite ?? 0 };
+    const result = { id: nextId('resp'), model, items, inputTokens, outputTokens, ...cache };
     if (streamed) sendEvents(response, openAiStream(result));
     else sendJson(response, openAiResponse(result, 'completed'));
   }
@@ -145,6 +170,7 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
     },
     close: () =>
       new Promise<void>((resolve) => {
+        for (const response of hanging) response.destroy();
         server.closeAllConnections();
         server.close(() => resolve());
       }),
@@ -173,8 +199,12 @@ function toolNames(tools: unknown): string[] {
   });
 }
 
-function anthropicBlocks(step: ScriptStep, toolId: string): AnthropicBlock[] {
+/** A step that answers (not a failure, not a hang). */
+export type AnswerStep = Extract<ScriptStep, { bash: string } | { write: unknown } | { text: string } | { tool: unknown }>;
+
+function anthropicBlocks(step: AnswerStep, toolId: string): AnthropicBlock[] {
   if ('bash' in step) return [{ type: 'tool_use', id: toolId, name: 'Bash', input: { command: step.bash, description: 'Run a command' } }];
+  if ('tool' in step) return [{ type: 'tool_use', id: toolId, name: step.tool.name, input: step.tool.input }];
   if ('write' in step)
     return [{ type: 'tool_use', id: toolId, name: 'Write', input: { file_path: step.write.path, content: step.write.content } }];
   return [{ type: 'text', text: step.text }];
@@ -201,7 +231,7 @@ function sendJson(response: ServerResponse, value: unknown): void {
 }
 
 /** Each API's own error shape, so the CLI reports it as it would the real service's. */
-function sendError(response: ServerResponse, api: ModelApi, status: number): void {
+function sendError(response: ServerResponse, api: ModelApi, status: number, headers: Readonly<Record<string, string>> = {}): void {
   const message = status === 401 ? 'invalid x-api-key' : `scripted failure ${status}`;
   const body =
     api === 'anthropic'
@@ -213,7 +243,7 @@ function sendError(response: ServerResponse, api: ModelApi, status: number): voi
             code: status === 401 ? 'invalid_api_key' : null,
           },
         };
-  response.writeHead(status, { 'content-type': 'application/json' });
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
   response.end(JSON.stringify(body));
 }
 

@@ -3,7 +3,7 @@
  * `response.created`, per output item `response.output_item.added` / `response.output_item.done`,
  * then `response.completed` carrying the whole response with its usage.
  */
-import type { ScriptStep } from './scriptedModel';
+import type { AnswerStep } from './scriptedModel';
 import type { ServerSentEvent } from './scriptedModelAnthropic';
 
 /** An output item of a response. */
@@ -29,6 +29,9 @@ export interface OpenAiAnswer {
   readonly items: readonly OpenAiItem[];
   readonly inputTokens: number;
   readonly outputTokens: number;
+  /** Of `inputTokens`, those read from / written to the prompt cache, as OpenAI counts them. */
+  readonly cachedTokens?: number;
+  readonly cacheWriteTokens?: number;
 }
 
 /**
@@ -45,9 +48,10 @@ export function writeFileCommand(path: string, content: string): string {
   return `printf '%s' ${quote(content)} > ${quote(path)}`;
 }
 
-export function openAiItems(step: ScriptStep, callId: string, messageId: string): OpenAiItem[] {
+export function openAiItems(step: AnswerStep, callId: string, messageId: string): OpenAiItem[] {
   if ('bash' in step)
     return [{ type: 'custom_tool_call', call_id: callId, name: 'exec', input: codexExecInput(step.bash), status: 'completed' }];
+  if ('tool' in step) throw new Error(`a tool step (${step.tool.name}) is Claude's; Codex has only its exec tool here`);
   if ('write' in step) {
     const command = writeFileCommand(step.write.path, step.write.content);
     return [{ type: 'custom_tool_call', call_id: callId, name: 'exec', input: codexExecInput(command), status: 'completed' }];
@@ -66,7 +70,7 @@ export function openAiItems(step: ScriptStep, callId: string, messageId: string)
 function usage(answer: OpenAiAnswer) {
   return {
     input_tokens: answer.inputTokens,
-    input_tokens_details: { cached_tokens: 0 },
+    input_tokens_details: { cached_tokens: answer.cachedTokens ?? 0, cache_write_tokens: answer.cacheWriteTokens ?? 0 },
     output_tokens: answer.outputTokens,
     output_tokens_details: { reasoning_tokens: 0 },
     total_tokens: answer.inputTokens + answer.outputTokens,

@@ -118,6 +118,10 @@ function workerCard(ctx: RenderContext, worker: WorkerCard): HTMLElement {
         )
       : null,
     troubled ? el('p', { class: `reason liveness-${verdict.toLowerCase()}` }, icon('warning'), worker.livenessReason) : null,
+    // An IDLE worker offering Retry sits next to its failed manual task: the reason says which, and why.
+    worker.state === 'IDLE' && worker.actions.includes('retry')
+      ? el('p', { class: 'error-text' }, icon('error'), worker.livenessReason)
+      : null,
     worker.state === 'IN_REVIEW' && worker.summary ? el('p', { class: 'summary-text' }, worker.summary) : null,
     worker.note ? el('p', { class: 'note' }, icon('comment'), worker.note) : null,
     // A STALE worker's error is the verdict that made it stale: the reason line above says it, up to date.

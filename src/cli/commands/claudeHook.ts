@@ -15,7 +15,9 @@ import { ExitCode } from '../../core/result';
 import { toolDetail } from '../../infra/agents/kinds/claude';
 import { isAlive } from '../../infra/agents/processes';
 import { claudeHookSignal } from '../../infra/agents/kinds/claudeHooks';
-import { allowedToolsVariable, permissionDecision, toolAllowed } from '../../core/claudePermissions';
+import { allowedToolsVariable, claudeGateVariable, gateDecision, parseGate, permissionDecision } from '../../core/claudePermissions';
+import { readInitTools } from '../initTools';
+import { sandboxedAllow } from '../thinHook';
 import { stringFlag } from '../argv';
 import { readHookInput } from '../hookInput';
 import { resolveTarget, route } from '../route';
@@ -31,6 +33,7 @@ const toolCallSchema = z.object({
   hook_event_name: z.literal('PreToolUse'),
   tool_name: z.string(),
   tool_input: z.record(z.string(), z.unknown()).default({}),
+  cwd: z.string().optional(),
 });
 const receiptSchema = z.object({ answer: z.enum(['allow', 'deny']).nullable().optional() });
 
@@ -74,14 +77,28 @@ export async function runClaudeHook(input: CommandInput): Promise<number> {
     return receiptSchema.safeParse(result.value).data?.answer ?? undefined;
   };
   const call = toolCallSchema.safeParse(payload);
-  const allowed = allowedRules();
-  if (!call.success || allowed === undefined || toolAllowed(allowed, call.data.tool_name, call.data.tool_input)) {
+  const gate = parseGate(process.env[claudeGateVariable] ?? process.env[allowedToolsVariable]);
+  if (!call.success || gate === undefined) {
     await heartbeat({ ...signal.signal });
     return ExitCode.ok;
   }
-  const question = `permission to use ${describeTool(call.data.tool_name, toolDetail(call.data.tool_input), 300)}`;
-  const decision = await askPerson(question, heartbeat);
-  process.stdout.write(`${permissionDecision(decision.answer, decision.reason)}\n`);
+  const { tool_name: tool, tool_input: toolInput, cwd } = call.data;
+  const initTools = readInitTools(gate.streamFile);
+  const decision = gateDecision(gate, tool, toolInput, { ...(cwd === undefined ? {} : { cwd }), ...(initTools ? { initTools } : {}) });
+  const described = describeTool(tool, toolDetail(toolInput), 300);
+  if (decision.decision === 'allow') {
+    await heartbeat({ ...signal.signal });
+    if (tool === 'Bash' && gate.sandboxedBash) process.stdout.write(`${sandboxedAllow}\n`);
+    return ExitCode.ok;
+  }
+  if (decision.decision === 'deny') {
+    // A deny rule (the user's or Foreman's) is final: Claude Code would refuse it too, so no person is asked.
+    await heartbeat({ activity: `refused ${described}: ${decision.reason}` });
+    process.stdout.write(`${permissionDecision('deny', decision.reason)}\n`);
+    return ExitCode.ok;
+  }
+  const answer = await askPerson(`permission to use ${described}`, heartbeat);
+  process.stdout.write(`${permissionDecision(answer.answer, answer.reason)}\n`);
   return ExitCode.ok;
 }
 
@@ -91,18 +108,6 @@ function parentOf(pid: number): number | undefined {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
     return Number.isInteger(parent) && parent > 1 ? parent : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The worker's allow-list, handed over by the launch; undefined: no gate (Claude Code decides). */
-function allowedRules(): string[] | undefined {
-  const text = process.env[allowedToolsVariable];
-  if (!text) return undefined;
-  try {
-    const rules = z.array(z.string()).safeParse(JSON.parse(text));
-    return rules.success ? rules.data : undefined;
   } catch {
     return undefined;
   }

@@ -15,6 +15,8 @@ export interface SessionRow {
   runs: number;
   input_tokens: number;
   output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
   cost_usd: number;
   updated_at: number;
 }
@@ -24,6 +26,8 @@ export interface UsageSumRow {
   key: string;
   input_tokens: number;
   output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
   cost_usd: number;
 }
 
@@ -38,6 +42,8 @@ export interface UsageReport {
   readonly runs: number;
   readonly inputTokens: number;
   readonly outputTokens: number;
+  readonly cacheReadTokens: number;
+  readonly cacheWriteTokens: number;
   readonly costUsd: number;
   readonly now: number;
 }
@@ -45,11 +51,14 @@ export interface UsageReport {
 /** Adds a usage report to its attempt's row, creating it on the first report. */
 export function addSessionUsage(tx: Tx, report: UsageReport): void {
   tx.run(
-    `INSERT INTO agent_sessions (task_id, attempt, worker_id, agent_kind, session_id, runs, input_tokens, output_tokens, cost_usd, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO agent_sessions (task_id, attempt, worker_id, agent_kind, session_id, runs, input_tokens, output_tokens,
+                                 cache_read_tokens, cache_write_tokens, cost_usd, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT(task_id, attempt) DO UPDATE SET worker_id = excluded.worker_id, agent_kind = excluded.agent_kind,
        session_id = COALESCE(excluded.session_id, agent_sessions.session_id), runs = agent_sessions.runs + excluded.runs,
        input_tokens = agent_sessions.input_tokens + excluded.input_tokens, output_tokens = agent_sessions.output_tokens + excluded.output_tokens,
+       cache_read_tokens = agent_sessions.cache_read_tokens + excluded.cache_read_tokens,
+       cache_write_tokens = agent_sessions.cache_write_tokens + excluded.cache_write_tokens,
        cost_usd = agent_sessions.cost_usd + excluded.cost_usd, updated_at = excluded.updated_at`,
     [
       report.taskId,
@@ -60,6 +69,8 @@ export function addSessionUsage(tx: Tx, report: UsageReport): void {
       report.runs,
       report.inputTokens,
       report.outputTokens,
+      report.cacheReadTokens,
+      report.cacheWriteTokens,
       report.costUsd,
       report.now,
     ],
@@ -73,7 +84,8 @@ export function findSessionRow(reader: Reader, taskId: string, attempt: number):
 /** Usage summed per task. */
 export function sumUsageByTask(reader: Reader): UsageSumRow[] {
   return reader.all<UsageSumRow>(
-    `SELECT task_id AS key, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens, SUM(cost_usd) AS cost_usd
+    `SELECT task_id AS key, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,
+                  SUM(cache_read_tokens) AS cache_read_tokens, SUM(cache_write_tokens) AS cache_write_tokens, SUM(cost_usd) AS cost_usd
            FROM agent_sessions GROUP BY task_id`,
   );
 }
@@ -82,7 +94,8 @@ export function sumUsageByTask(reader: Reader): UsageSumRow[] {
 export function sumUsageOfTasks(reader: Reader, taskIds: readonly string[]): UsageSumRow[] {
   if (!taskIds.length) return [];
   return reader.all<UsageSumRow>(
-    `SELECT task_id AS key, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens, SUM(cost_usd) AS cost_usd
+    `SELECT task_id AS key, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,
+                  SUM(cache_read_tokens) AS cache_read_tokens, SUM(cache_write_tokens) AS cache_write_tokens, SUM(cost_usd) AS cost_usd
            FROM agent_sessions WHERE task_id IN (${taskIds.map(() => '?').join(', ')}) GROUP BY task_id`,
     [...taskIds],
   );
@@ -92,7 +105,8 @@ export function sumUsageOfTasks(reader: Reader, taskIds: readonly string[]): Usa
 export function sumUsageOfWorkers(reader: Reader, workerIds: readonly string[]): UsageSumRow[] {
   if (!workerIds.length) return [];
   return reader.all<UsageSumRow>(
-    `SELECT worker_id AS key, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens, SUM(cost_usd) AS cost_usd
+    `SELECT worker_id AS key, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,
+                  SUM(cache_read_tokens) AS cache_read_tokens, SUM(cache_write_tokens) AS cache_write_tokens, SUM(cost_usd) AS cost_usd
            FROM agent_sessions WHERE worker_id IN (${workerIds.map(() => '?').join(', ')}) GROUP BY worker_id`,
     [...workerIds],
   );
@@ -101,7 +115,8 @@ export function sumUsageOfWorkers(reader: Reader, workerIds: readonly string[]):
 /** Usage summed per worker. */
 export function sumUsageByWorker(reader: Reader): UsageSumRow[] {
   return reader.all<UsageSumRow>(
-    `SELECT worker_id AS key, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens, SUM(cost_usd) AS cost_usd
+    `SELECT worker_id AS key, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,
+                  SUM(cache_read_tokens) AS cache_read_tokens, SUM(cache_write_tokens) AS cache_write_tokens, SUM(cost_usd) AS cost_usd
            FROM agent_sessions GROUP BY worker_id`,
   );
 }
@@ -110,6 +125,7 @@ export function sumUsageByWorker(reader: Reader): UsageSumRow[] {
 export function sumUsage(reader: Reader): Omit<UsageSumRow, 'key'> | undefined {
   return reader.get<Omit<UsageSumRow, 'key'>>(
     `SELECT COALESCE(SUM(input_tokens), 0) AS input_tokens, COALESCE(SUM(output_tokens), 0) AS output_tokens,
+            COALESCE(SUM(cache_read_tokens), 0) AS cache_read_tokens, COALESCE(SUM(cache_write_tokens), 0) AS cache_write_tokens,
             COALESCE(SUM(cost_usd), 0) AS cost_usd FROM agent_sessions`,
   );
 }

@@ -15,7 +15,15 @@ export interface WorkerTransitionRow extends TransitionRow {
   next_ts: number;
 }
 
-export type RollupMetric = 'transition_pair' | 'time_in_state' | 'finished' | 'usage_input' | 'usage_output' | 'usage_cost';
+export type RollupMetric =
+  | 'transition_pair'
+  | 'time_in_state'
+  | 'finished'
+  | 'usage_input'
+  | 'usage_output'
+  | 'usage_cache_read'
+  | 'usage_cache_write'
+  | 'usage_cost';
 
 export interface RollupRow {
   metric: RollupMetric;

@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
-import { taskRules, workerRules } from '../../core/actions';
+import { taskFits, taskRules, workerRules } from '../../core/actions';
 import { CommandId } from './commandIds';
 import { type CommandTarget, askValidated, pickSession, pickTask, pickWorker, send } from './pickers';
+import type { ForemanSession } from '../session';
 import type { SessionRegistry } from '../sessionRegistry';
 
 /** Commands on workers and tasks: assign, start, review, merge, cancel, retry. */
@@ -104,6 +105,8 @@ export function registerWorkerCommands(registry: SessionRegistry): vscode.Dispos
     register(CommandId.retryTask, async (target) => {
       const session = target && 'session' in target ? target.session : await pickSession(registry);
       if (!session) return;
+      const lastFailed = target?.kind === 'worker' && !target.worker.taskId ? target.worker.lastTaskFailed : undefined;
+      if (target?.kind === 'worker' && lastFailed) return rerunOn(session, target.worker.id, lastFailed.taskId);
       const fromWorker = target?.kind === 'worker' ? target.worker.taskId : undefined;
       const task = fromWorker ? { id: fromWorker } : await pickTask(session, target, taskRules.retry, 'Retry: pick a failed task');
       if (task) await send(session, { command: 'retry', args: { task: task.id } }, `${task.id} queued again`);
@@ -115,4 +118,17 @@ export function registerWorkerCommands(registry: SessionRegistry): vscode.Dispos
       if (task) await send(session, { command: 'cancel', args: { target: task.id } }, `${task.id} cancelled`);
     }),
   ];
+}
+
+/**
+ * Runs a failed manual task again on the free worker that failed it: the queue never hands a
+ * manual task out by itself, so Retry assigns it, after queueing it again if it failed for good.
+ */
+async function rerunOn(session: ForemanSession, workerId: string, taskId: string): Promise<void> {
+  const status = session.snapshot().tasks.find((task) => task.id === taskId)?.status;
+  if (status !== undefined && taskFits('retry', status)) {
+    const queued = await send(session, { command: 'retry', args: { task: taskId } });
+    if (!queued.ok) return;
+  }
+  await send(session, { command: 'assign', args: { worker: workerId, task: taskId } }, `${taskId} runs again on ${workerId}`);
 }

@@ -34,11 +34,16 @@ const none: readonly ActionName[] = [];
  */
 export const answerActions: readonly ActionName[] = [ActionName.allow, ActionName.deny];
 
-export function actionsForWorker(worker: Pick<WorkerStatus, 'state' | 'taskId' | 'needsInput'>): readonly ActionName[] {
+export function actionsForWorker(
+  worker: Pick<WorkerStatus, 'state' | 'taskId' | 'needsInput'> & Partial<Pick<WorkerStatus, 'lastTaskFailed'>>,
+): readonly ActionName[] {
   const actions = workerActions.get(worker.state) ?? none;
   // A failed worker whose task was already requeued has nothing to retry.
   const fitting = worker.state === 'FAILED' && !worker.taskId ? actions.filter((action) => action !== ActionName.retry) : actions;
-  return worker.needsInput ? [...answerActions, ...fitting] : fitting;
+  // A free worker next to its failed manual task: Retry, first, reruns that task on it.
+  const rerun = worker.lastTaskFailed && workerFits('retryLastTask', worker.state) && !fitting.includes(ActionName.retry);
+  const offered = rerun ? [ActionName.retry, ...fitting] : fitting;
+  return worker.needsInput ? [...answerActions, ...offered] : offered;
 }
 
 /** The "Needs you" item of a waiting agent: answer it, or look at what it is doing first. */

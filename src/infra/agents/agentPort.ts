@@ -1,12 +1,14 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { z } from 'zod';
 import type { AgentExit, AgentLaunch, AgentPort, LaunchedAgent } from '../../engine/ports';
 import { type Result, ok } from '../../core/result';
 import { writeFileAtomic } from '../fs';
 import { agentIdentitySchema, identify, verifyAgent } from './agentIdentity';
 import type { AgentSupervisor } from './agentSupervisor';
-import { isGroupAlive } from './processes';
+import type { WatchOutcome } from './ownerWatch';
+import { isAlive, isGroupAlive } from './processes';
 import { resolveProfile } from './profiles';
 import type { TerminalAgents } from './terminalAgents';
 
@@ -20,6 +22,8 @@ const runRecordSchema = z.object({
   attempt: z.number().int(),
   pid: z.number().int().positive(),
   identity: agentIdentitySchema.optional(),
+  /** The agent's watchdog (ownerWatch.ts), which stops it and saves its work when the owner goes. */
+  watchdog: z.number().int().positive().optional(),
 });
 type RunRecord = z.infer<typeof runRecordSchema>;
 
@@ -61,6 +65,8 @@ export class SupervisedAgents implements AgentPort {
       pid: run.value.pid,
       identity: identify(run.value.pid, launch.worktree),
     };
+    const watchdog = this.supervisor.watches.pidOf(launch.workerId);
+    if (watchdog !== undefined) record.watchdog = watchdog;
     fs.mkdirSync(this.recordDir, { recursive: true });
     writeFileAtomic(this.recordFile(launch.workerId), JSON.stringify(record));
     const exited = run.value.exited.finally(() => this.forget(record));
@@ -100,7 +106,10 @@ export class SupervisedAgents implements AgentPort {
       const record = parsed.data;
       if (this.supervisor.running(record.workerId)?.pid === record.pid) continue;
       const agent = `the orphaned agent of ${record.workerId} (pid ${record.pid}, ${record.taskId} attempt ${record.attempt})`;
-      if (isGroupAlive(record.pid)) {
+      const stopped = await this.watchdogOutcome(record, graceMs);
+      if (stopped) {
+        this.log(`agents: ${describeOutcome(stopped)}`);
+      } else if (isGroupAlive(record.pid)) {
         const verdict = verifyAgent(record.pid, record.workerId, record.identity ?? {});
         if (!verdict.ours) {
           this.log(`agents: not stopping ${agent}: ${verdict.reason}; dropping its record`);
@@ -116,6 +125,32 @@ export class SupervisedAgents implements AgentPort {
     return reaped;
   }
 
+  /**
+   * What the agent's watchdog did when its owner went, waiting for it while it still works (the
+   * owner died moments ago): its agent is then no orphan and needs no stopping here.
+   */
+  private async watchdogOutcome(record: RunRecord, graceMs: number): Promise<WatchOutcome | undefined> {
+    const outcome = (): WatchOutcome | undefined => {
+      const found = this.supervisor.watches.outcomeOf(record.taskId, record.attempt);
+      return found?.pid === record.pid ? found : undefined;
+    };
+    // A bounded wait: a recycled pid of the watchdog costs this much, never a wrong signal.
+    const deadline = Date.now() + graceMs + watchdogSlackMs;
+    while (!outcome() && record.watchdog !== undefined && isAlive(record.watchdog) && Date.now() < deadline) await delay(50);
+    return outcome();
+  }
+
+  /**
+   * What the watchdog did with this attempt's agent when its owner went away or stopped, taken
+   * once: the crew then requeues the task calmly instead of treating the agent as lost.
+   */
+  stoppedWithOwner(work: { taskId: string; attempt: number }): { reason: string } | undefined {
+    const outcome = this.supervisor.watches.outcomeOf(work.taskId, work.attempt);
+    if (!outcome) return undefined;
+    this.supervisor.watches.forget(work.taskId, work.attempt);
+    return { reason: describeOutcome(outcome) };
+  }
+
   private forget(record: RunRecord): void {
     const file = this.recordFile(record.workerId);
     const current = runRecordSchema.safeParse(safeJson(file));
@@ -125,6 +160,20 @@ export class SupervisedAgents implements AgentPort {
   private recordFile(workerId: string): string {
     return path.join(this.recordDir, `${workerId}.json`);
   }
+}
+
+/** How long past an agent's grace the next owner waits for a watchdog still at work (SIGKILL, snapshot). */
+const watchdogSlackMs = 10_000;
+
+function describeOutcome(outcome: WatchOutcome): string {
+  const owner = outcome.cause === 'ownerGone' ? 'its owner went away' : 'its owner stopped';
+  const signal = ` (${outcome.signal})`;
+  const saved = outcome.wipRef
+    ? `its work is saved in ${outcome.wipRef}`
+    : outcome.snapshotError
+      ? `its work could not be saved (${outcome.snapshotError}) and is still in the worktree`
+      : 'it left no uncommitted work';
+  return `the agent of ${outcome.workerId} (pid ${outcome.pid}, ${outcome.taskId} attempt ${outcome.attempt}) was stopped when ${owner}${signal}; ${saved}`;
 }
 
 function safeJson(file: string): unknown {

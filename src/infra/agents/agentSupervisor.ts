@@ -20,6 +20,13 @@ import { safeCall } from './safeCall';
 import { describeExit } from './exitReason';
 import { type AgentLaunchSpec, planLaunch } from './launchPlan';
 import { isAlive, isGroupAlive, signalGroup } from './processes';
+import { OwnerWatches } from './ownerWatch';
+import { AgentVitals, type VitalsSettings, defaultVitals } from './agentVitals';
+
+/** The later of two optional times. */
+function latest(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.max(a, b);
+}
 
 export type { AgentExit } from '../../engine/ports';
 export type { AgentLaunchSpec } from './launchPlan';
@@ -35,8 +42,12 @@ export interface AgentSupervisorOptions {
   readonly graceMs?: number;
   /** Supervisor-side heartbeat period while an agent's process lives; default 15000. */
   readonly heartbeatEveryMs?: number;
-  /** May be async; a failure is logged, never thrown into the timer. */
-  readonly onHeartbeat?: (run: AgentRun) => unknown;
+  /** May be async; a failure is logged, never thrown into the timer. `activity`: what the agent is at, when Foreman can say. */
+  readonly onHeartbeat?: (run: AgentRun, activity?: string) => unknown;
+  /** The agent stalled (see AgentVitals): once per stall, and no heartbeat for it until it acts again. */
+  readonly onStall?: (run: AgentRun, reason: string) => unknown;
+  /** When an agent with an event stream counts as stalled; default `defaultVitals`. */
+  readonly vitals?: VitalsSettings;
   /** The agent's events as they are read (tool calls, usage, its session); may be async, a failure is logged. */
   readonly onEvents?: (run: AgentRun, events: readonly AgentEvent[]) => unknown;
   /** Called before `exited` resolves; may be async, a failure is logged. */
@@ -66,6 +77,8 @@ export interface AgentSignals {
   readonly pid?: number;
   readonly lastOutputAt?: number;
   readonly exitedReason?: string;
+  /** Why the agent counts as stalled although its process lives ("no output from the agent for 5m00s"). */
+  readonly stalled?: string;
 }
 
 interface LiveRun {
@@ -75,6 +88,10 @@ interface LiveRun {
   /** Set once SIGKILL had to follow SIGTERM. */
   escalated: boolean;
   cancelling?: Promise<AgentExit>;
+  /** Read from the agent's stream when it has one: what says it is stalled. */
+  readonly vitals?: AgentVitals;
+  /** The stall reported, until the agent shows life again. */
+  stalled?: string;
 }
 
 /** What `launch` hands to `track`. */
@@ -105,8 +122,11 @@ export class AgentSupervisor {
   private readonly heartbeatEveryMs: number;
   private readonly cliBinDir: string;
   private disposed = false;
+  /** Each agent's watchdog: it stops the agent and saves its work if this owner goes away (ownerWatch.ts). */
+  readonly watches: OwnerWatches;
 
   constructor(private readonly options: AgentSupervisorOptions) {
+    this.watches = new OwnerWatches(options.logDir, (line) => this.say(line));
     this.graceMs = options.graceMs ?? 5000;
     this.heartbeatEveryMs = options.heartbeatEveryMs ?? 15000;
     this.cliBinDir = resolve(options.cliBinDir);
@@ -157,6 +177,8 @@ export class AgentSupervisor {
       child.stdin.on('error', (error) => this.say(`agent ${pid} stdin: ${error.message}`));
       child.stdin.end(spec.prompt);
     }
+    const { workerId, taskId, attempt, worktree } = spec;
+    this.watches.watch({ workerId, taskId, attempt, pid, worktree, graceMs: this.graceMs }, child);
     return ok(
       this.track(spec, pid, child, { paths, outputStart: log.outputStart, streamStart, startedAt, adapter, resumed: plan.value.resumed }),
     );
@@ -176,7 +198,12 @@ export class AgentSupervisor {
     const current = this.live.get(workerId);
     if (current) {
       const { pid, lastOutputAt } = current.run;
-      return lastOutputAt === undefined ? { alive: isAlive(pid), pid } : { alive: isAlive(pid), pid, lastOutputAt };
+      return {
+        alive: isAlive(pid),
+        pid,
+        ...(lastOutputAt === undefined ? {} : { lastOutputAt }),
+        ...(current.stalled ? { stalled: current.stalled } : {}),
+      };
     }
     const last = this.finished.get(workerId);
     if (!last) return undefined;
@@ -192,10 +219,20 @@ export class AgentSupervisor {
     return current.cancelling;
   }
 
-  /** Cancels every run; no launch is accepted afterwards. */
+  /**
+   * The owner stops: every agent is stopped by its watchdog, as if the owner had gone (work saved,
+   * outcome written for the next owner), then cancelled should a watchdog have failed. No launch
+   * is accepted afterwards.
+   */
   async dispose(): Promise<void> {
     this.disposed = true;
-    await Promise.all([...this.live.keys()].map((workerId) => this.cancel(workerId)));
+    const stop = async (workerId: string): Promise<unknown> => {
+      const entry = this.live.get(workerId);
+      if (entry) entry.cancelled = true;
+      await this.watches.stop(workerId);
+      return this.cancel(workerId);
+    };
+    await Promise.all([...this.live.keys()].map(stop));
   }
 
   private track(spec: AgentLaunchSpec, pid: number, child: ChildProcess, launched: Launched): AgentRun {
@@ -216,29 +253,37 @@ export class AgentSupervisor {
       resumed,
       // Read from the log each time; frozen at exit so our closing line does not count as output.
       get lastOutputAt() {
-        return ended ? frozenOutputAt : lastOutputTime(logFile, outputStart);
+        return ended ? frozenOutputAt : lastOutput();
       },
       exited,
     };
+    const vitals = adapter?.streamsEvents ? new AgentVitals(startedAt, this.options.vitals ?? defaultVitals) : undefined;
     const stream = adapter?.streamsEvents
       ? new EventStream(
           paths.streamFile,
           paths.eventsFile,
           adapter.parser(resumed),
-          (events) => this.notify(`events of ${spec.workerId}`, () => this.options.onEvents?.(run, events)),
+          (events) => {
+            for (const event of events) vitals?.event(event);
+            this.notify(`events of ${spec.workerId}`, () => this.options.onEvents?.(run, events));
+            // An end only a setting can fix (no login): stop the CLI's own retries, which cannot help.
+            if (events.some((event) => event.type === 'result' && event.failure === 'authentication')) void this.cancel(spec.workerId);
+          },
           streamStart,
         )
       : undefined;
+    // The log holds stderr (or a command's whole output); an agent with a stream writes its events apart.
+    const lastOutput = (): number | undefined => latest(lastOutputTime(logFile, outputStart), stream?.lastLineAt);
     const reading = stream
       ? setInterval(() => this.notify(`reading events of ${spec.workerId}`, () => stream.poll()), eventPollMs)
       : undefined;
     reading?.unref();
-    const heartbeat = setInterval(() => this.heartbeat(run), this.heartbeatEveryMs);
+    const entry: LiveRun = { run, cancelled: false, escalated: false, ...(vitals ? { vitals } : {}) };
+    const heartbeat = setInterval(() => this.heartbeat(entry, lastOutput), this.heartbeatEveryMs);
     heartbeat.unref();
-    const entry: LiveRun = { run, cancelled: false, escalated: false };
     this.live.set(spec.workerId, entry);
     child.once('exit', (code, signal) => {
-      frozenOutputAt = lastOutputTime(logFile, outputStart);
+      frozenOutputAt = lastOutput();
       ended = true;
       clearInterval(heartbeat);
       clearInterval(reading);
@@ -254,13 +299,32 @@ export class AgentSupervisor {
       settle(outcome);
     });
     this.say(`agent for ${spec.workerId} started: pid ${pid}, task ${spec.taskId} attempt ${spec.attempt}, log ${logFile}`);
+    // What the card said before (setting up the worktree) is over: say the agent runs now.
+    this.notify(`heartbeat for ${spec.workerId}`, () => this.options.onHeartbeat?.(run, `started ${spec.profile.kind} (pid ${pid})`));
     return run;
   }
 
-  private heartbeat(run: AgentRun): void {
+  /**
+   * Beats for a live agent that shows signs of life. A stalled one gets no beat (so nothing keeps it
+   * looking healthy) and its stall is reported once; its next sign of life brings the beats back.
+   */
+  private heartbeat(entry: LiveRun, lastOutput: () => number | undefined): void {
+    const { run, vitals } = entry;
     // The interval is cleared at exit; the check covers a process that died unseen (e.g. a lost exit event).
     if (!isAlive(run.pid)) return;
-    this.notify(`heartbeat for ${run.workerId}`, () => this.options.onHeartbeat?.(run));
+    const output = lastOutput();
+    if (output !== undefined) vitals?.sign(output);
+    const state = vitals?.check(Date.now()) ?? { healthy: true };
+    if (!state.healthy) {
+      if (entry.stalled === undefined) {
+        entry.stalled = state.reason;
+        this.say(`agent for ${run.workerId} stalled: ${state.reason}`);
+        this.notify(`stall of ${run.workerId}`, () => this.options.onStall?.(run, state.reason));
+      }
+      return;
+    }
+    entry.stalled = undefined;
+    this.notify(`heartbeat for ${run.workerId}`, () => this.options.onHeartbeat?.(run, state.activity));
   }
 
   private notify(what: string, callback: () => unknown): void {

@@ -15,6 +15,8 @@ export function reportsOf(run: { workerId: string; attempt: number; kind: string
     sessionId?: string;
     inputTokens?: number;
     outputTokens?: number;
+    cacheReadTokens?: number;
+    cacheWriteTokens?: number;
     costUsd?: number;
     run?: boolean;
   }): Request => ({
@@ -25,6 +27,8 @@ export function reportsOf(run: { workerId: string; attempt: number; kind: string
       kind: run.kind,
       inputTokens: fields.inputTokens ?? 0,
       outputTokens: fields.outputTokens ?? 0,
+      cacheReadTokens: fields.cacheReadTokens ?? 0,
+      cacheWriteTokens: fields.cacheWriteTokens ?? 0,
       costUsd: fields.costUsd ?? 0,
       run: fields.run ?? false,
       ...(fields.sessionId ? { sessionId: fields.sessionId } : {}),

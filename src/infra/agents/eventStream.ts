@@ -8,7 +8,7 @@
 import { appendFileSync, closeSync, openSync, readSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import type { AgentEvent } from '../../core/agentEvents';
-import type { StreamParser } from './kinds';
+import type { RunResult, StreamParser } from './kinds';
 
 /** Longest line kept while waiting for its end; a longer one is dropped (no agent event is that big). */
 const maxLineBytes = 8 * 1024 * 1024;
@@ -19,10 +19,12 @@ export class EventStream {
   /** Keeps a character split across two reads whole. */
   private readonly decoder = new StringDecoder('utf8');
   /** The run's own verdict and last words, for the judgement at exit. */
-  result: { summary: string; isError: boolean } | undefined;
+  result: RunResult | undefined;
   lastMessage: string | undefined;
   sessionId: string | undefined;
   readonly errors: string[] = [];
+  /** When the last line came (any line: one the parser skips is still a sign of life). */
+  lastLineAt: number | undefined;
 
   constructor(
     private readonly streamFile: string,
@@ -65,6 +67,7 @@ export class EventStream {
       }
       if (!line.trim()) continue;
       const at = this.now();
+      this.lastLineAt = at;
       for (const input of this.parser.line(line)) events.push({ at, ...input });
     }
     if (events.length === 0) return;
@@ -78,7 +81,10 @@ export class EventStream {
   }
 
   private remember(event: AgentEvent): void {
-    if (event.type === 'result') this.result = { summary: event.summary, isError: event.isError };
+    // The first end that only a setting can fix stands: Claude may print a result of its own after it.
+    if (event.type === 'result' && !this.result?.failure) {
+      this.result = { summary: event.summary, isError: event.isError, ...(event.failure ? { failure: event.failure } : {}) };
+    }
     if (event.type === 'message') this.lastMessage = event.text;
     if (event.type === 'session') this.sessionId = event.sessionId;
     if (event.type === 'error') this.errors.push(event.message);

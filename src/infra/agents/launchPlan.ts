@@ -107,8 +107,12 @@ export function planLaunch(spec: AgentLaunchSpec, logDir: string, cliBinDir: str
       extraArgs: args.value,
       ...(profile.allowedTools ? { allowedTools: profile.allowedTools } : {}),
       ...(profile.maxBudgetUsd !== undefined ? { maxBudgetUsd: profile.maxBudgetUsd } : {}),
+      ...(profile.permissions !== undefined ? { permissions: profile.permissions } : {}),
+      ...(profile.allowedHosts ? { allowedHosts: profile.allowedHosts } : {}),
+      ...(profile.prices ? { prices: profile.prices } : {}),
     },
   );
+  const bound = planned.parser;
   return ok({
     executable,
     args: planned.args,
@@ -116,7 +120,8 @@ export function planLaunch(spec: AgentLaunchSpec, logDir: string, cliBinDir: str
     paths,
     writesPromptFile: false,
     files: planned.files,
-    adapter,
+    // A parser the plan bound to this run (Codex's usage already counted) stands in for the kind's own.
+    adapter: bound ? { ...adapter, parser: () => bound } : adapter,
     resumed: planned.resumed,
   });
 }

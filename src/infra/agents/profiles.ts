@@ -8,9 +8,10 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
+import { modelPricesSchema } from '../../core/modelPrices';
 import { type Result, invalid, ok } from '../../core/result';
 import { describeIssue } from '../../core/requests';
-import { type AgentKind, agentKinds } from './kinds/adapter';
+import { type AgentKind, agentKinds, claudePermissionsSettings } from './kinds/adapter';
 import { placeholderNames, placeholdersIn } from './placeholders';
 
 export { expandPlaceholders, placeholderNames, type PlaceholderName, type PlaceholderValues } from './placeholders';
@@ -43,6 +44,15 @@ const profileFields = z.strictObject({
   allowedTools: z.array(z.string().min(1, 'a tool rule must not be empty')).optional(),
   /** Claude Code: stop a run once it has cost this many US dollars (`--max-budget-usd`). */
   maxBudgetUsd: z.number().positive('a budget is more than 0').optional(),
+  /** Claude Code: `confined` (default: its sandbox, else an allow-list), `allowList`, or `open` (broad rights, shown as a warning). */
+  permissions: z.enum(claudePermissionsSettings).optional(),
+  /** Claude Code, sandboxed: hosts the agent's commands may reach (`registry.npmjs.org`); none by default. */
+  allowedHosts: z.array(z.string().min(1, 'a host must not be empty')).optional(),
+  /**
+   * Codex: US dollars per million tokens by model id, `{ "gpt-6-sol": { "input": 2, "cachedInput": 0.2, "output": 10 } }`,
+   * replacing or adding to Foreman's table (src/core/modelPrices.ts) — for a negotiated rate or a model it does not list.
+   */
+  prices: modelPricesSchema.optional(),
 });
 
 /** A profile as the setting holds it: only `command` is required, as in package.json's schema. */
@@ -74,6 +84,9 @@ export const agentProfileSchema = profileFields.transform((fields, context) => {
       message: `unknown placeholder '{${name}}' (known: ${placeholderNames.map((known) => `{${known}}`).join(', ')})`,
     });
   }
+  if (fields.prices && kind !== 'codex') {
+    context.addIssue({ code: 'custom', path: ['prices'], message: `prices apply to "kind": "codex" only (Claude Code reports its own cost)` });
+  }
   if (kind !== 'command') {
     if (used.includes('prompt') || used.includes('promptFile')) {
       context.addIssue({
@@ -82,8 +95,12 @@ export const agentProfileSchema = profileFields.transform((fields, context) => {
         message: `a '${kind}' profile passes the prompt itself and its args are extra flags; remove {prompt}/{promptFile}, or set "kind": "command" to give the whole argv`,
       });
     }
-    if (fields.kind !== 'claude' && (fields.allowedTools || fields.maxBudgetUsd !== undefined)) {
-      context.addIssue({ code: 'custom', path: ['allowedTools'], message: `allowedTools and maxBudgetUsd apply to "kind": "claude" only` });
+    if (fields.kind !== 'claude' && (fields.allowedTools || fields.maxBudgetUsd !== undefined || fields.permissions || fields.allowedHosts)) {
+      context.addIssue({
+        code: 'custom',
+        path: ['allowedTools'],
+        message: `allowedTools, maxBudgetUsd, permissions and allowedHosts apply to "kind": "claude" only`,
+      });
     }
     if (context.issues.length > 0) return z.NEVER;
     return { ...fields, kind, command: fields.command ?? kind, prompt: adapterDelivery[kind] };

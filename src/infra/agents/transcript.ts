@@ -4,6 +4,7 @@
  * as "Bash: npm test" with its output shortened, the agent's messages, its errors and questions,
  * what the run used and how it ended. Pure: lines in, text out, so it is tested without a window.
  */
+import { retryText } from './agentVitals';
 import { type AgentEvent, type Usage, addUsage, agentEventSchema, describeTool, zeroUsage } from '../../core/agentEvents';
 import { describeUsage, formatUsage, hasUsage } from '../../shared/usageText';
 
@@ -141,6 +142,12 @@ function renderEvent(
       return;
     case 'error':
       out.push(`**${time(event.at)}** ⚠ **Error:** ${event.message}`, '');
+      return;
+    case 'retry':
+      out.push(`**${time(event.at)}** ↻ ${retryText(event)}`, '');
+      return;
+    case 'limit':
+      out.push(`**${time(event.at)}** ⏸ **${event.message}**${event.resetsAt ? `, resets at ${time(event.resetsAt)}` : ''}`, '');
       return;
     case 'usage':
       addRunUsage(event.usage);

@@ -91,6 +91,7 @@ export class GitPortAdapter implements GitPort {
     work: WorkRef,
     strategy: MergeStrategy,
     verify?: (worktree: string) => Promise<Result<void>>,
+    message?: string,
   ): Promise<Result<{ baseBefore: string; baseAfter: string }>> {
     return this.workspace.merge({
       workerId: work.workerId,
@@ -100,6 +101,7 @@ export class GitPortAdapter implements GitPort {
       strategy,
       branch: work.branch,
       ...(verify ? { verify } : {}),
+      ...(message ? { message } : {}),
     });
   }
 

@@ -43,7 +43,10 @@ export interface MergeRequest extends ForemanTrailers {
   readonly strategy: MergeStrategy;
   /** Runs on the new tip, checked out in the worker's worktree, before the base moves. */
   readonly verify?: (worktreePath: string) => Promise<Result<void>>;
-  /** Subject of a merge or squash commit; a default naming the task is used otherwise. */
+  /**
+   * The task's message (its title, then the agent's summary) for the merge or squash commit and for
+   * edits still uncommitted in the worktree; a default naming the task is used otherwise. Trailers are added here.
+   */
   readonly message?: string;
   /** The crew's shared remote: the tip is built on its base and pushed there. Absent: this clone only. */
   readonly remote?: string;
@@ -116,10 +119,11 @@ async function mergeExclusively(request: MergeRequest, lease: MergeLease): Promi
     return refused('wrongBranch', `The worktree '${worktree}' does not have '${request.branch}' checked out.`, { path: worktree });
   }
 
+  // Edits made after the submit (an agent that kept running) are the task's work like the rest.
   const leftovers = await commitLeftovers({
     ...request,
     worktreePath: worktree,
-    message: `foreman: work left uncommitted before merging task ${request.taskId}`,
+    message: request.message ?? `foreman: work left uncommitted before merging task ${request.taskId}`,
   });
   if (!leftovers.ok) return leftovers;
   if (remote !== undefined) {
@@ -128,14 +132,16 @@ async function mergeExclusively(request: MergeRequest, lease: MergeLease): Promi
   }
 
   const baseBefore = baseCheck.value;
-  const subject = request.message ?? defaultSubject(request);
+  const message = request.message ?? defaultSubject(request);
   const tip = await buildMergeTip(request.strategy, {
     git: worker,
     worktree,
     branch: request.branch,
     baseBefore,
-    message: withTrailers(subject, trailers.value),
+    message: withTrailers(message, trailers.value),
   });
+  // The reflog's one line: the message's subject.
+  const subject = message.split('\n', 1)[0] ?? message;
   if (!tip.ok) return tip;
 
   if (tip.value !== baseBefore && request.verify !== undefined) {

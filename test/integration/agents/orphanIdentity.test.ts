@@ -132,14 +132,17 @@ describe('foreman serve and leftover agent records', { skip }, () => {
     await crew.addTask('orphan', 'Edit then think', 'write g.txt unsaved edit\nsleep 4000');
     const first = await crew.serve();
     await crew.waitForLog('orphan', 1, /sleep \d+ ms/);
-    const record = crew.agentRecord('w1') as { pid: number; identity?: AgentIdentity } | undefined;
+    const record = crew.agentRecord('w1') as { pid: number; identity?: AgentIdentity; watchdog?: number } | undefined;
     assert.ok(record?.identity, `the record holds the agent's identity: ${JSON.stringify(record)}`);
     const agent = record.pid;
     assert.equal(record.identity.processGroup, agent);
     assert.equal(record.identity.cwd, realpathSync(crew.worktreeOf('w1')));
     assert.ok(record.identity.startTicks && record.identity.bootId);
+    // Its watchdog (ownerWatch.ts) would stop it with serve: an orphan is left only when both die.
+    assert.ok(record.watchdog, 'the record names the watchdog');
+    process.kill(record.watchdog, 'SIGKILL');
     await first.kill();
-    assert.ok(processAlive(agent), 'the agent outlives its owner');
+    assert.ok(processAlive(agent), 'the agent outlives its owner and its watchdog');
 
     const unrelated = unrelatedProcess();
     writeRecord(crew, 'w2', unrelated);

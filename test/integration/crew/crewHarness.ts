@@ -65,6 +65,11 @@ export interface WorkerStatus {
   readonly note: string | null;
   readonly lastError: string | null;
   readonly liveness: string;
+  readonly livenessReason: string;
+  /** What the agent handed in for review: its last message, or the tail of its output. */
+  readonly summary: string | null;
+  /** On an IDLE worker next to its failed manual task only. */
+  readonly lastTaskFailed?: { readonly taskId: string; readonly title: string; readonly status: string; readonly reason: string };
 }
 
 export interface TaskStatus {

@@ -25,7 +25,7 @@ const chain = `# Release steps
   commit chain step three
 `;
 
-/** Free tasks: id → prompt. The last one leaves its edit uncommitted: Foreman commits it. */
+/** Free tasks: id → prompt. The last one leaves its edit uncommitted: Foreman commits it, titled by the task. */
 const freeTasks: Record<string, string> = {
   'free-1': 'write free/1.txt first\ncommit free one',
   'free-2': 'write free/2.txt second\ncommit free two',
@@ -81,7 +81,8 @@ test('three workers run a chain and four free tasks to Done; main has every chan
     'free one': 'free-1',
     'free two': 'free-2',
     'free three': 'free-3',
-    'Leftovers of free-4': 'free-4',
+    // Its edit left uncommitted lands titled by its task (and the agent's summary), not as "leftovers".
+    'Task free-4': 'free-4',
   };
   const commits = crew
     .git(['log', '--format=%H%x00%s%x00%(trailers:only,unfold)%x1e', 'main'])

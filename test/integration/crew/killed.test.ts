@@ -62,8 +62,12 @@ test(
     const before = crew.checkout();
     const first = await crew.serve();
     const pid = await recordedAgent(crew, 'w1', 'orphan', 1);
+    // Its watchdog would stop it with serve (ownerGone.test.ts): an orphan is left only when both die.
+    const watchdog = (crew.agentRecord('w1') as { watchdog?: number } | undefined)?.watchdog;
+    assert.ok(watchdog, 'the record names the watchdog');
+    process.kill(watchdog, 'SIGKILL');
     await first.kill();
-    assert.ok(processAlive(pid), 'the agent outlives its owner (own process group)');
+    assert.ok(processAlive(pid), 'the agent outlives its owner and its watchdog (own process group)');
 
     const second = await crew.serve();
     try {

@@ -105,6 +105,8 @@ test(
       assert.equal(groupAlive(pid), false, 'the agent was stopped for the merge');
       assert.equal(crew.git(['show', 'main:report.md']), 'done');
       assert.equal(crew.git(['show', 'main:late.txt']), 'written after submit');
+      // What it wrote after submitting is committed at the merge titled by the task, with its summary.
+      assert.match(crew.git(['log', '-1', '--format=%s%n%n%b', 'main']), /^Report\n\nsubmitted by the agent\n\nForeman-Task: report\n/);
       assert.equal(crew.task(await crew.status(), 'report').status, 'done');
     } finally {
       await server.stop();

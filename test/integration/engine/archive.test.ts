@@ -29,7 +29,14 @@ async function history(harness: EngineHarness): Promise<void> {
   await harness.value('task.add', { title: 'Fix login', id: 'login' });
   await harness.value('claim', { worker: 'w1' });
   await harness.value('start', { worker: 'w1' });
-  await harness.value('usage', { worker: 'w1', inputTokens: 1200, outputTokens: 300, costUsd: 0.25 });
+  await harness.value('usage', {
+    worker: 'w1',
+    inputTokens: 1200,
+    outputTokens: 300,
+    cacheReadTokens: 700,
+    cacheWriteTokens: 90,
+    costUsd: 0.25,
+  });
   await harness.value('submit', { worker: 'w1', summary: 'fixed' });
   await harness.value('approve', { worker: 'w1' });
   await harness.value('merge', { worker: 'w1' });
@@ -79,7 +86,13 @@ describe('retention: finished work to the archive', () => {
     const afterMetrics = harness.query('metrics', {});
     assert.deepEqual(afterMetrics.archived, { done: 1, cancelled: 5 });
     assert.deepEqual(comparable(afterMetrics), comparable(before));
-    assert.deepEqual(afterMetrics.usage, { inputTokens: 1200, outputTokens: 300, costUsd: 0.25 });
+    assert.deepEqual(afterMetrics.usage, {
+      inputTokens: 1200,
+      outputTokens: 300,
+      cacheReadTokens: 700,
+      cacheWriteTokens: 90,
+      costUsd: 0.25,
+    });
 
     // Every archived transition is in the segment once; segment + live log is the whole trail.
     const lines = segmentLines(harness);

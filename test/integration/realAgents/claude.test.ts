@@ -171,26 +171,30 @@ test('a follow-up whose session is gone starts afresh with the whole prompt and 
   }
 });
 
-test('an authentication error fails the task at once with its reason; an empty result is not submitted', { timeout: 120_000 }, async () => {
+test('an authentication failure: the worker needs setup at once, in words, and the task keeps its attempts', { timeout: 120_000 }, async () => {
   const { crew, model } = await makeRealCrew('claude');
   model.failWith(401);
   await crew.addTask('locked', 'Locked out', 'Do anything.');
   const server = await crew.serve();
   try {
-    const failed = (await crew.waitFor(
-      'the task failed',
-      (status) => crew.task(status, 'locked').status === 'failed',
-      60_000,
-      server,
-    )) as unknown as LiveStatus;
+    const failed = (await crew.waitFor('ada needs setup', (status) => crew.worker(status, 'ada').state === 'FAILED', 60_000, server)) as unknown as LiveStatus;
+    // Read from the stream's structured field at Claude's first retry: its ten retries cannot fix a key.
+    assert.match(failed.workers[0]!.lastError ?? '', /^needs setup: authentication failed \(HTTP 401\): set ANTHROPIC_API_KEY in the profile's env/);
+    assert.match(failed.workers[0]!.livenessReason, /^needs setup: /);
     const task = failed.tasks.find((candidate) => candidate.id === 'locked')!;
-    assert.equal(task.attempt, 1, 'no retry burnt on a configuration problem');
-    assert.match(task.lastError ?? '', /authentication failed: .*Invalid API key/);
-    assert.equal(failed.workers[0]!.state, 'FAILED');
+    assert.equal(task.status, 'queued', 'the task waits for a worker that can run it');
+    assert.equal(task.attempt, 0, 'no attempt spent on a worker that could not start');
 
+    // Fixed (the key works again) and reset: the same task runs on its first attempt.
     model.failWith(undefined);
-    model.play([{ text: 'Nothing needed changing.' }]);
+    model.play([{ bash: 'echo in > in.txt' }, { text: 'Got in.' }]);
     await crew.ok(['reset', 'ada']);
+    const review = await crew.waitForWorker('ada', 'IN_REVIEW', server, 60_000);
+    assert.equal(crew.task(review, 'locked').attempt, 1);
+    await crew.ok(['cancel', 'locked']);
+    await crew.waitForWorker('ada', 'IDLE', server, 30_000);
+
+    model.play([{ text: 'Nothing needed changing.' }]);
     await crew.addTask('empty', 'Nothing to do', 'Look around.');
     const empty = (await crew.waitFor(
       'the empty task failed',

@@ -41,10 +41,11 @@ export async function makeRealCrew(
     () => model.close(),
     () => rmSync(home, { recursive: true, force: true }),
   );
-  // Retries of a failed model call take minutes at the CLIs' defaults; one try is enough here.
+  // Claude keeps its default retries, as users run it: a scripted failure sends `retry-after` to keep
+  // the waits short, and Foreman must see the retries (REAL-AGENTS-TESTING.md).
   const env =
     kind === 'claude'
-      ? claudeEnvironment(model.url, home, { CLAUDE_CODE_MAX_RETRIES: '0' })
+      ? claudeEnvironment(model.url, home)
       : codexEnvironment(model.url, home, { streamMaxRetries: 0, requestMaxRetries: 0 });
   const profile = { kind, command: kind === 'claude' ? claudeBinary : codexBinary, env: stringsOf(env), ...options.profile };
   const crew = await makeCrew({

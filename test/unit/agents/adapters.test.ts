@@ -37,7 +37,7 @@ describe('Claude Code stream-json', () => {
       { type: 'tool', name: 'Bash', detail: 'npm test' },
       { type: 'toolResult', ok: true, output: 'ok 3 tests' },
       { type: 'message', text: 'All tests pass.' },
-      { type: 'usage', usage: { inputTokens: 150, outputTokens: 20, costUsd: 0.0123 } },
+      { type: 'usage', usage: { inputTokens: 100, outputTokens: 20, cacheReadTokens: 50, cacheWriteTokens: 0, costUsd: 0.0123 } },
       { type: 'result', summary: 'All tests pass.', isError: false },
     ]);
   });
@@ -90,7 +90,7 @@ describe('Codex exec --json', () => {
       { type: 'tool', name: 'Bash', detail: 'echo hi > a.txt' },
       { type: 'toolResult', ok: true, output: 'hi\n' },
       { type: 'message', text: 'Wrote a.txt' },
-      { type: 'usage', usage: { inputTokens: 900, outputTokens: 40, costUsd: 0 } },
+      { type: 'usage', usage: { inputTokens: 800, outputTokens: 40, cacheReadTokens: 100, cacheWriteTokens: 0, costUsd: 0 } },
       { type: 'error', message: 'stream disconnected; retrying 1/5' },
     ]);
   });
@@ -105,9 +105,9 @@ describe('verdicts', () => {
       { outcome: 'configuration', reason: "the agent CLI refused its arguments: error: unexpected argument '--full-auto' found" },
     ],
     [
-      'no login is a configuration problem whatever the code',
+      "no login is the worker's setup whatever the code",
       { ...base, code: 1, errors: ['unexpected status 401 Unauthorized: invalid api key'] },
-      { outcome: 'configuration', reason: 'authentication failed: unexpected status 401 Unauthorized: invalid api key' },
+      { outcome: 'setup', reason: 'authentication failed: unexpected status 401 Unauthorized: invalid api key' },
     ],
     [
       'a non-zero exit is a failed attempt, with the last error',
@@ -174,13 +174,13 @@ describe('event reports', () => {
       { type: 'session', at: 1, sessionId: 'th-1', resumed: false },
       { type: 'tool', at: 2, name: 'Bash', detail: 'ls' },
       { type: 'tool', at: 3, name: 'Bash', detail: 'npm test' },
-      { type: 'usage', at: 4, usage: { inputTokens: 5, outputTokens: 6, costUsd: 0 } },
+      { type: 'usage', at: 4, usage: { inputTokens: 5, outputTokens: 6, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 } },
     ]);
     assert.deepEqual(
       requests.map((request) => [request.command, request.args]),
       [
-        ['usage', { worker: 'ada', attempt: 2, kind: 'codex', inputTokens: 0, outputTokens: 0, costUsd: 0, run: true, sessionId: 'th-1' }],
-        ['usage', { worker: 'ada', attempt: 2, kind: 'codex', inputTokens: 5, outputTokens: 6, costUsd: 0, run: false }],
+        ['usage', { worker: 'ada', attempt: 2, kind: 'codex', inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0, run: true, sessionId: 'th-1' }],
+        ['usage', { worker: 'ada', attempt: 2, kind: 'codex', inputTokens: 5, outputTokens: 6, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0, run: false }],
         ['heartbeat', { worker: 'ada', attempt: 2, status: 'working', activity: 'Bash: npm test' }],
       ],
     );

@@ -18,8 +18,8 @@ test('a run reads as the session, tool calls with their output, messages, usage 
     { type: 'message', at: at + 1000, text: 'I will run the tests.' },
     { type: 'tool', at: at + 2000, name: 'Bash', detail: 'npm test' },
     { type: 'toolResult', at: at + 3000, ok: true, output: '> test\n3 passing\n' },
-    { type: 'usage', at: at + 3500, usage: { inputTokens: 1000, outputTokens: 200, costUsd: 0.01 } },
-    { type: 'usage', at: at + 3600, usage: { inputTokens: 500, outputTokens: 100, costUsd: 0.02 } },
+    { type: 'usage', at: at + 3500, usage: { inputTokens: 1000, outputTokens: 200, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.01 } },
+    { type: 'usage', at: at + 3600, usage: { inputTokens: 500, outputTokens: 100, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.02 } },
     { type: 'result', at: at + 4000, summary: 'All tests pass.', isError: false },
   ]);
   assert.match(text, /^## Run 1 — session `sess-1` \(t\+0s\)$/m);
@@ -35,10 +35,10 @@ test('a run reads as the session, tool calls with their output, messages, usage 
 test('a resumed run is its own section with its own usage, and the total sums both', () => {
   const text = render([
     { type: 'session', at, sessionId: 'sess-1', resumed: false },
-    { type: 'usage', at, usage: { inputTokens: 100, outputTokens: 0, costUsd: 0.1 } },
+    { type: 'usage', at, usage: { inputTokens: 100, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.1 } },
     { type: 'result', at, summary: 'first', isError: false },
     { type: 'session', at: at + 60_000, sessionId: 'sess-1', resumed: true },
-    { type: 'usage', at: at + 61_000, usage: { inputTokens: 50, outputTokens: 0, costUsd: 0.2 } },
+    { type: 'usage', at: at + 61_000, usage: { inputTokens: 50, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.2 } },
     { type: 'result', at: at + 62_000, summary: 'broke it', isError: true },
   ]);
   assert.match(text, /^## Run 2 — resumed session `sess-1` \(t\+60s\)$/m);

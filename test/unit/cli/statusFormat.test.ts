@@ -23,7 +23,7 @@ const waiting = {
 const snapshot: StatusSnapshot = {
   ...status,
   workers: [...status.workers, waiting],
-  usage: { inputTokens: 10_000, outputTokens: 2_400, costUsd: 0.42 },
+  usage: { inputTokens: 10_000, outputTokens: 2_400, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.42 },
 };
 
 test('status shows what each agent does, who waits for you, and what the runs cost', () => {
@@ -52,7 +52,7 @@ test("metrics include the agents' tokens and cost", () => {
     idempotency: { hits: 0, keys: 0 },
     queue: {},
     throughputPerHour: 0,
-    usage: { inputTokens: 900, outputTokens: 100, costUsd: 0.05 },
+    usage: { inputTokens: 900, outputTokens: 100, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.05 },
     archived: {},
   };
   assert.ok(print('metrics', metrics).includes('agent usage: 1k tokens · $0.05 (900 in · 100 out tokens · $0.0500)'));

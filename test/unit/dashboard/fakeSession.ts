@@ -61,7 +61,7 @@ export class FakeSession implements ForemanSession {
       idempotency: { hits: 0, keys: 0 },
       queue: {},
       throughputPerHour: 3,
-      usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+      usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 },
       archived: {},
     }),
   };

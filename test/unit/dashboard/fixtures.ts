@@ -45,7 +45,7 @@ export function makeStatus(options: { workers: number; tasks: number; chainLengt
       summary: state === 'IN_REVIEW' ? 'done, please look' : null,
       activity: state === 'WORKING' ? { text: 'Bash: npm test', at: now - 2_000 } : null,
       needsInput: null,
-      usage: busy ? { inputTokens: 1200 * (i + 1), outputTokens: 300 * (i + 1), costUsd: 0.01 * (i + 1) } : zeroUsage,
+      usage: busy ? { inputTokens: 1200 * (i + 1), outputTokens: 300 * (i + 1), cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.01 * (i + 1) } : zeroUsage,
     });
   }
   return { baseBranch: 'main', workers, tasks, usage: zeroUsage };

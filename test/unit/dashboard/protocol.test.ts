@@ -168,7 +168,7 @@ test('agent signals travel to the webview, and a card with malformed ones is ref
     view: defaultViewState,
     selected: {
       info: { root: '/repo', name: 'repo', ownerNote: undefined, restricted: false },
-      status: { ...status, workers, usage: { inputTokens: 9, outputTokens: 1, costUsd: 0.5 } },
+      status: { ...status, workers, usage: { inputTokens: 9, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.5 } },
       heartbeats: () => [],
       activity: undefined,
       liveness: { warnMs: 30_000, staleMs: 100_000, deadMs: 300_000 },
@@ -183,7 +183,7 @@ test('agent signals travel to the webview, and a card with malformed ones is ref
   assert.equal(parsed.data.type === 'snapshot' ? parsed.data.snapshot.folder!.stats.usage.costUsd : -1, 0.5);
 
   const broken = structuredClone(snapshot);
-  broken.folder!.workers.items[0]!.usage = { inputTokens: -1, outputTokens: 0, costUsd: 0 };
+  broken.folder!.workers.items[0]!.usage = { inputTokens: -1, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 };
   assert.equal(hostMessageSchema.safeParse({ type: 'snapshot', revision: 2, snapshot: broken }).success, false);
   const noMessage = structuredClone(snapshot);
   (noMessage.folder!.workers.items[0] as { needsInput: unknown }).needsInput = { at: 1 };

@@ -128,7 +128,7 @@ test('statistics come from the status at once and from the metrics once read', (
     idempotency: { hits: 0, keys: 0 },
     queue: {},
     throughputPerHour: 12,
-    usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+    usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 },
     archived: {},
   };
   const after = buildDashboardSnapshot(input(status, {}, { activity: { transitions: [], metrics, loadedAt: now } })).folder!.stats;
@@ -152,7 +152,7 @@ test('a worker card carries what its agent is doing, whether it waits for you, a
   const status = makeStatus({ workers: 10, tasks: 100 });
   const working = status.workers.find((worker) => worker.state === 'WORKING')!;
   const waiting = { ...working, id: 'waiting-one', needsInput: { message: 'Bash: rm -rf build', at: now - 5_000 } };
-  const usage = { inputTokens: 10_000, outputTokens: 2_400, costUsd: 0.42 };
+  const usage = { inputTokens: 10_000, outputTokens: 2_400, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.42 };
   const withWait: StatusSnapshot = { ...status, workers: [...status.workers, waiting], usage };
   const folder = buildDashboardSnapshot(input(withWait)).folder!;
   const card = folder.workers.items.find((worker) => worker.id === working.id)!;
@@ -180,7 +180,7 @@ test('a worker card carries what its agent is doing, whether it waits for you, a
 
 test('task items carry their usage, in the free list and in chains', () => {
   const status = makeStatus({ workers: 4, tasks: 40, chainLength: 10 });
-  const usage = { inputTokens: 500, outputTokens: 100, costUsd: 0.003 };
+  const usage = { inputTokens: 500, outputTokens: 100, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.003 };
   const tasks = status.tasks.map((task) => ({ ...task, usage }));
   const folder = buildDashboardSnapshot(input({ ...status, tasks })).folder!;
   assert.ok(folder.tasks.items.every((task) => task.usage.inputTokens === 500));

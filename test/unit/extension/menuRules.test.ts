@@ -82,6 +82,33 @@ describe('tree menus follow the transition tables', () => {
     }
   }
 
+  it('a worker next to its failed manual task is marked only where Retry can rerun it, and offered Retry there too', () => {
+    const failure = { taskId: 'broken', title: 'Broken', status: 'queued', reason: 'exit 1' };
+    const retryItems = workerItems.filter((item) => item.command === 'foreman.retryTask');
+    assert.ok(retryItems.length > 0);
+    for (const readOnly of [false, true]) {
+      const marked = workerStates.filter((state) =>
+        workerContextValue({ state, needsInput: null, lastTaskFailed: failure }, readOnly).includes('.lastFailed'),
+      );
+      assert.deepEqual(marked, workerRules.retryLastTask, 'the marker follows retryLastTask');
+      for (const item of retryItems) {
+        const offered = workerStates.filter((state) =>
+          matches(item, workerContextValue({ state, needsInput: null, lastTaskFailed: failure }, readOnly)),
+        );
+        const expected = workerStates.filter((state) => workerRules.retry.includes(state) || workerRules.retryLastTask.includes(state));
+        assert.deepEqual(offered, expected, `${item.command} (${item.group}) on a marked row`);
+      }
+    }
+    // Every other action of a marked row stays what its state offers.
+    for (const item of workerItems.filter((candidate) => candidate.command !== 'foreman.retryTask')) {
+      const rule = workerMenuRules[`${item.command} ${item.group}`] ?? workerMenuRules[item.command] ?? 'any';
+      const offered = workerStates.filter((state) =>
+        matches(item, workerContextValue({ state, needsInput: null, lastTaskFailed: failure }, false)),
+      );
+      assert.deepEqual(offered, workerRules[rule], `${item.command} (${item.group}) on a marked row`);
+    }
+  });
+
   it('offers each task action in exactly its statuses', () => {
     for (const item of taskItems) {
       const { rule, blockedToo } = taskMenuRules[item.command] ?? { rule: 'cancel', blockedToo: true };

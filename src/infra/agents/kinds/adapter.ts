@@ -5,7 +5,8 @@
  * from an attempt that merely failed, so the first fails the task at once instead of burning retries.
  */
 import type { z } from 'zod';
-import type { AgentEventInput } from '../../../core/agentEvents';
+import type { AgentEventInput, RunFailure } from '../../../core/agentEvents';
+import type { ModelPrices } from '../../../core/modelPrices';
 import type { AgentVerdict } from '../../../engine/ports';
 
 export const agentKinds = ['claude', 'codex', 'aider', 'command'] as const;
@@ -38,6 +39,10 @@ export interface AdapterRun {
   readonly resumePrompt?: string;
 }
 
+/** `confined`: Claude Code's sandbox where available, else the allow-list; `allowList`: always the list; `open`: the broad list. */
+export const claudePermissionsSettings = ['confined', 'allowList', 'open'] as const;
+export type ClaudePermissionsSetting = (typeof claudePermissionsSettings)[number];
+
 /** Kind-specific options of a profile. */
 export interface AdapterOptions {
   /** Extra argv from the profile, after the adapter's own and before the prompt. */
@@ -46,6 +51,12 @@ export interface AdapterOptions {
   readonly allowedTools?: readonly string[];
   /** Claude Code: `--max-budget-usd`. */
   readonly maxBudgetUsd?: number;
+  /** Claude Code: how the agent is confined (profile `permissions`; default `confined`). */
+  readonly permissions?: ClaudePermissionsSetting;
+  /** Claude Code, sandboxed: hosts its commands may reach (the network is off otherwise). */
+  readonly allowedHosts?: readonly string[];
+  /** Codex: prices per model that replace or add to the built-in table (src/core/modelPrices.ts). */
+  readonly prices?: Readonly<ModelPrices>;
 }
 
 export interface PlannedArgs {
@@ -58,6 +69,11 @@ export interface PlannedArgs {
   readonly resumed: boolean;
   /** Extra environment for the agent (and its hooks). */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * A parser bound to this run, when reading its output needs what only the plan knows (Codex:
+   * the thread's usage already counted, the model's price); otherwise `parser(resumed)` is used.
+   */
+  readonly parser?: StreamParser;
 }
 
 /** What an adapter reads from an agent's output while it runs. */
@@ -78,13 +94,21 @@ export interface AgentAdapter {
   judge(evidence: RunEvidence): AgentVerdict;
 }
 
+/** The run's own verdict as its result event gave it. */
+export interface RunResult {
+  readonly summary: string;
+  readonly isError: boolean;
+  /** What it stopped on, read from structured fields, when only a setting (or time) can fix it. */
+  readonly failure?: RunFailure;
+}
+
 export interface RunEvidence {
   readonly code: number | null;
   readonly signal: string | null;
   /** The exit as people read it: "pid 4121 exited 1 at 12:03:04". */
   readonly reason: string;
   /** The run's result event, if the agent wrote one. */
-  readonly result?: { summary: string; isError: boolean };
+  readonly result?: RunResult;
   /** The last message the agent wrote. */
   readonly lastMessage?: string;
   /** Errors the agent reported in its events. */

@@ -11,74 +11,11 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { type AgentEventInput, describeTool, toolDetail } from '../../../core/agentEvents';
 import type { AdapterOptions, AdapterRun, AgentAdapter, PlannedArgs, StreamParser } from './adapter';
-import { allowedToolsVariable } from '../../../core/claudePermissions';
+import { claudeLaunchSettings } from './claudeSettings';
 import { parseEventLine } from './adapter';
 import { judgeRun } from './verdicts';
 
-/** Edits, reading, searching, Bash in the worktree, and the `foreman` CLI. */
-export const defaultClaudeAllowedTools: readonly string[] = [
-  'Read',
-  'Edit',
-  'MultiEdit',
-  'Write',
-  'NotebookEdit',
-  'Glob',
-  'Grep',
-  'LS',
-  'TodoWrite',
-  'Bash',
-];
-/** Always allowed, whatever the list: it is how the agent reports to Foreman. */
-const foremanTool = 'Bash(foreman:*)';
-
-/** Hook events Foreman listens to, and the ones that take a tool matcher. */
-const hookEvents = ['PreToolUse', 'PostToolUse', 'Notification', 'PermissionRequest', 'Stop'] as const;
-const matcherEvents: ReadonlySet<string> = new Set(['PreToolUse', 'PostToolUse', 'PermissionRequest']);
-
-/**
- * Claude Code runs a hook's command through a shell, so the one string we hand it holds only a
- * quoted absolute path and fixed words; which worker and attempt it reports for come from the
- * environment the hook inherits (FOREMAN_WORKER_ID, FOREMAN_ATTEMPT), never from text we splice.
- */
-export function shellQuote(word: string): string {
-  return `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
-function allowList(allowedTools: readonly string[]): string[] {
-  return [...new Set([...allowedTools, foremanTool])];
-}
-
-/**
- * Hooks that only report run in the background (`async`), so the agent does not wait for them;
- * PreToolUse decides (it may wait for a person's answer) and Stop comes last, as the process
- * ends, when a background hook would be cut off.
- */
-const backgroundHooks: ReadonlySet<string> = new Set(['PostToolUse', 'Notification']);
-
-/** Seconds a hook may take: PreToolUse waits for a person's answer to a permission request. */
-const hookTimeoutSeconds: Record<(typeof hookEvents)[number], number> = {
-  PreToolUse: 3600,
-  PostToolUse: 30,
-  Notification: 30,
-  PermissionRequest: 30,
-  Stop: 30,
-};
-
-export function claudeSettings(foremanCommand: string, allowedTools: readonly string[]): object {
-  const command = `${shellQuote(foremanCommand)} hook claude`;
-  const hooks = Object.fromEntries(
-    hookEvents.map((event) => [
-      event,
-      [
-        {
-          ...(matcherEvents.has(event) ? { matcher: '*' } : {}),
-          hooks: [{ type: 'command', command, timeout: hookTimeoutSeconds[event], ...(backgroundHooks.has(event) ? { async: true } : {}) }],
-        },
-      ],
-    ]),
-  );
-  return { permissions: { allow: allowList(allowedTools) }, hooks };
-}
+export { claudeSettings, defaultClaudeAllowedTools, shellQuote } from './claudeSettings';
 
 export function systemPrompt(run: AdapterRun): string {
   return [
@@ -122,9 +59,25 @@ const usageSchema = z.object({
   cache_creation_input_tokens: z.number().default(0),
   cache_read_input_tokens: z.number().default(0),
 });
+/** Claude's `rate_limit_info`: `status` "rejected" is a plan limit reached; `resetsAt` is epoch seconds. */
+const rateLimitSchema = z.object({
+  status: z.string().optional(),
+  resetsAt: z.number().optional(),
+  rateLimitType: z.string().optional(),
+});
 const lineSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('system'), subtype: z.string().optional(), session_id: z.string().optional() }),
-  z.object({ type: z.literal('assistant'), message: z.object({ content: contentSchema }) }),
+  z.object({
+    type: z.literal('system'),
+    subtype: z.string().optional(),
+    session_id: z.string().optional(),
+    // api_retry: Claude Code retries a failed model call by itself (REAL-AGENTS-TESTING.md).
+    attempt: z.number().optional(),
+    max_retries: z.number().optional(),
+    error_status: z.number().nullable().optional(),
+    error: z.string().optional(),
+  }),
+  z.object({ type: z.literal('rate_limit_event'), rate_limit_info: rateLimitSchema }),
+  z.object({ type: z.literal('assistant'), message: z.object({ content: contentSchema }), error: z.string().optional() }),
   z.object({ type: z.literal('user'), message: z.object({ content: z.union([z.string(), contentSchema]) }) }),
   z.object({
     type: z.literal('result'),
@@ -145,6 +98,60 @@ function resultText(content: z.infer<typeof contentSchema>[number]): string {
   return typeof content.content === 'string' ? content.content : content.content.map((part) => part.text ?? '').join('\n');
 }
 
+type Line = z.infer<typeof lineSchema>;
+
+/** Claude's words for why a call failed (its `error` field) in a person's words. */
+const retryErrors: Readonly<Record<string, string>> = {
+  rate_limit: 'rate limited',
+  overloaded: 'overloaded',
+  server_error: 'server error',
+  authentication_failed: 'authentication failed',
+};
+
+/**
+ * A retry of the model call; an authentication failure also ends the run's chances, so it comes
+ * with a failed result at once (Claude would retry it ten times over minutes; no retry can fix a key).
+ */
+function retryEvents(line: Extract<Line, { type: 'system' }>): AgentEventInput[] {
+  const words = retryErrors[line.error ?? ''] ?? line.error ?? 'the model call failed';
+  const retry: AgentEventInput = {
+    type: 'retry',
+    message: words,
+    ...(line.attempt !== undefined ? { attempt: line.attempt } : {}),
+    ...(line.max_retries !== undefined ? { maxAttempts: line.max_retries } : {}),
+    ...(typeof line.error_status === 'number' ? { status: line.error_status } : {}),
+  };
+  if (line.error !== 'authentication_failed') return [retry];
+  const status = typeof line.error_status === 'number' ? ` (HTTP ${line.error_status})` : '';
+  return [retry, { type: 'result', summary: `authentication failed${status}`, isError: true, failure: 'authentication' }];
+}
+
+/** A plan limit reached ("rejected"); warnings and allowed calls say nothing. */
+function limitEvent(info: z.infer<typeof rateLimitSchema>): AgentEventInput | undefined {
+  if (info.status !== 'rejected') return undefined;
+  const kind = info.rateLimitType ? ` (${info.rateLimitType.replace(/_/g, ' ')})` : '';
+  const message = `usage limit reached${kind}`;
+  return info.resetsAt ? { type: 'limit', message, resetsAt: Math.round(info.resetsAt * 1000) } : { type: 'limit', message };
+}
+
+/** The run's end, with what its subtype says it stopped on when a retry cannot help. */
+function resultEvent(line: Extract<Line, { type: 'result' }>): AgentEventInput {
+  const summary = line.result ?? line.subtype ?? '';
+  switch (line.subtype) {
+    case 'error_max_budget_usd':
+      return {
+        type: 'result',
+        summary: `stopped at its budget after spending $${line.total_cost_usd.toFixed(4).replace(/0{1,2}$/, '')}`,
+        isError: true,
+        failure: 'budget',
+      };
+    case 'error_max_turns':
+      return { type: 'result', summary: 'stopped at its maximum number of turns', isError: true, failure: 'maxTurns' };
+    default:
+      return { type: 'result', summary, isError: line.is_error };
+  }
+}
+
 export function claudeParser(resumed: boolean): StreamParser {
   // A resumed run may print its init line more than once; the run has one session.
   let announced = false;
@@ -159,8 +166,18 @@ export function claudeParser(resumed: boolean): StreamParser {
             announced = true;
             events.push({ type: 'session', sessionId: line.session_id, resumed });
           }
+          if (line.subtype === 'api_retry') events.push(...retryEvents(line));
           break;
+        case 'rate_limit_event': {
+          const limit = limitEvent(line.rate_limit_info);
+          if (limit) events.push(limit);
+          break;
+        }
         case 'assistant':
+          // Claude's own message for a call that failed for good carries the cause as a field.
+          if (line.error === 'authentication_failed') {
+            events.push({ type: 'result', summary: 'authentication failed', isError: true, failure: 'authentication' });
+          }
           for (const part of line.message.content) {
             if (part.type === 'text' && 'text' in part && part.text.trim()) events.push({ type: 'message', text: part.text });
             if (part.type === 'tool_use' && 'name' in part) events.push({ type: 'tool', name: part.name, detail: toolDetail(part.input) });
@@ -176,16 +193,22 @@ export function claudeParser(resumed: boolean): StreamParser {
         case 'result': {
           const usage = line.usage;
           if (usage || line.total_cost_usd) {
-            const input = usage ? usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens : 0;
+            // Anthropic counts the three apart: input_tokens is the uncached part alone.
             events.push({
               type: 'usage',
-              usage: { inputTokens: input, outputTokens: usage?.output_tokens ?? 0, costUsd: line.total_cost_usd },
+              usage: {
+                inputTokens: usage?.input_tokens ?? 0,
+                cacheReadTokens: usage?.cache_read_input_tokens ?? 0,
+                cacheWriteTokens: usage?.cache_creation_input_tokens ?? 0,
+                outputTokens: usage?.output_tokens ?? 0,
+                costUsd: line.total_cost_usd,
+              },
             });
           }
           for (const denial of line.permission_denials ?? []) {
             events.push({ type: 'error', message: `permission denied: ${describeTool(denial.tool_name, toolDetail(denial.tool_input))}` });
           }
-          events.push({ type: 'result', summary: line.result ?? line.subtype ?? '', isError: line.is_error });
+          events.push(resultEvent(line));
           break;
         }
       }
@@ -194,13 +217,17 @@ export function claudeParser(resumed: boolean): StreamParser {
   };
 }
 
+const claudeAdvice = {
+  authentication: "set ANTHROPIC_API_KEY in the profile's env, or run `claude /login` as the user Foreman runs as",
+};
+
 export const claudeAdapter: AgentAdapter = {
   kind: 'claude',
   streamsEvents: true,
   hooksReportActivity: true,
   plan(run: AdapterRun, options: AdapterOptions): PlannedArgs {
     const settingsFile = join(run.files.runDir, `${run.files.stem}.claude-settings.json`);
-    const settings = claudeSettings(run.foremanCommand, options.allowedTools ?? defaultClaudeAllowedTools);
+    const { settings, env } = claudeLaunchSettings(run, options);
     const resumed = run.resumeSession !== undefined && claudeSessionExists(run.resumeSession, run.environment);
     const sessionId = resumed ? run.resumeSession : randomUUID();
     const args = [
@@ -225,9 +252,9 @@ export const claudeAdapter: AgentAdapter = {
       files: new Map([[settingsFile, JSON.stringify(settings, null, 2)]]),
       sessionId,
       resumed,
-      env: { [allowedToolsVariable]: JSON.stringify(allowList(options.allowedTools ?? defaultClaudeAllowedTools)) },
+      env,
     };
   },
   parser: claudeParser,
-  judge: judgeRun,
+  judge: (evidence) => judgeRun(evidence, claudeAdvice),
 };

@@ -18,6 +18,8 @@ const authErrors = [
   /missing (api key|credentials)/i,
 ];
 
+const authenticationWords = 'authentication failed: ';
+
 function firstLine(text: string, max = 300): string {
   const line =
     text
@@ -32,7 +34,7 @@ export function configurationProblem(evidence: RunEvidence): string | undefined 
   const texts = [...evidence.errors, evidence.result?.isError ? evidence.result.summary : '', evidence.outputTail];
   for (const text of texts) {
     for (const line of text.split('\n')) {
-      if (authErrors.some((pattern) => pattern.test(line))) return `authentication failed: ${firstLine(line)}`;
+      if (authErrors.some((pattern) => pattern.test(line))) return `${authenticationWords}${firstLine(line)}`;
       // Usage errors are exit 2 by convention; elsewhere the words may be the agent quoting a tool.
       if (evidence.code === 2 && usageErrors.some((pattern) => pattern.test(line)))
         return `the agent CLI refused its arguments: ${firstLine(line)}`;
@@ -41,10 +43,37 @@ export function configurationProblem(evidence: RunEvidence): string | undefined 
   return undefined;
 }
 
-/** The shared judgement: configuration problem, then exit code, then the agent's own verdict. */
-export function judgeRun(evidence: RunEvidence): AgentVerdict {
+/** What a person does about an end that only a setting can fix, by kind of end. */
+export interface FailureAdvice {
+  /** "set ANTHROPIC_API_KEY in the profile's env, or run `claude /login`". */
+  readonly authentication: string;
+}
+
+const genericAdvice: FailureAdvice = { authentication: "check the agent's login or the API key in the profile's env" };
+
+/** An end the agent reported in structured fields, in words; undefined when it reported none. */
+function structuredFailure(evidence: RunEvidence, advice: FailureAdvice): AgentVerdict | undefined {
+  const result = evidence.result;
+  switch (result?.failure) {
+    case undefined:
+      return undefined;
+    case 'authentication':
+      return { outcome: 'setup', reason: `${result.summary}: ${advice.authentication}` };
+    case 'budget':
+      return { outcome: 'configuration', reason: `${result.summary} (the profile's maxBudgetUsd); raise it to let the task go on` };
+    case 'maxTurns':
+      return { outcome: 'configuration', reason: `${result.summary}; raise the limit in the profile to let the task go on` };
+    case 'usageLimit':
+      return { outcome: 'failed', reason: result.summary };
+  }
+}
+
+/** The shared judgement: structured end, configuration problem, then exit code, then the agent's own verdict. */
+export function judgeRun(evidence: RunEvidence, advice: FailureAdvice = genericAdvice): AgentVerdict {
+  const structured = structuredFailure(evidence, advice);
+  if (structured) return structured;
   const problem = configurationProblem(evidence);
-  if (problem) return { outcome: 'configuration', reason: problem };
+  if (problem) return { outcome: problem.startsWith(authenticationWords) ? 'setup' : 'configuration', reason: problem };
   if (evidence.code !== 0) {
     const detail = firstLine(evidence.errors.at(-1) ?? (evidence.result?.isError ? evidence.result.summary : ''));
     return { outcome: 'failed', reason: detail ? `${evidence.reason}: ${detail}` : evidence.reason };

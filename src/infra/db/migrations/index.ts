@@ -9,6 +9,7 @@ import { migration0004 } from './0004_finished_index';
 import { migration0005 } from './0005_archive';
 import { migration0006 } from './0006_owners';
 import { migration0007 } from './0007_unscheduled_picker';
+import { migration0008 } from './0008_cache_tokens';
 
 export interface Migration {
   /** Consecutive from 1; stored in `meta.schema_version` once applied. */
@@ -24,4 +25,5 @@ export const migrations: readonly Migration[] = [
   { version: 5, sql: migration0005 },
   { version: 6, sql: migration0006 },
   { version: 7, sql: migration0007 },
+  { version: 8, sql: migration0008 },
 ];
