@@ -53,6 +53,7 @@ export class App {
   private readonly empty: HTMLElement;
   private readonly statusLine: HTMLElement;
   private readonly notes: NoteDialog;
+  private readonly messages: NoteDialog;
   private requestCounter = 0;
   private tickCount = 0;
   private chainWidth = 0;
@@ -100,6 +101,13 @@ export class App {
       ),
     );
     this.notes = new NoteDialog(root, (workerId, note) => this.send('requestChanges', { kind: 'worker', id: workerId }, note));
+    this.messages = new NoteDialog(root, (workerId, text) => this.send('sendMessage', { kind: 'worker', id: workerId }, text), {
+      action: 'Send message',
+      placeholder: 'What should the agent know now? It reaches the agent mid-run.',
+      field: 'Message for the agent',
+      button: 'Send',
+      empty: 'Write a message.',
+    });
     fill(root, this.statusLine, this.body, this.empty);
     root.removeAttribute('aria-busy');
     this.body.hidden = true;
@@ -195,6 +203,7 @@ export class App {
       isPending: (action, target) => pendingKeys.has(targetKey(action, target)),
       setView: (patch) => this.setView(patch),
       requestChanges: (workerId, title) => this.notes.open(workerId, title),
+      sendMessage: (workerId, title) => this.messages.open(workerId, title),
     };
     const pendingKey = [...pendingKeys].join(',');
     this.chainWidth = this.chainWidth || this.slots.chains.element.clientWidth || this.root.clientWidth;

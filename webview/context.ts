@@ -12,6 +12,8 @@ export interface RenderContext {
   setView(patch: Partial<ViewState>): void;
   /** Opens the note dialog for "request changes". */
   requestChanges(workerId: string, title: string): void;
+  /** Opens the message dialog for "send message" to a working agent. */
+  sendMessage(workerId: string, title: string): void;
 }
 
 export function targetKey(action: ActionName, target: ActionTarget): string {

@@ -86,7 +86,14 @@ const humanLines: { readonly [C in CommandName]: (value: ResultOf<C>) => string[
     `heartbeat from ${beat.worker} (${beat.state}, attempt ${beat.attempt})${beat.recovered ? ': recovered from STALE' : ''}`,
   ],
   stall: (stalled) => [stalled.moved ? `${stalled.worker} is STALE` : `${stalled.worker} is ${stalled.state}; nothing to do`],
+  pause: (worker) => [
+    `${worker.id} is ${worker.state}${worker.paused_until ? ` until ${new Date(worker.paused_until).toISOString()}` : ''}`,
+  ],
   answer: (answered) => [`${answered.decision === 'allow' ? 'allowed' : 'denied'} ${answered.worker}: ${answered.question}`],
+  tell: (told) => [`told ${told.worker} (${told.taskId} attempt ${told.attempt})${told.waited ? '; it goes on from its interrupt' : ''}`],
+  interrupt: (stopped) => [
+    `interrupted ${stopped.worker} (${stopped.taskId} attempt ${stopped.attempt}); it waits for your message: foreman tell ${stopped.worker} <text>`,
+  ],
   usage: (session) => {
     const { inputTokens, outputTokens, costUsd } = session.usage;
     return [

@@ -68,6 +68,11 @@ export const workerRules = {
   holdsTask: taskHoldingStates(),
   /** Its agent has started, so its branch may hold work (the dashboard's Show Changes). */
   hasWork: taskHoldingStates().filter((state) => !workerStatesAccepting('start').includes(state)),
+  /**
+   * Its agent runs the turn it will hand in: Send Message and Interrupt reach it (Claude Code's
+   * stdin). The state `submit` leaves, so a state the machine gains for a stopped agent is not in it.
+   */
+  talk: workerStatesAccepting('submit'),
   /** Its agent may be running now (the dashboard's terminal button). */
   agentMayRun: workerStatesReachedBy('start', 'recover', 'requestChanges', 'mergeConflict', 'heartbeatTimeout'),
   /** Waiting for a person's review decision (the tree's inline Show Changes). */

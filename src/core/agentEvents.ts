@@ -53,6 +53,10 @@ export const agentEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('toolResult'), at, ok: z.boolean(), output: text }),
   /** Text the agent wrote to the person. */
   z.object({ type: z.literal('message'), at, text }),
+  /** A person's message to the running agent (Send Message), recorded when the agent took it in. */
+  z.object({ type: z.literal('told'), at, text }),
+  /** A person interrupted the agent's turn; its session lives on and waits for a message. */
+  z.object({ type: z.literal('interrupted'), at }),
   /** The agent waits for a person (a permission it may not take by itself). */
   z.object({ type: z.literal('needsInput'), at, message: text }),
   z.object({ type: z.literal('error'), at, message: text }),

@@ -16,6 +16,7 @@
  * `mcp__server`. A rule it does not understand covers nothing, so such a call asks a person.
  */
 import { isAbsolute, relative, resolve } from 'node:path';
+import { sandboxedForemanRefusal } from './sandboxedForeman';
 import { type CommandPart, splitCommand } from './shellCommand';
 
 /** How a worker is confined: Claude Code's sandbox, an allow-list without bare Bash, or open (opted into). */
@@ -187,6 +188,8 @@ export function pathsOutside(part: CommandPart, gate: ClaudeGate, cwd: string): 
 }
 
 function bashDecision(command: string, gate: ClaudeGate, cwd: string, rules: { allow: Rule[]; deny: Rule[] }): GateDecision {
+  const unconfinedForeman = gate.confinement === 'sandbox' ? sandboxedForemanRefusal(command) : undefined;
+  if (unconfinedForeman) return { decision: 'deny', reason: unconfinedForeman };
   const split = splitCommand(command);
   const wholeCommand: CommandPart = { words: [command.trim()], redirects: [], dynamic: false };
   const parts = split.ok ? split.parts : [wholeCommand];

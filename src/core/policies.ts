@@ -18,9 +18,13 @@ export interface AgentStallSettings {
   readonly silenceMs: number;
   /** The agent's own retries of its model call going on for this long. */
   readonly retryMs: number;
+  /** Whether a usage or rate limit pauses the worker until the reset (false: an ordinary failed attempt). */
+  readonly pauseOnLimits: boolean;
+  /** How long to pause when the agent does not say when its limit resets. */
+  readonly limitPauseMs: number;
 }
 
-export const defaultAgentStall: AgentStallSettings = { silenceMs: 300_000, retryMs: 120_000 };
+export const defaultAgentStall: AgentStallSettings = { silenceMs: 300_000, retryMs: 120_000, pauseOnLimits: true, limitPauseMs: 900_000 };
 
 export const Liveness = { Ok: 'OK', Warn: 'WARN', Stale: 'STALE', Dead: 'DEAD', Idle: 'IDLE' } as const;
 export type Liveness = (typeof Liveness)[keyof typeof Liveness];

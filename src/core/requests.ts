@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { claudeHookPayloadSchema, signalOf } from './claudeHook';
 import { agentIdSchema, hostSchema, taskIdSchema, titleSchema, workerIdSchema } from './ids';
 import { type TaskStatus, taskStatuses } from './taskMachine';
+import { agentConfinements } from './agentConfinement';
 
 /**
  * Every request the engine takes, from the CLI, the local endpoint or the VS Code host. One zod
@@ -116,8 +117,20 @@ const commands = {
    * bound): the WORKING worker goes STALE with this reason. The agent acting again recovers it.
    */
   stall: z.object({ worker: workerIdSchema, attempt: attemptSchema, reason: noteSchema }),
+  /**
+   * The worker's agent hit its plan's usage or rate limit: the WORKING worker is PAUSED until
+   * `until` (epoch ms), its attempt unspent, then resumes the same session.
+   */
+  pause: z.object({ worker: workerIdSchema, attempt: attemptSchema, reason: noteSchema, until: z.number().int().min(0) }),
   /** A person's answer to a worker that waits for input (a permission request): allow or deny. */
   answer: z.object({ worker: workerIdSchema, decision: z.enum(['allow', 'deny'], { message: "the answer is 'allow' or 'deny'" }) }),
+  /** A person's message to a worker's running agent (Send Message): it reaches the agent mid-run. */
+  tell: z.object({
+    worker: workerIdSchema,
+    text: z.string().trim().min(1, 'a message must not be empty').max(10_000, 'a message is at most 10,000 characters'),
+  }),
+  /** Ends the current turn of a worker's agent, keeping its session: it then waits for a message. */
+  interrupt: z.object({ worker: workerIdSchema }),
   /** Tokens and cost of an agent run (added to its task attempt), and the agent's own session id. */
   usage: z.object({
     worker: workerIdSchema,
@@ -139,6 +152,8 @@ const commands = {
     costUsd: z.number().min(0, 'a cost is ≥ 0').max(1_000_000).default(0),
     /** A new run of the agent began (a launch or a resume), counted per attempt. */
     run: z.boolean().default(false),
+    /** How the run is confined, said by Foreman at its launch (core/agentConfinement.ts). */
+    confinement: z.enum(agentConfinements).optional(),
   }),
   send: z.object({
     from: agentIdSchema,

@@ -1,6 +1,7 @@
 /**
- * A shell command split into the simple commands it runs, for the permission gate
- * (claudePermissions.ts). Claude Code matches its `Bash(...)` rules part by part, so a gate that
+ * Foreman's one reader of shell command lines. The permission gate (claudePermissions.ts) splits a
+ * command into the simple commands it runs; activity views unwrap an agent's shell wrapper
+ * (`unwrapShellCommand`). Claude Code matches its `Bash(...)` rules part by part, so a gate that
  * matched the whole string would be looser than Claude: with `Bash(npm test:*)` allowed,
  * `npm test && curl x` must not pass. Every part counts: those joined by `&&`, `||`, `;`, `|`, `&`,
  * newlines, inside subshells `( )`, command substitutions `$( )` and backticks, and process
@@ -97,14 +98,9 @@ class Splitter {
             word += text[this.index + 1];
             this.index += 2;
           } else if (inner === '$' || inner === '`') {
-            const expansion = this.expansion();
-            if (expansion === undefined) {
-              word += inner;
-              this.index += 1;
-            } else {
-              dynamic = true;
-              word += expansion;
-            }
+            const expanded = this.expand();
+            word += expanded.text;
+            dynamic ||= expanded.dynamic;
           } else {
             word += inner;
             this.index += 1;
@@ -117,14 +113,9 @@ class Splitter {
         inWord = true;
         this.index += 2;
       } else if (char === '$' || char === '`') {
-        const expansion = this.expansion();
-        if (expansion === undefined) {
-          word += char;
-          this.index += 1;
-        } else {
-          dynamic = true;
-          word += expansion;
-        }
+        const expanded = this.expand();
+        word += expanded.text;
+        dynamic ||= expanded.dynamic;
         inWord = true;
       } else if ((char === '<' || char === '>') && next === '(') {
         // Process substitution: its command runs too.
@@ -162,6 +153,15 @@ class Splitter {
     }
     if (closer !== undefined) throw new Unreadable(closer === ')' ? 'an unclosed parenthesis' : 'an unterminated backtick');
     endPart();
+  }
+
+  /** At `$` or a backtick, in or out of double quotes: what it adds to the word, and whether the shell decides it. */
+  private expand(): { text: string; dynamic: boolean } {
+    const char = this.text.charAt(this.index);
+    const expansion = this.expansion();
+    if (expansion !== undefined) return { text: expansion, dynamic: true };
+    this.index += 1;
+    return { text: char, dynamic: false };
   }
 
   /**
@@ -219,4 +219,24 @@ export function splitCommand(command: string): SplitCommand {
     throw error;
   }
   return { ok: true, parts: splitter.parts };
+}
+
+const shells: ReadonlySet<string> = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh']);
+
+/**
+ * The command a person would have typed, out of the wrapper an agent runs it in: Codex reports
+ * `/bin/bash -lc 'npm test'`, and its activity should read `npm test`; `sh -c "a && b"` → `a && b`.
+ * Anything else — a plain command, a shell with a script file, a wrapper whose script the shell
+ * decides at run time, a line this reader refuses — is returned as it was.
+ */
+export function unwrapShellCommand(command: string): string {
+  const split = splitCommand(command);
+  if (!split.ok || split.parts.length !== 1) return command;
+  const [part] = split.parts;
+  if (!part || part.dynamic || part.redirects.length > 0) return command;
+  const [shell = '', flag = '', script = ''] = part.words;
+  const name = shell.slice(shell.lastIndexOf('/') + 1);
+  // -c, -lc, -ilc…: the script is the argument after the flags; words after it are $0, $1…
+  if (!shells.has(name) || !/^-[a-z]*c[a-z]*$/.test(flag) || !script.trim()) return command;
+  return script;
 }

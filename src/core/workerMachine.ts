@@ -9,6 +9,8 @@ export const WorkerState = {
   Approved: 'APPROVED',
   Completed: 'COMPLETED',
   Stale: 'STALE',
+  /** The agent hit its plan's usage or rate limit: it waits for the reset, then resumes its session. */
+  Paused: 'PAUSED',
   Failed: 'FAILED',
 } as const;
 export type WorkerState = (typeof WorkerState)[keyof typeof WorkerState];
@@ -22,6 +24,8 @@ export const WorkerTrigger = {
   submit: 'submit',
   workFailed: 'workFailed',
   heartbeatTimeout: 'heartbeatTimeout',
+  limitReached: 'limitReached',
+  resume: 'resume',
   approve: 'approve',
   requestChanges: 'requestChanges',
   reviewTimeout: 'reviewTimeout',
@@ -36,20 +40,22 @@ export const WorkerTrigger = {
 export type WorkerTrigger = (typeof WorkerTrigger)[keyof typeof WorkerTrigger];
 export const workerTriggers = Object.values(WorkerTrigger);
 
-const { Idle, Assigned, Working, InReview, Approved, Completed, Stale, Failed } = WorkerState;
+const { Idle, Assigned, Working, InReview, Approved, Completed, Stale, Paused, Failed } = WorkerState;
 
 /**
  * The whole worker machine (ARCHITECTURE §3): seed 000 plus `cancel`, which returns a busy worker
- * to IDLE and cancels its task. Nothing else may change a worker's state.
+ * to IDLE and cancels its task, and PAUSED, where a worker whose agent hit a usage limit waits for
+ * the reset without spending an attempt. Nothing else may change a worker's state.
  */
 export const workerTransitions: Readonly<Record<WorkerState, Readonly<Partial<Record<WorkerTrigger, WorkerState>>>>> = {
   [Idle]: { assign: Assigned },
   [Assigned]: { start: Working, setupFailed: Failed, cancel: Idle },
-  [Working]: { submit: InReview, workFailed: Failed, heartbeatTimeout: Stale, cancel: Idle },
+  [Working]: { submit: InReview, workFailed: Failed, heartbeatTimeout: Stale, limitReached: Paused, cancel: Idle },
   [InReview]: { approve: Approved, requestChanges: Working, reviewTimeout: Stale, cancel: Idle },
   [Approved]: { merge: Completed, mergeConflict: Working, cancel: Idle },
   [Completed]: { recycle: Idle },
   [Stale]: { recover: Working, dead: Failed, cancel: Idle },
+  [Paused]: { resume: Working, cancel: Idle },
   [Failed]: { reset: Idle },
 };
 

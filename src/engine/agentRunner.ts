@@ -2,7 +2,7 @@ import { type Result, ok } from '../core/result';
 import { taskCommitMessage } from '../core/taskCommitMessage';
 import { WorkerState } from '../core/workerMachine';
 import { findSession } from './agentSessions';
-import type { AgentExit, AgentPort, AgentVerdict, GitPort, WorkRef, WorktreeSetupPort } from './ports';
+import type { AgentExit, AgentPort, AgentVerdict, GitPort, LaunchedAgent, WorkRef, WorktreeSetupPort } from './ports';
 import { type TaskRow, type WorkerRow, findWorker } from './rows';
 import type { FailEnd } from './stateService';
 import type { Transactor } from './transactor';
@@ -15,6 +15,11 @@ export interface AgentRunnerSettings {
   /** Submit an agent's run that changed nothing (default: it fails with "finished without changes"). */
   readonly allowEmptyResults?: boolean;
   readonly log?: (line: string) => void;
+  /**
+   * How long a worker pauses on a usage or rate limit whose reset the agent did not say; undefined:
+   * limits are not paused for (an ordinary failed attempt).
+   */
+  readonly limitPauseMs?: number;
   /** How often Foreman heartbeats for a worker while nothing else does (setup, verify); default 15000. */
   readonly heartbeatEveryMs?: number;
 }
@@ -24,6 +29,8 @@ const failEnds: Readonly<Record<Exclude<AgentVerdict['outcome'], 'success'>, Fai
   failed: 'attempt',
   configuration: 'final',
   setup: 'setup',
+  // With pausing switched off, a limit is an ordinary failed attempt.
+  limit: 'attempt',
 };
 
 /** What to do about a profile whose command is missing, in the words of the profile's settings. */
@@ -126,7 +133,20 @@ export class AgentRunner {
     this.settings.log?.(
       `crew: ${work.workerId} runs ${worker.agent} on ${work.taskId} (attempt ${work.attempt}, ${how}${continuity ? `, ${continuity}` : ''})`,
     );
+    this.recordConfinement(work, launched.value);
     void launched.value.exited.then((exit) => this.serialized(work.workerId, () => this.finished(work, task, worktree, exit, continuity)));
+  }
+
+  /** How the run is confined goes with its session from the start, so the worker's card says it while the agent works. */
+  private recordConfinement(work: WorkRef, launched: LaunchedAgent): void {
+    const { kind, confinement } = launched;
+    if (kind === undefined || confinement === undefined) return;
+    const zero = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 };
+    this.tx.apply({
+      command: 'usage',
+      args: { worker: work.workerId, attempt: work.attempt, kind, ...zero, run: false, confinement },
+      actor: 'crew',
+    });
   }
 
   /** Success → leftovers committed → changes? → verify → submit; otherwise a failed attempt, work kept. */
@@ -135,6 +155,16 @@ export class AgentRunner {
     const current = this.tx.read((reader) => findWorker(reader, work.workerId));
     if (current?.state !== WorkerState.Working || current.attempt !== work.attempt || current.task_id !== work.taskId) return;
     const verdict: AgentVerdict = exit.verdict ?? (exit.code === 0 ? { outcome: 'success' } : { outcome: 'failed', reason: exit.reason });
+    if (verdict.outcome === 'limit' && this.settings.limitPauseMs !== undefined) {
+      // The worktree and the session stay as they are: the same session continues at the reset.
+      const until = verdict.resumesAt ?? Date.now() + this.settings.limitPauseMs;
+      this.tx.apply({
+        command: 'pause',
+        args: { worker: work.workerId, attempt: work.attempt, reason: verdict.reason, until },
+        actor: 'crew',
+      });
+      return;
+    }
     if (verdict.outcome !== 'success') {
       await this.git.snapshot(work, `agent exited: ${exit.reason}`);
       this.fail(work, verdict.reason, failEnds[verdict.outcome]);

@@ -1,4 +1,5 @@
 import { type Usage, addUsage, zeroUsage } from '../core/agentEvents';
+import { type AgentConfinement, agentConfinements } from '../core/agentConfinement';
 import type { CommandArgs } from '../core/requests';
 import { type Result, notFound, ok, refused } from '../core/result';
 import type { Reader } from './ports';
@@ -27,6 +28,8 @@ export interface AgentSession {
   /** Launches and resumes of the agent in this attempt. */
   readonly runs: number;
   readonly usage: Usage;
+  /** How its last run was confined; null when no launch said (an older row, a terminal run). */
+  readonly confinement: AgentConfinement | null;
 }
 
 function usageOf(row: Omit<UsageSumRow, 'key'>): Usage {
@@ -61,6 +64,7 @@ export function recordUsage(unit: Unit, args: CommandArgs<'usage'>): Result<Agen
     cacheReadTokens: args.cacheReadTokens,
     cacheWriteTokens: args.cacheWriteTokens,
     costUsd: args.costUsd,
+    confinement: args.confinement ?? null,
     now: unit.now,
   });
   unit.events.push({ kind: 'rowsChanged', workers: [worker.id], tasks: [worker.task_id] });
@@ -81,6 +85,7 @@ export function findSession(reader: Reader, taskId: string, attempt: number): Ag
     sessionId: row.session_id,
     runs: row.runs,
     usage: usageOf(row),
+    confinement: agentConfinements.find((known) => known === row.confinement) ?? null,
   };
 }
 

@@ -1,3 +1,4 @@
+import { workerFits } from '../core/actions';
 import type { Request } from '../core/requests';
 import { type Result, notFound, ok, refused } from '../core/result';
 import { taskCommitMessage } from '../core/taskCommitMessage';
@@ -14,6 +15,8 @@ import type { EngineEvent } from './unit';
 
 /** Setup refusals that stay until a person moves something or changes a setting (worktrees.ts). */
 const settingRefusals: ReadonlySet<string> = new Set(['pathOccupied']);
+
+const noTalkMessage = 'No agents run in this process: talk to them through the owner that runs them (VS Code or `foreman serve`).';
 
 /** States in which a worker's agent must not run any more. */
 const stoppedStates: ReadonlySet<WorkerState> = new Set([WorkerState.Idle, WorkerState.Failed, WorkerState.Stale]);
@@ -73,6 +76,41 @@ export class Crew implements Disposable {
   reset(request: Request<'reset'>): Promise<Result<ResultOf<'reset'>>> {
     const workerId = request.args.worker;
     return this.release(workerId, 'reset', () => this.tx.step(request, (unit, s) => s.state.reset(unit, workerId)));
+  }
+
+  /** A person's message to the worker's running agent (no transaction: it goes to the agent's stdin and its events file). */
+  tell(request: Request<'tell'>): Promise<Result<ResultOf<'tell'>>> {
+    const { worker, text } = request.args;
+    const port = this.talkingTo(worker);
+    if (!port.ok) return Promise.resolve(port);
+    const told = port.value.tell?.(worker, text) ?? refused('noAgents', noTalkMessage);
+    return Promise.resolve(told.ok ? ok({ worker, ...told.value }) : told);
+  }
+
+  /** Ends the running turn of the worker's agent; its session stays and waits for a message. */
+  interrupt(request: Request<'interrupt'>): Promise<Result<ResultOf<'interrupt'>>> {
+    const { worker } = request.args;
+    const port = this.talkingTo(worker);
+    if (!port.ok) return Promise.resolve(port);
+    const interrupted = port.value.interrupt?.(worker) ?? refused('noAgents', noTalkMessage);
+    return Promise.resolve(
+      interrupted.ok ? ok({ worker, taskId: interrupted.value.taskId, attempt: interrupted.value.attempt }) : interrupted,
+    );
+  }
+
+  /** The agents of a worker this owner runs, working now. */
+  private talkingTo(workerId: string): Result<AgentPort> {
+    const worker = this.tx.read((reader) => findWorker(reader, workerId));
+    if (!worker) return notFound('worker', workerId);
+    if (!workerFits('talk', worker.state)) {
+      return refused('notWorking', `Worker '${workerId}' is ${worker.state}; only a WORKING worker's agent takes messages.`, {
+        from: worker.state,
+      });
+    }
+    if (!this.agents) return refused('noAgents', noTalkMessage);
+    if (!this.runsHere(worker))
+      return refused('otherHost', `The agent of '${workerId}' runs on ${worker.host ?? 'another machine'}; talk to it there.`);
+    return ok(this.agents);
   }
 
   /** After an owner restart: agents of WORKING workers are gone; save their work and retry. */
@@ -257,7 +295,10 @@ export class Crew implements Disposable {
       if (worker && this.runsHere(worker)) void this.serialized(event.id, () => this.startWorker(event.id));
     }
     if (event.trigger === 'submit') void this.serialized(event.id, () => this.publish(event.id));
-    if (event.to === WorkerState.Working && (event.trigger === 'requestChanges' || event.trigger === 'mergeConflict')) {
+    if (
+      event.to === WorkerState.Working &&
+      (event.trigger === 'requestChanges' || event.trigger === 'mergeConflict' || event.trigger === 'resume')
+    ) {
       void this.serialized(event.id, () => this.relaunch(event.id));
     }
     if (event.trigger === 'cancel' || event.trigger === 'dead' || event.trigger === 'heartbeatTimeout') {

@@ -12,7 +12,8 @@ export interface Assignment {
 
 /**
  * Hands runnable tasks to idle workers while the concurrency limit allows, preferring the worker
- * that had the task before (its worktree already holds the previous attempt's branch).
+ * that had the task before (its worktree already holds the previous attempt's branch). Workers of
+ * an agent profile that is paused on a usage limit wait with it.
  */
 export class Dispatcher {
   constructor(
@@ -28,8 +29,11 @@ export class Dispatcher {
     let room = this.concurrency - countBusyWorkers(unit.tx);
     // It runs after every commit that frees a worker or a task; a full crew is the common answer.
     if (room <= 0) return assignments;
-    const idle =
+    const everyIdle =
       this.host === undefined ? listWorkersIn(unit.tx, WorkerState.Idle) : listWorkersInOnHost(unit.tx, WorkerState.Idle, this.host);
+    // A profile whose agent is paused on its plan's limit would run straight into the same limit.
+    const limited = new Set(listWorkersIn(unit.tx, WorkerState.Paused).map((worker) => worker.agent));
+    const idle = limited.size ? everyIdle.filter((worker) => !limited.has(worker.agent)) : everyIdle;
     while (room > 0 && idle.length > 0) {
       const task = this.picker.peek(unit.tx, unit.now);
       if (!task) break;

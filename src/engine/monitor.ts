@@ -7,6 +7,11 @@ import { type StateService, needsSetup } from './stateService';
 import { moveWorker } from './transitions';
 import type { Unit } from './unit';
 
+/** "14:05:30" in the owner's local time: when a paused worker resumes. */
+function clockTime(epochMs: number): string {
+  return new Date(epochMs).toTimeString().slice(0, 8);
+}
+
 /**
  * Liveness (ARCHITECTURE §4): WARN, STALE and DEAD from the last sign of life, with a reason. The
  * monitor never polls: the engine asks it for the next deadline and sets one timer for it.
@@ -46,6 +51,11 @@ export class Monitor {
       case WorkerState.Failed:
         if (worker.last_error?.startsWith(needsSetup)) return { level: Liveness.Dead, reason: worker.last_error };
         return { level: Liveness.Dead, reason: worker.last_error ? `failed: ${worker.last_error}` : 'failed' };
+      case WorkerState.Paused: {
+        const until = worker.paused_until ?? now;
+        const when = `resumes at ${clockTime(until)}${until > now ? ` (in ${formatDuration(until - now)})` : ''}`;
+        return { level: Liveness.Ok, reason: `paused: ${worker.last_error ?? 'usage limit'} — ${when}` };
+      }
       case WorkerState.InReview:
       case WorkerState.Approved: {
         const waiting = now - worker.state_changed_at;
@@ -83,6 +93,8 @@ export class Monitor {
         if (moveWorker(unit, worker, 'heartbeatTimeout', { reason, set: { last_error: reason } }).ok) moved++;
       } else if (worker.state === WorkerState.Stale && verdict.level === Liveness.Dead) {
         if (this.state.fail(unit, worker.id, `dead: ${reason}`).ok) moved++;
+      } else if (worker.state === WorkerState.Paused && unit.now >= (worker.paused_until ?? 0)) {
+        if (this.state.resume(unit, worker).ok) moved++;
       } else if (worker.state === WorkerState.InReview && this.settings.reviewTimeoutMovesToStale && verdict.level === Liveness.Warn) {
         if (moveWorker(unit, worker, 'reviewTimeout', { reason }).ok) moved++;
       }
@@ -139,6 +151,7 @@ export class Monitor {
     const { at } = this.lastSign(worker);
     if (worker.state === WorkerState.Working && !this.waitingForInput(worker)) return at + this.settings.liveness.staleMs;
     if (worker.state === WorkerState.Stale) return at + this.settings.liveness.deadMs;
+    if (worker.state === WorkerState.Paused) return worker.paused_until ?? at;
     if (worker.state === WorkerState.InReview && this.settings.reviewTimeoutMovesToStale) {
       return worker.state_changed_at + this.settings.reviewTimeoutMs;
     }

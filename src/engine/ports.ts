@@ -3,6 +3,7 @@
  * strict fakes only where the real part is out of reach.
  */
 import type { Result } from '../core/result';
+import type { AgentConfinement } from '../core/agentConfinement';
 
 /** A value bound to a `?` placeholder. Time and ids are always parameters, never computed in SQL. */
 export type SqlValue = string | number | null | Uint8Array;
@@ -179,7 +180,9 @@ export type AgentVerdict =
   /** Only a change of settings fixes it (a flag the CLI refuses, a budget reached): the task fails at once. */
   | { readonly outcome: 'configuration'; readonly reason: string }
   /** The worker's agent cannot run (no login): the worker needs setup; the task is queued again, its attempt unspent. */
-  | { readonly outcome: 'setup'; readonly reason: string };
+  | { readonly outcome: 'setup'; readonly reason: string }
+  /** Its plan's usage or rate limit: the worker pauses until `resumesAt` (when known), its attempt unspent. */
+  | { readonly outcome: 'limit'; readonly reason: string; readonly resumesAt?: number };
 
 export interface AgentExit {
   readonly code: number | null;
@@ -209,13 +212,28 @@ export interface LaunchedAgent {
   readonly exited: Promise<AgentExit>;
   /** Whether it continues `resumeSession` (false also when that session was gone). */
   readonly resumed: boolean;
+  /** Its agent kind and how the run is confined, when the launch knows (not for a terminal run). */
+  readonly kind?: string;
+  readonly confinement?: AgentConfinement;
 }
 
 /** Launched agents (ARCHITECTURE §6); implemented by the AgentSupervisor in src/infra/agents. */
+/** Which run a message or an interrupt reached. */
+export interface AgentTalk {
+  readonly taskId: string;
+  readonly attempt: number;
+  /** The agent had been interrupted and waited for this message. */
+  readonly waited: boolean;
+}
+
 export interface AgentPort {
   launch(launch: AgentLaunch): Result<LaunchedAgent>;
   cancel(workerId: string): Promise<AgentExit | undefined>;
   signals(workerId: string): { alive: boolean; pid?: number; lastOutputAt?: number; exitedReason?: string } | undefined;
+  /** A person's message to the worker's running agent; refused when it cannot take one now (Codex, no agent). */
+  tell?(workerId: string, text: string): Result<AgentTalk>;
+  /** Ends the running turn of the worker's agent, keeping its session; it then waits for a message. */
+  interrupt?(workerId: string): Result<AgentTalk>;
   /**
    * After an owner restart: whether this attempt's agent was stopped, its work saved, by its
    * watchdog when the last owner went away or stopped (taken once), and in what words.

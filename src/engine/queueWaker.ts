@@ -32,7 +32,8 @@ function mayHaveWork(event: EngineEvent): boolean {
     case 'task':
       return event.to === 'queued';
     case 'worker':
-      return event.to === 'IDLE';
+      // A worker that leaves PAUSED lets the idle workers of its profile take work again.
+      return event.to === 'IDLE' || event.from === 'PAUSED';
     case 'unblocked':
       return true;
     case 'created':

@@ -56,7 +56,11 @@ export interface CommandResults {
   heartbeat: HeartbeatReceipt;
   /** `moved`: the worker went STALE now (false: it was no longer WORKING, nothing to do). */
   stall: { worker: string; state: WorkerState; moved: boolean };
+  pause: WorkerRow;
   answer: { worker: string; decision: 'allow' | 'deny'; question: string };
+  /** Which run of the worker's agent took the message; `waited`: it had been interrupted and waited for one. */
+  tell: { worker: string; taskId: string; attempt: number; waited: boolean };
+  interrupt: { worker: string; taskId: string; attempt: number };
   usage: AgentSession;
   send: { seq: number; id: string; duplicate: boolean };
   poll: { cursor: number; messages: BusMessage[] };
@@ -72,7 +76,7 @@ export interface CommandResults {
 /** The value a successful `command` returns. */
 export type ResultOf<C extends CommandName> = CommandResults[C];
 
-/** Commands whose success waits for git or an agent (async steps around the guarded transaction). */
-export type FlowCommand = 'start' | 'merge' | 'cancel' | 'reset';
+/** Commands whose success waits for git or an agent (async steps around the guarded transaction), or reaches an agent alone. */
+export type FlowCommand = 'start' | 'merge' | 'cancel' | 'reset' | 'tell' | 'interrupt';
 /** Commands that are one transaction and nothing else. */
 export type TxCommand = Exclude<CommandName, FlowCommand>;

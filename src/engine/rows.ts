@@ -20,6 +20,8 @@ export interface WorkerRow {
   host: string | null;
   /** The owner that handed the worker its current task; null without owner identities. */
   owner_id: string | null;
+  /** PAUSED: when its agent's limit resets and the same session resumes (epoch ms). */
+  paused_until: number | null;
 }
 
 /** A task as stored. */

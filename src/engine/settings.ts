@@ -99,6 +99,10 @@ export const settingsFileSchema = z
     agentSilenceMs: z.number().int().min(1000).optional(),
     /** An agent's own API retries going on this long: STALE with the retry's words. */
     agentRetryMs: z.number().int().min(1000).optional(),
+    /** A usage or rate limit pauses the worker until the reset, its attempt unspent (false: a failed attempt). */
+    pauseOnLimits: z.boolean().optional(),
+    /** How long such a pause lasts when the agent does not say when its limit resets. */
+    agentLimitPauseMs: z.number().int().min(1000).optional(),
     retryBaseMs: z.number().int().min(0).optional(),
     retryMaxMs: z.number().int().min(0).optional(),
     defaultMaxAttempts: z.number().int().min(1).max(20).optional(),
@@ -139,6 +143,8 @@ export function mergeSettings(file: SettingsFile, base: EngineSettings = default
     agentStall: {
       silenceMs: file.agentSilenceMs ?? base.agentStall.silenceMs,
       retryMs: file.agentRetryMs ?? base.agentStall.retryMs,
+      pauseOnLimits: file.pauseOnLimits ?? base.agentStall.pauseOnLimits,
+      limitPauseMs: file.agentLimitPauseMs ?? base.agentStall.limitPauseMs,
     },
     backoff: { baseMs: file.retryBaseMs ?? base.backoff.baseMs, maxMs: file.retryMaxMs ?? base.backoff.maxMs },
     defaultMaxAttempts: file.defaultMaxAttempts ?? base.defaultMaxAttempts,

@@ -28,6 +28,9 @@ export interface StateSettings {
 /** How a worker's last error starts when its agent cannot run: the views and the dispatcher read it. */
 export const needsSetup = 'needs setup: ';
 
+/** What a resumed agent is told: it continues its own session, which remembers the task. */
+export const resumeNote = 'Your usage limit has reset. Continue the task where you left off.';
+
 /** What a failure ends: this attempt (retried while attempts remain), the task for good, or the worker's run until it is set up. */
 export type FailEnd = 'attempt' | 'final' | 'setup';
 
@@ -181,6 +184,28 @@ export class StateService {
       if (!moved.ok) return moved;
       if (end === 'setup') return this.returnTask(unit, { ...worker, state: moved.value }, said);
       return this.failTask(unit, { ...worker, state: moved.value }, reason, end === 'final');
+    });
+  }
+
+  /**
+   * The agent hit a usage or rate limit: the worker waits, holding its task and its attempt, until
+   * `until`; the monitor resumes it then (`resumeDue`), and the crew continues the same session.
+   */
+  pause(unit: Unit, args: CommandArgs<'pause'>): Result<WorkerRow> {
+    return this.moveHolder(unit, args.worker, args.attempt, (worker) =>
+      moveWorker(unit, worker, 'limitReached', {
+        set: { last_error: args.reason, paused_until: args.until },
+        reason: args.reason,
+        metadata: { until: args.until },
+      }),
+    );
+  }
+
+  /** A PAUSED worker whose limit has reset goes back to work, told why it stopped. */
+  resume(unit: Unit, worker: WorkerRow): Result<WorkerState> {
+    return moveWorker(unit, worker, 'resume', {
+      set: { paused_until: null, last_error: null, note: resumeNote },
+      reason: 'the usage limit has reset',
     });
   }
 

@@ -1,8 +1,9 @@
 import { type Usage, zeroUsage } from '../core/agentEvents';
+import type { AgentConfinement } from '../core/agentConfinement';
 import type { Liveness } from '../core/policies';
 import { WorkerState } from '../core/workerMachine';
 import type { CommandArgs } from '../core/requests';
-import { usageTotals } from './agentSessions';
+import { findSession, usageTotals } from './agentSessions';
 import type { Monitor } from './monitor';
 import type { Reader } from './ports';
 import {
@@ -50,10 +51,24 @@ export interface WorkerStatus {
   /** Tokens and cost of every run this worker made. */
   readonly usage: Usage;
   /**
+   * The agent's own session of the attempt the worker holds (Claude Code session id, Codex thread
+   * id): what `claude --resume` / `codex resume` continue by hand. Absent before the agent said it.
+   */
+  readonly sessionId?: string;
+  /** The agent kind whose session `sessionId` is (claude, codex). */
+  readonly sessionKind?: string;
+  /**
+   * How the run of the attempt the worker holds is confined (`open`: unconfined, shown with a
+   * warning); null with no task, or before its launch said.
+   */
+  readonly confinement: AgentConfinement | null;
+  /**
    * Present only on an IDLE worker whose last task was a manual one that failed and now waits for
    * a person (the queue never hands a manual task out by itself): Retry runs it on this worker again.
    */
   readonly lastTaskFailed?: LastTaskFailure;
+  /** PAUSED on its agent's usage or rate limit: when it resumes the same session (epoch ms). */
+  readonly pausedUntil?: number;
 }
 
 /** A manual task that failed on this worker and waits: what `livenessReason` then says, as data. */
@@ -130,6 +145,13 @@ function progressOf(worker: WorkerRow, beat: BeatRow | undefined): number | null
   return beat && beat.current_task === worker.task_id && beat.attempt === worker.attempt ? beat.progress : null;
 }
 
+/** The session of the attempt the worker holds, when its agent reported one (one indexed read per such worker). */
+function sessionOf(reader: Reader, worker: WorkerRow): Pick<WorkerStatus, 'sessionId' | 'sessionKind' | 'confinement'> {
+  const session = worker.task_id ? findSession(reader, worker.task_id, worker.attempt) : undefined;
+  const confinement = session?.confinement ?? null;
+  return session?.sessionId ? { sessionId: session.sessionId, sessionKind: session.kind, confinement } : { confinement };
+}
+
 export function readStatus(reader: Reader, monitor: Monitor, now: number, query: StatusQuery = {}): StatusSnapshot {
   const only = query.ids;
   const verdicts = monitor.verdicts(reader, now, only?.workers);
@@ -157,11 +179,13 @@ export function readStatus(reader: Reader, monitor: Monitor, now: number, query:
       liveness: verdict.level,
       livenessReason: failure ? idleReason(failure) : verdict.reason,
       stateChangedAt: worker.state_changed_at,
+      ...(worker.state === WorkerState.Paused && worker.paused_until !== null ? { pausedUntil: worker.paused_until } : {}),
       lastError: worker.last_error,
       note: worker.note,
       summary: worker.summary,
       ...signalsOf(worker, beats.get(worker.id)),
       usage: usage.byWorker.get(worker.id) ?? zeroUsage,
+      ...sessionOf(reader, worker),
       ...(failure ? { lastTaskFailed: failure } : {}),
     };
   });

@@ -7,6 +7,7 @@ import { readOwner } from '../infra/db';
 import { initWorkspace } from '../infra/workspace';
 import { CommandId } from './commands/commandIds';
 import { registerAnswerCommands } from './commands/answerCommands';
+import { registerTalkCommands } from './commands/talkCommands';
 import { registerSetupCommands } from './commands/setupCommands';
 import { registerWorkerCommands } from './commands/workerCommands';
 import { registerWorkspaceCommands } from './commands/workspaceCommands';
@@ -190,6 +191,7 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
     }),
     ...registerWorkerCommands(registry),
     ...registerAnswerCommands(registry),
+    ...registerTalkCommands(registry),
     ...registerWorkspaceCommands(registry),
     registerTakeOver(registry),
     ...registerDashboard(context, registry, { log }),

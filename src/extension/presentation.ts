@@ -3,6 +3,7 @@ import { formatDuration } from '../core/policies';
 import type { TaskStatusView, WorkerStatus } from '../engine/statusView';
 import { describeUsage, formatUsage, hasUsage } from '../shared/usageText';
 import { shownLiveness } from '../shared/livenessWords';
+import { confinementWords } from '../shared/confinementWords';
 import { type TaskTitles, taskName } from './taskNames';
 
 /** How states look: codicons with theme colours, so every theme (and high contrast) reads them. */
@@ -14,6 +15,7 @@ const workerIcons: Record<string, [icon: string, color?: string]> = {
   APPROVED: ['pass', 'charts.green'],
   COMPLETED: ['pass-filled', 'charts.green'],
   STALE: ['warning', 'list.warningForeground'],
+  PAUSED: ['watch', 'charts.orange'],
   FAILED: ['error', 'list.errorForeground'],
 };
 
@@ -78,6 +80,9 @@ export function workerDescription(worker: WorkerStatus, titles: TaskTitles): str
   const liveness = shownLiveness(worker);
   if (liveness) parts.push(liveness);
   if (worker.activity) parts.push(worker.activity.text);
+  // Unconfined is the one confinement worth a warning in the row itself; the tooltip names them all.
+  if (worker.taskId && worker.confinement && confinementWords(worker.confinement).warning)
+    parts.push(`⚠ ${confinementWords(worker.confinement).label}`);
   // A free worker next to its failed manual task says so: nothing would run that task by itself.
   if (worker.lastTaskFailed && !task) parts.push(worker.livenessReason);
   return parts.join(' · ');
@@ -97,6 +102,10 @@ export function workerTooltip(worker: WorkerStatus, now: number, titles: TaskTit
   if (worker.taskId) {
     tip.appendMarkdown(`Task **${escapeMarkdown(taskName(titles, worker.taskId))}** (\`${worker.taskId}\`)\n\n`);
     tip.appendMarkdown(`Attempt ${worker.attempt}, branch \`${worker.branch ?? '-'}\`\n\n`);
+    if (worker.confinement) {
+      const words = confinementWords(worker.confinement);
+      tip.appendMarkdown(`${words.warning ? '$(warning)' : '$(lock)'} Confinement: ${escapeMarkdown(words.detail)}\n\n`);
+    }
   }
   // A failed worker's verdict is DEAD by construction; its last error, below, says what happened.
   if (worker.state !== 'FAILED') tip.appendMarkdown(`Liveness: ${worker.liveness} — ${escapeMarkdown(worker.livenessReason)}\n\n`);

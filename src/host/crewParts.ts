@@ -181,6 +181,7 @@ export function assembleCrew(repoRoot: string, foremanDir: string, parts: Engine
       log: options.log,
       heartbeatEveryMs: ownerHeartbeatMs(engineSettings.liveness.warnMs),
       allowEmptyResults: settings.allowEmptyResults,
+      ...(engineSettings.agentStall.pauseOnLimits ? { limitPauseMs: engineSettings.agentStall.limitPauseMs } : {}),
       ...(verify ? { verify } : {}),
       ...(setup ? { setup } : {}),
     },

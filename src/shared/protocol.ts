@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { usageSchema } from '../core/agentEvents';
+import { agentConfinements } from '../core/agentConfinement';
 import { idPattern } from '../core/ids';
 import { taskStatuses } from '../core/taskMachine';
 import { workerStates } from '../core/workerMachine';
@@ -14,7 +15,7 @@ import { workerStates } from '../core/workerMachine';
  */
 
 /** Bump when a message changes shape; a webview of another version is answered with nothing. */
-export const protocolVersion = 5;
+export const protocolVersion = 6;
 
 const id = z.string().regex(idPattern);
 /** A workspace folder's path, as the host's sessions know it. */
@@ -48,6 +49,10 @@ export const ActionName = {
   allow: 'allow',
   /** Answers an agent that waits for a person: refuse the tool call. */
   deny: 'deny',
+  /** A message to a working agent, mid-run (the action's `note` holds it). */
+  sendMessage: 'sendMessage',
+  /** Ends a working agent's turn, keeping its session; it then waits for a message. */
+  interrupt: 'interrupt',
 } as const;
 export type ActionName = (typeof ActionName)[keyof typeof ActionName];
 export const actionNameSchema = z.enum(Object.values(ActionName) as [ActionName, ...ActionName[]]);
@@ -113,6 +118,8 @@ export const workerCardSchema = z.object({
   needsInput: z.object({ message: text, at: epochMs }).nullable(),
   /** Tokens and cost of every run this worker made. */
   usage: usageSchema,
+  /** How the run of its current attempt is confined (`open`: a warning badge); null with no task or before its launch said. */
+  confinement: z.enum(agentConfinements).nullable(),
   /**
    * Heartbeats seen in the recent window, on the host's clock (the webview corrects by the offset
    * it measures against `generatedAt`), oldest first. Times, not ages: a card that did not change
@@ -300,7 +307,7 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
     folder: folderRoot,
     action: actionNameSchema,
     target: actionTargetSchema,
-    /** Request changes: the reviewer's note for the agent. */
+    /** Request changes: the reviewer's note for the agent; Send message: the message for it. */
     note: z.string().trim().min(1).max(10_000).optional(),
   }),
   /** Something failed inside the webview; the host writes it to its log. */

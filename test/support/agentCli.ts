@@ -86,7 +86,12 @@ export function codexEnvironment(
   if (options.requestMaxRetries !== undefined) lines.push(`request_max_retries = ${options.requestMaxRetries}`);
   if (options.streamMaxRetries !== undefined) lines.push(`stream_max_retries = ${options.streamMaxRetries}`);
   writeFileSync(join(codexHome, 'config.toml'), `${lines.join('\n')}\n`);
-  return baseEnvironment(home, { OPENAI_API_KEY: fakeApiKey, CODEX_HOME: codexHome, ...extra });
+  // Codex lays its sandbox helper (codex-linux-sandbox, run by bubblewrap) into CODEX_HOME, but
+  // refuses to under the temp folder, where a test's HOME is: its sandboxed commands then fail
+  // ("bwrap: execvp codex-linux-sandbox"). A temp folder of its own puts CODEX_HOME outside it.
+  const tmp = join(home, 'tmp');
+  mkdirSync(tmp, { recursive: true });
+  return baseEnvironment(home, { OPENAI_API_KEY: fakeApiKey, CODEX_HOME: codexHome, TMPDIR: tmp, ...extra });
 }
 
 /**

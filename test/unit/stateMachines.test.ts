@@ -15,6 +15,7 @@ const legalWorker: Record<string, string> = {
   'WORKING submit': 'IN_REVIEW',
   'WORKING workFailed': 'FAILED',
   'WORKING heartbeatTimeout': 'STALE',
+  'WORKING limitReached': 'PAUSED',
   'WORKING cancel': 'IDLE',
   'IN_REVIEW approve': 'APPROVED',
   'IN_REVIEW requestChanges': 'WORKING',
@@ -27,6 +28,8 @@ const legalWorker: Record<string, string> = {
   'STALE recover': 'WORKING',
   'STALE dead': 'FAILED',
   'STALE cancel': 'IDLE',
+  'PAUSED resume': 'WORKING',
+  'PAUSED cancel': 'IDLE',
   'FAILED reset': 'IDLE',
 };
 
@@ -47,7 +50,7 @@ const legalTask: Record<string, string> = {
 };
 
 describe('worker state machine', () => {
-  assert.equal(workerStates.length, 8);
+  assert.equal(workerStates.length, 9);
   for (const state of workerStates) {
     for (const trigger of workerTriggers) {
       const expected = legalWorker[`${state} ${trigger}`];

@@ -30,6 +30,8 @@ export const actionLook: Readonly<Record<ActionName, ActionLook>> = {
   newChain: { label: 'New chain', glyph: 'chain' },
   allow: { label: 'Allow', glyph: 'check', primary: true },
   deny: { label: 'Deny', glyph: 'deny' },
+  sendMessage: { label: 'Send message', glyph: 'comment' },
+  interrupt: { label: 'Interrupt', glyph: 'pause' },
 };
 
 /** One action as a toolkit button; `compact` turns inspections into icon buttons. */
@@ -59,6 +61,7 @@ export function actionButton(
         click: (event) => {
           event.stopPropagation();
           if (action === 'requestChanges' && target.kind === 'worker') ctx.requestChanges(target.id, options.subject ?? target.id);
+          else if (action === 'sendMessage' && target.kind === 'worker') ctx.sendMessage(target.id, options.subject ?? target.id);
           else ctx.act(action, target);
         },
       },

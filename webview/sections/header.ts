@@ -4,7 +4,7 @@ import { plural, stateLabel } from '../format';
 import { icon } from '../icons';
 import { actionButton } from './actions';
 
-const summaryOrder = ['WORKING', 'ASSIGNED', 'IN_REVIEW', 'APPROVED', 'STALE', 'FAILED', 'IDLE', 'COMPLETED'];
+const summaryOrder = ['WORKING', 'ASSIGNED', 'IN_REVIEW', 'APPROVED', 'STALE', 'PAUSED', 'FAILED', 'IDLE', 'COMPLETED'];
 
 /** Title, folder picker, the crew in one line, and the buttons that start work. */
 export function renderHeader(ctx: RenderContext): HTMLElement {

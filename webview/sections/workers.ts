@@ -1,6 +1,7 @@
 import type { WorkerCard } from '../../src/shared/protocol';
 import { describeUsage, formatUsage, hasUsage } from '../../src/shared/usageText';
 import { heartbeatExpected, shownLiveness } from '../../src/shared/livenessWords';
+import { confinementWords } from '../../src/shared/confinementWords';
 import { bar } from '../bar';
 import type { RenderContext } from '../context';
 import { el } from '../dom';
@@ -58,6 +59,7 @@ function workerCard(ctx: RenderContext, worker: WorkerCard): HTMLElement {
       // A STALE worker's state already says it; the chip adds only a different verdict (WARN, DEAD).
       verdict === undefined || verdict === worker.state ? null : livenessChip(verdict),
       el('span', { class: 'spacer' }),
+      busy && worker.confinement ? confinementBadge(worker.confinement) : null,
       el('span', { class: 'agent muted', attrs: { title: 'agent profile' } }, worker.agent),
       worker.host ? el('span', { class: 'host muted', attrs: { title: 'the machine that runs its agent' } }, `on ${worker.host}`) : null,
     ),
@@ -136,6 +138,20 @@ function workerCard(ctx: RenderContext, worker: WorkerCard): HTMLElement {
         )
       : null,
     actionBar(ctx, worker.actions, { kind: 'worker', id: worker.id }, { compact: true, subject: worker.id }),
+  );
+}
+
+/** How the agent's run is confined: a quiet lock, or a warning badge when it is unconfined. */
+function confinementBadge(confinement: NonNullable<WorkerCard['confinement']>): HTMLElement {
+  const words = confinementWords(confinement);
+  return el(
+    'span',
+    {
+      class: `confinement confinement-${confinement}${words.warning ? ' warning' : ' muted'}`,
+      attrs: { title: words.detail, 'aria-label': words.detail, role: words.warning ? 'status' : undefined },
+    },
+    icon(words.warning ? 'warning' : 'lock'),
+    words.label,
   );
 }
 

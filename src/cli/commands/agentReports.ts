@@ -4,8 +4,8 @@ import type { CommandSpec } from './spec';
 
 /**
  * How agents report what Foreman cannot see from outside: `foreman usage` (tokens, cost, session)
- * for any agent that can run a command, and `foreman answer` for a person replying to a waiting
- * agent. `foreman hook claude`, what Claude Code's hooks run, is in claudeHook.ts.
+ * for any agent that can run a command, `foreman answer` for a person replying to a waiting
+ * agent, `foreman tell` / `foreman interrupt` for a person talking to a running one. `foreman hook claude`, what Claude Code's hooks run, is in claudeHook.ts.
  */
 export const agentReportCommands: readonly CommandSpec[] = [
   {
@@ -15,6 +15,22 @@ export const agentReportCommands: readonly CommandSpec[] = [
     summary: 'answer a worker that waits for you (a tool call its allow-list does not cover): let it run, or not',
     positionals: ['worker', 'decision'],
     build: (input) => draft('answer', { worker: required(input, 'worker'), decision: required(input, 'decision') }),
+  },
+  {
+    kind: 'engine',
+    name: 'tell',
+    usage: '<worker> <text>',
+    summary: "send a message to a worker's running agent (Claude Code takes it mid-run; quote the text)",
+    positionals: ['worker', 'text'],
+    build: (input) => draft('tell', { worker: required(input, 'worker'), text: required(input, 'text') }),
+  },
+  {
+    kind: 'engine',
+    name: 'interrupt',
+    usage: '<worker>',
+    summary: "stop the current turn of a worker's agent, keeping its session; it then waits for `foreman tell`",
+    positionals: ['worker'],
+    build: (input) => draft('interrupt', { worker: required(input, 'worker') }),
   },
   {
     kind: 'engine',

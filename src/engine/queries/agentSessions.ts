@@ -18,6 +18,8 @@ export interface SessionRow {
   cache_read_tokens: number;
   cache_write_tokens: number;
   cost_usd: number;
+  /** How the last run was confined (core/agentConfinement.ts); null before it was recorded. */
+  confinement: string | null;
   updated_at: number;
 }
 
@@ -45,6 +47,8 @@ export interface UsageReport {
   readonly cacheReadTokens: number;
   readonly cacheWriteTokens: number;
   readonly costUsd: number;
+  /** Kept from an earlier report when this one has none. */
+  readonly confinement: string | null;
   readonly now: number;
 }
 
@@ -52,14 +56,15 @@ export interface UsageReport {
 export function addSessionUsage(tx: Tx, report: UsageReport): void {
   tx.run(
     `INSERT INTO agent_sessions (task_id, attempt, worker_id, agent_kind, session_id, runs, input_tokens, output_tokens,
-                                 cache_read_tokens, cache_write_tokens, cost_usd, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                 cache_read_tokens, cache_write_tokens, cost_usd, confinement, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT(task_id, attempt) DO UPDATE SET worker_id = excluded.worker_id, agent_kind = excluded.agent_kind,
        session_id = COALESCE(excluded.session_id, agent_sessions.session_id), runs = agent_sessions.runs + excluded.runs,
        input_tokens = agent_sessions.input_tokens + excluded.input_tokens, output_tokens = agent_sessions.output_tokens + excluded.output_tokens,
        cache_read_tokens = agent_sessions.cache_read_tokens + excluded.cache_read_tokens,
        cache_write_tokens = agent_sessions.cache_write_tokens + excluded.cache_write_tokens,
-       cost_usd = agent_sessions.cost_usd + excluded.cost_usd, updated_at = excluded.updated_at`,
+       cost_usd = agent_sessions.cost_usd + excluded.cost_usd,
+       confinement = COALESCE(excluded.confinement, agent_sessions.confinement), updated_at = excluded.updated_at`,
     [
       report.taskId,
       report.attempt,
@@ -72,6 +77,7 @@ export function addSessionUsage(tx: Tx, report: UsageReport): void {
       report.cacheReadTokens,
       report.cacheWriteTokens,
       report.costUsd,
+      report.confinement,
       report.now,
     ],
   );

@@ -17,6 +17,8 @@ export const CommandId = {
   cancelTask: 'foreman.cancelTask',
   allowInput: 'foreman.allowInput',
   denyInput: 'foreman.denyInput',
+  sendMessage: 'foreman.sendMessage',
+  interruptAgent: 'foreman.interruptAgent',
   showChanges: 'foreman.showChanges',
   openWorktree: 'foreman.openWorktree',
   openTerminal: 'foreman.openTerminal',

@@ -19,6 +19,8 @@ const workerButtons: ReadonlyArray<readonly [ActionName, WorkerRule]> = [
   [ActionName.showChanges, 'hasWork'],
   [ActionName.showLog, 'holdsTask'],
   [ActionName.openTerminal, 'agentMayRun'],
+  [ActionName.sendMessage, 'talk'],
+  [ActionName.interrupt, 'talk'],
   [ActionName.cancel, 'cancel'],
 ];
 

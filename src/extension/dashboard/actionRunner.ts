@@ -23,12 +23,15 @@ const commandOf: Readonly<Record<ActionName, string>> = {
   newChain: CommandId.newChain,
   allow: CommandId.allowInput,
   deny: CommandId.denyInput,
+  sendMessage: CommandId.sendMessage,
+  interrupt: CommandId.interruptAgent,
 };
 
 /**
  * Runs a checked dashboard action as the Foreman command a menu would run, so confirmations,
- * progress and error messages are the same wherever a person clicks. Request changes with a note
- * typed in the dashboard goes straight to the engine (the command would ask for the note again).
+ * progress and error messages are the same wherever a person clicks. Request changes with a note,
+ * and Send message with its text, typed in the dashboard go straight to the engine (the command
+ * would ask for the text again).
  */
 export async function runDashboardAction(resolved: ResolvedAction): Promise<ActionOutcome> {
   const { action, session, target } = resolved;
@@ -37,6 +40,14 @@ export async function runDashboardAction(resolved: ResolvedAction): Promise<Acti
       session,
       { command: 'request-changes', args: { worker: target.worker.id, note: resolved.note } },
       `Sent back to ${target.worker.id}`,
+    );
+    return result.ok ? { ok: true } : { ok: false, message: result.message };
+  }
+  if (action === 'sendMessage' && target.kind === 'worker' && resolved.note !== undefined) {
+    const result = await send(
+      session,
+      { command: 'tell', args: { worker: target.worker.id, text: resolved.note } },
+      `Sent to ${target.worker.id}`,
     );
     return result.ok ? { ok: true } : { ok: false, message: result.message };
   }

@@ -241,7 +241,8 @@ export class DashboardHost extends DisposableBase {
         const worker = session.snapshot().workers.find((w) => w.id === target.id);
         if (!worker) return `no worker ${target.id}`;
         if (!actionsForWorker(worker).includes(action)) return `${target.id} is ${worker.state} now; ${action} does not apply`;
-        if (note.note !== undefined && action !== 'requestChanges') return 'only request changes takes a note';
+        if (note.note !== undefined && action !== 'requestChanges' && action !== 'sendMessage')
+          return 'only request changes and send message take a text';
         return { action, session, target: { kind: 'worker', worker }, ...note };
       }
       case 'task': {

@@ -182,6 +182,7 @@ function workerCard(
     activity: worker.activity,
     needsInput: worker.needsInput,
     usage: worker.usage,
+    confinement: worker.confinement,
     heartbeatsAt: beats.filter((at) => at <= now),
     states: states.slice(-200).map((span) => ({ at: Math.min(span.at, now), expected: span.expected })),
     actions: [...actionsForWorker(worker)],

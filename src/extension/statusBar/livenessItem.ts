@@ -13,6 +13,7 @@ const labels: Array<[state: string, label: string]> = [
   ['IN_REVIEW', 'review'],
   ['APPROVED', 'approved'],
   ['STALE', 'stale'],
+  ['PAUSED', 'paused'],
   ['FAILED', 'failed'],
 ];
 
@@ -27,12 +28,18 @@ export function summarize(workers: readonly WorkerStatus[]): { text: string; att
     if (worker.needsInput) waiting++;
     else counts.set(worker.state, (counts.get(worker.state) ?? 0) + 1);
   }
-  const parts = labels.filter(([state]) => counts.get(state)).map(([state, label]) => `${counts.get(state)} ${label}`);
+  const parts = labels.filter(([state]) => counts.get(state)).map(([state, label]) => `${counts.get(state)} ${label}${state === 'PAUSED' ? resumesIn(workers) : ''}`);
   if (waiting) parts.unshift(`${waiting} waiting for you`);
   const idle = (counts.get('IDLE') ?? 0) + (counts.get('COMPLETED') ?? 0);
   if (parts.length === 0) parts.push(workers.length ? `${idle} idle` : 'no workers');
   const attention = waiting > 0 || (counts.get('STALE') ?? 0) > 0 || (counts.get('IN_REVIEW') ?? 0) > 0 || (counts.get('FAILED') ?? 0) > 0;
   return { text: parts.join(' · '), attention, waiting };
+}
+
+/** " (resumes in 12m)": the countdown to the first paused worker's reset, read at each refresh. */
+function resumesIn(workers: readonly WorkerStatus[], now = Date.now()): string {
+  const first = Math.min(...workers.map((worker) => worker.pausedUntil ?? Number.POSITIVE_INFINITY));
+  return Number.isFinite(first) ? ` (resumes in ${formatDuration(Math.max(0, first - now))})` : '';
 }
 
 /** A heartbeat's age only where one is due; in review, approved or failed, what the worker waits for, or why it stopped. */

@@ -37,6 +37,7 @@ const stageWords: Readonly<Record<string, string>> = {
   [WorkerState.InReview]: 'in review',
   [WorkerState.Approved]: 'approved',
   [WorkerState.Stale]: 'worker stale',
+  [WorkerState.Paused]: 'worker paused',
 };
 
 /**

@@ -2,8 +2,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { z } from 'zod';
-import type { AgentExit, AgentLaunch, AgentPort, LaunchedAgent } from '../../engine/ports';
-import { type Result, ok } from '../../core/result';
+import type { AgentExit, AgentLaunch, AgentPort, AgentTalk, LaunchedAgent } from '../../engine/ports';
+import { type Result, ok, refused } from '../../core/result';
 import { writeFileAtomic } from '../fs';
 import { agentIdentitySchema, identify, verifyAgent } from './agentIdentity';
 import type { AgentSupervisor } from './agentSupervisor';
@@ -70,7 +70,8 @@ export class SupervisedAgents implements AgentPort {
     fs.mkdirSync(this.recordDir, { recursive: true });
     writeFileAtomic(this.recordFile(launch.workerId), JSON.stringify(record));
     const exited = run.value.exited.finally(() => this.forget(record));
-    return ok({ pid: run.value.pid, logFile: run.value.logFile, exited, resumed: run.value.resumed });
+    const { pid, logFile, resumed, kind, confinement } = run.value;
+    return ok({ pid, logFile, exited, resumed, kind, confinement });
   }
 
   /** The owner's environment for agents (endpoint, token, base), then this launch's own (its port). */
@@ -81,6 +82,18 @@ export class SupervisedAgents implements AgentPort {
   cancel(workerId: string): Promise<AgentExit | undefined> {
     if (this.terminals?.has(workerId)) return this.terminals.cancel(workerId);
     return this.supervisor.cancel(workerId);
+  }
+
+  tell(workerId: string, text: string): Result<AgentTalk> {
+    if (this.terminals?.has(workerId)) return terminalRefusal(workerId);
+    const told = this.supervisor.tell(workerId, text);
+    return told.ok ? ok({ taskId: told.value.run.taskId, attempt: told.value.run.attempt, waited: told.value.waited }) : told;
+  }
+
+  interrupt(workerId: string): Result<AgentTalk> {
+    if (this.terminals?.has(workerId)) return terminalRefusal(workerId);
+    const interrupted = this.supervisor.interrupt(workerId);
+    return interrupted.ok ? ok({ taskId: interrupted.value.taskId, attempt: interrupted.value.attempt, waited: false }) : interrupted;
   }
 
   signals(workerId: string): ReturnType<AgentPort['signals']> {
@@ -160,6 +173,11 @@ export class SupervisedAgents implements AgentPort {
   private recordFile(workerId: string): string {
     return path.join(this.recordDir, `${workerId}.json`);
   }
+}
+
+/** A terminal agent reads what a person types in its terminal, not Foreman's messages. */
+function terminalRefusal(workerId: string): Result<never> {
+  return refused('agentInTerminal', `The agent of '${workerId}' runs in a terminal of VS Code: type your message there.`);
 }
 
 /** How long past an agent's grace the next owner waits for a watchdog still at work (SIGKILL, snapshot). */

@@ -12,6 +12,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { type Result, ok, refused } from '../../core/result';
 import type { AgentExit } from '../../engine/ports';
 import type { AgentEvent } from '../../core/agentEvents';
+import type { AgentConfinement } from '../../core/agentConfinement';
 import { type AttemptPaths, appendLogLine, lastOutputTime, openAttemptLog, writePromptFile, writeRunFiles } from './attemptLog';
 import { EventStream } from './eventStream';
 import type { AgentAdapter } from './kinds';
@@ -22,6 +23,7 @@ import { type AgentLaunchSpec, planLaunch } from './launchPlan';
 import { isAlive, isGroupAlive, signalGroup } from './processes';
 import { OwnerWatches } from './ownerWatch';
 import { AgentVitals, type VitalsSettings, defaultVitals } from './agentVitals';
+import { AgentConversation } from './agentConversation';
 
 /** The later of two optional times. */
 function latest(a: number | undefined, b: number | undefined): number | undefined {
@@ -67,6 +69,8 @@ export interface AgentRun {
   readonly startedAt: number;
   /** Whether it continues an earlier session of the agent. */
   readonly resumed: boolean;
+  /** How the run is confined (its adapter's plan). */
+  readonly confinement: AgentConfinement;
   readonly lastOutputAt: number | undefined;
   readonly exited: Promise<AgentExit>;
 }
@@ -92,6 +96,8 @@ interface LiveRun {
   readonly vitals?: AgentVitals;
   /** The stall reported, until the agent shows life again. */
   stalled?: string;
+  /** Its stdin, when the agent takes a person's messages while it runs (agentConversation.ts). */
+  readonly conversation?: AgentConversation;
 }
 
 /** What `launch` hands to `track`. */
@@ -104,10 +110,15 @@ interface Launched {
   readonly startedAt: number;
   readonly adapter: AgentAdapter | undefined;
   readonly resumed: boolean;
+  readonly conversation: AgentConversation | undefined;
+  readonly confinement: AgentConfinement;
 }
 
 /** How often a running agent's event stream is read: the dashboard's activity lags it by at most this. */
 const eventPollMs = 250;
+
+/** What a worker whose agent a person interrupted is at (tell/interrupt). */
+export const interruptedActivity = 'interrupted: waiting for your message (foreman tell) or a cancel';
 
 /** How often cancel looks whether the group has gone; short, and only during a cancel. */
 const cancelPollMs = 25;
@@ -142,7 +153,8 @@ export class AgentSupervisor {
     }
     const plan = planLaunch(spec, this.options.logDir, this.cliBinDir);
     if (!plan.ok) return plan;
-    const { executable, args, environment, paths, adapter } = plan.value;
+    const { executable, args, environment, paths, adapter, stdinPrompt } = plan.value;
+    const talks = adapter?.input !== undefined && stdinPrompt !== undefined;
     if (plan.value.writesPromptFile) writePromptFile(paths, spec.prompt);
     writeRunFiles(plan.value.files);
     const startedAt = Date.now();
@@ -159,8 +171,8 @@ export class AgentSupervisor {
         detached: true,
         shell: false,
         windowsHide: true,
-        // stdin is /dev/null unless the prompt goes there, so an agent never waits on a terminal.
-        stdio: [spec.profile.prompt === 'stdin' ? 'pipe' : 'ignore', stream ?? log.descriptor, log.descriptor],
+        // stdin is /dev/null unless the prompt (or a conversation) goes there, so an agent never waits on a terminal.
+        stdio: [spec.profile.prompt === 'stdin' || talks ? 'pipe' : 'ignore', stream ?? log.descriptor, log.descriptor],
       });
     } finally {
       closeSync(log.descriptor);
@@ -172,15 +184,20 @@ export class AgentSupervisor {
       appendLogLine(paths.logFile, 'launch failed: the process did not start');
       return refused('agentLaunchFailed', `The agent command '${spec.profile.command}' could not be started.`);
     }
-    if (child.stdin) {
+    let conversation: AgentConversation | undefined;
+    if (child.stdin && talks && adapter.input) {
+      conversation = new AgentConversation(child.stdin, adapter.input, `the agent of ${spec.workerId}`, (line) => this.say(line));
+      conversation.start(stdinPrompt);
+    } else if (child.stdin) {
       // An agent may exit (or close stdin) before reading it all; that is its business, not a crash of ours.
       child.stdin.on('error', (error) => this.say(`agent ${pid} stdin: ${error.message}`));
       child.stdin.end(spec.prompt);
     }
     const { workerId, taskId, attempt, worktree } = spec;
     this.watches.watch({ workerId, taskId, attempt, pid, worktree, graceMs: this.graceMs }, child);
+    const { resumed } = plan.value;
     return ok(
-      this.track(spec, pid, child, { paths, outputStart: log.outputStart, streamStart, startedAt, adapter, resumed: plan.value.resumed }),
+      this.track(spec, pid, child, { paths, outputStart: log.outputStart, streamStart, startedAt, adapter, resumed, conversation, confinement: plan.value.confinement }),
     );
   }
 
@@ -211,6 +228,40 @@ export class AgentSupervisor {
     return last.lastOutputAt === undefined ? base : { ...base, lastOutputAt: last.lastOutputAt };
   }
 
+  /** A person's message to the worker's running agent, written to its stdin (agentConversation.ts). */
+  tell(workerId: string, text: string): Result<{ run: AgentRun; waited: boolean }> {
+    const found = this.conversationOf(workerId);
+    if (!found.ok) return found;
+    const told = found.value.conversation.tell(text);
+    if (!told.ok) return told;
+    // Its silence while it waited was on purpose: the silence bound counts from the message.
+    this.live.get(workerId)?.vitals?.sign(Date.now());
+    return ok({ run: found.value.run, waited: told.value.waited });
+  }
+
+  /** Ends the running turn of the worker's agent; its session stays and waits for a message. */
+  interrupt(workerId: string): Result<AgentRun> {
+    const found = this.conversationOf(workerId);
+    if (!found.ok) return found;
+    const interrupted = found.value.conversation.interrupt();
+    return interrupted.ok ? ok(found.value.run) : interrupted;
+  }
+
+  private conversationOf(workerId: string): Result<{ run: AgentRun; conversation: AgentConversation }> {
+    const entry = this.live.get(workerId);
+    if (!entry) return refused('noAgentRunning', `Worker '${workerId}' has no agent running on this machine.`);
+    if (entry.cancelled) return refused('agentStopping', `The agent of '${workerId}' is being stopped.`);
+    if (!entry.conversation) {
+      const { kind } = entry.run;
+      const when =
+        kind === 'codex'
+          ? 'Codex takes messages between turns only: send yours as a review note (request-changes) when its work is in review.'
+          : `a '${kind}' agent reads no messages while it runs.`;
+      return refused('agentTakesNoMessages', `The agent of '${workerId}' cannot be talked to while it runs: ${when}`, { kind });
+    }
+    return ok({ run: entry.run, conversation: entry.conversation });
+  }
+
   /** Ends the worker's agent and its whole process group; resolves once the group is gone. */
   cancel(workerId: string): Promise<AgentExit | undefined> {
     const current = this.live.get(workerId);
@@ -236,7 +287,7 @@ export class AgentSupervisor {
   }
 
   private track(spec: AgentLaunchSpec, pid: number, child: ChildProcess, launched: Launched): AgentRun {
-    const { paths, outputStart, streamStart, startedAt, adapter, resumed } = launched;
+    const { paths, outputStart, streamStart, startedAt, adapter, resumed, conversation, confinement } = launched;
     const logFile = paths.logFile;
     let settle: (exit: AgentExit) => void = () => undefined;
     const exited = new Promise<AgentExit>((resolveExit) => (settle = resolveExit));
@@ -251,6 +302,7 @@ export class AgentSupervisor {
       logFile,
       startedAt,
       resumed,
+      confinement,
       // Read from the log each time; frozen at exit so our closing line does not count as output.
       get lastOutputAt() {
         return ended ? frozenOutputAt : lastOutput();
@@ -265,6 +317,11 @@ export class AgentSupervisor {
           adapter.parser(resumed),
           (events) => {
             for (const event of events) vitals?.event(event);
+            const wasWaiting = conversation?.waitingForMessage;
+            conversation?.events(events);
+            if (conversation?.waitingForMessage && !wasWaiting) {
+              this.notify(`heartbeat for ${spec.workerId}`, () => this.options.onHeartbeat?.(run, interruptedActivity));
+            }
             this.notify(`events of ${spec.workerId}`, () => this.options.onEvents?.(run, events));
             // An end only a setting can fix (no login): stop the CLI's own retries, which cannot help.
             if (events.some((event) => event.type === 'result' && event.failure === 'authentication')) void this.cancel(spec.workerId);
@@ -278,7 +335,13 @@ export class AgentSupervisor {
       ? setInterval(() => this.notify(`reading events of ${spec.workerId}`, () => stream.poll()), eventPollMs)
       : undefined;
     reading?.unref();
-    const entry: LiveRun = { run, cancelled: false, escalated: false, ...(vitals ? { vitals } : {}) };
+    const entry: LiveRun = {
+      run,
+      cancelled: false,
+      escalated: false,
+      ...(vitals ? { vitals } : {}),
+      ...(conversation ? { conversation } : {}),
+    };
     const heartbeat = setInterval(() => this.heartbeat(entry, lastOutput), this.heartbeatEveryMs);
     heartbeat.unref();
     this.live.set(spec.workerId, entry);
@@ -312,6 +375,12 @@ export class AgentSupervisor {
     const { run, vitals } = entry;
     // The interval is cleared at exit; the check covers a process that died unseen (e.g. a lost exit event).
     if (!isAlive(run.pid)) return;
+    // Interrupted, it waits for a person: quiet on purpose, neither stalled nor failed.
+    if (entry.conversation?.waitingForMessage) {
+      entry.stalled = undefined;
+      this.notify(`heartbeat for ${run.workerId}`, () => this.options.onHeartbeat?.(run, interruptedActivity));
+      return;
+    }
     const output = lastOutput();
     if (output !== undefined) vitals?.sign(output);
     const state = vitals?.check(Date.now()) ?? { healthy: true };

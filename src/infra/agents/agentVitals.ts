@@ -9,7 +9,7 @@
 import type { AgentEvent } from '../../core/agentEvents';
 import { type AgentStallSettings, defaultAgentStall, formatDuration } from '../../core/policies';
 
-export type VitalsSettings = AgentStallSettings;
+export type VitalsSettings = Pick<AgentStallSettings, 'silenceMs' | 'retryMs'>;
 export const defaultVitals: VitalsSettings = defaultAgentStall;
 
 /** Silence shorter than this is not worth a word; longer, the card says how long it has been. */

@@ -23,6 +23,8 @@ export class EventStream {
   lastMessage: string | undefined;
   sessionId: string | undefined;
   readonly errors: string[] = [];
+  /** The last usage or rate limit the agent reported: when its end is a pause, until when. */
+  limit: { message: string; resetsAt?: number } | undefined;
   /** When the last line came (any line: one the parser skips is still a sign of life). */
   lastLineAt: number | undefined;
 
@@ -88,6 +90,7 @@ export class EventStream {
     if (event.type === 'message') this.lastMessage = event.text;
     if (event.type === 'session') this.sessionId = event.sessionId;
     if (event.type === 'error') this.errors.push(event.message);
+    if (event.type === 'limit') this.limit = event.resetsAt === undefined ? { message: event.message } : { message: event.message, resetsAt: event.resetsAt };
   }
 
   private readNew(): string {

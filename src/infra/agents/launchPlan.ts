@@ -5,6 +5,7 @@
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
+import type { AgentConfinement } from '../../core/agentConfinement';
 import { idPattern } from '../../core/ids';
 import { type Result, invalid, ok, refused } from '../../core/result';
 import { agentEnvironment, findCommand } from './agentEnvironment';
@@ -43,6 +44,10 @@ export interface LaunchPlan {
   readonly adapter: AgentAdapter | undefined;
   /** Whether this run continues `resumeSession`. */
   readonly resumed: boolean;
+  /** How the run is confined, as its adapter planned it; `none` for a `command` profile. */
+  readonly confinement: AgentConfinement;
+  /** An agent that talks on stdin (adapter `input`): the first message to send it. */
+  readonly stdinPrompt?: string;
 }
 
 function isDirectory(path: string): boolean {
@@ -94,7 +99,17 @@ export function planLaunch(spec: AgentLaunchSpec, logDir: string, cliBinDir: str
   const adapter = profile.kind === 'command' ? undefined : adapters[profile.kind];
   if (!adapter) {
     const writesPromptFile = profile.prompt === 'file' || profile.args.some((arg) => arg.includes('{promptFile}'));
-    return ok({ executable, args: args.value, environment, paths, writesPromptFile, files: new Map(), adapter, resumed: false });
+    return ok({
+      executable,
+      args: args.value,
+      environment,
+      paths,
+      writesPromptFile,
+      files: new Map(),
+      adapter,
+      resumed: false,
+      confinement: 'none',
+    });
   }
   const planned = adapter.plan(
     {
@@ -123,5 +138,7 @@ export function planLaunch(spec: AgentLaunchSpec, logDir: string, cliBinDir: str
     // A parser the plan bound to this run (Codex's usage already counted) stands in for the kind's own.
     adapter: bound ? { ...adapter, parser: () => bound } : adapter,
     resumed: planned.resumed,
+    confinement: planned.confinement,
+    ...(planned.stdinPrompt !== undefined ? { stdinPrompt: planned.stdinPrompt } : {}),
   });
 }

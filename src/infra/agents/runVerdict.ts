@@ -54,6 +54,7 @@ export function verdictOf(
   const verdict = adapter.judge({
     ...exit,
     ...(stream?.result ? { result: stream.result } : {}),
+    ...(stream?.limit ? { limit: stream.limit } : {}),
     ...(lastMessage !== undefined ? { lastMessage } : {}),
     errors: stream?.errors ?? [],
     outputTail: tail,

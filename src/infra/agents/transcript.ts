@@ -137,6 +137,12 @@ function renderEvent(
     case 'message':
       out.push(`**${time(event.at)}** Agent says:`, '', quote(event.text), '');
       return;
+    case 'told':
+      out.push(`**${time(event.at)}** You said:`, '', quote(event.text), '');
+      return;
+    case 'interrupted':
+      out.push(`**${time(event.at)}** ⏹ **Interrupted by you**: the agent waits for your message.`, '');
+      return;
     case 'needsInput':
       out.push(`**${time(event.at)}** ⏸ **Waiting for you:** ${event.message}`, '');
       return;

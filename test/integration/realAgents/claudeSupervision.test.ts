@@ -68,3 +68,37 @@ test('a budget stop fails the task for good at once, in words', { timeout: 120_0
     await server.stop();
   }
 });
+
+test('a usage limit pauses the worker, spends no attempt, holds back its profile, and resumes the same session', { timeout: 120_000 }, async () => {
+  // A 429 whose retry-after Claude will not wait out: it ends its run on the limit.
+  const { crew, model } = await makeRealCrew('claude', { settings: { agentLimitPauseMs: 8000 } });
+  model.play([{ fail: 429, retryAfterSeconds: 3600 }, { bash: 'echo resumed > resumed.txt' }, { text: 'Resumed and wrote resumed.txt.' }]);
+  await crew.ok(['worker', 'add', 'bea', '--agent', 'claude']);
+  await crew.addTask('limited', 'Limited', 'Write resumed.txt.');
+  const server = await crew.serve();
+  try {
+    const paused = await crew.waitFor('ada PAUSED', (status) => ada(status).state === 'PAUSED', 60_000, server);
+    assert.match(ada(paused).livenessReason, /^paused: rate limited \(HTTP 429\) — resumes at \d\d:\d\d:\d\d \(in \d+s\)$/);
+    assert.equal(crew.task(paused, 'limited').attempt, 1);
+    // Another worker of the same profile would run into the same limit: it waits.
+    await crew.addTask('other', 'Other', 'Anything.');
+    const meanwhile = await crew.status();
+    assert.equal(crew.worker(meanwhile, 'bea').state, 'IDLE');
+    assert.equal(crew.task(meanwhile, 'other').status, 'queued');
+    await crew.ok(['cancel', 'other']);
+
+    const review = await crew.waitForWorker('ada', 'IN_REVIEW', server, 60_000);
+    assert.equal(crew.task(review, 'limited').attempt, 1, 'the pause spent no attempt');
+    assert.equal(crew.git(['show', 'ada/limited:resumed.txt']), 'resumed');
+    const sessions = eventsOf(crew.root, 'limited', 1).filter((event) => event['type'] === 'session');
+    assert.deepEqual(
+      sessions.map((event) => event['resumed']),
+      [false, true],
+    );
+    assert.equal(sessions[0]!['sessionId'], sessions[1]!['sessionId'], 'the same session continued');
+    const transitions = (await crew.transitions()).filter((row) => row.entity_id === 'ada').map((row) => row.trigger);
+    assert.ok(transitions.includes('limitReached') && transitions.includes('resume'), transitions.join(', '));
+  } finally {
+    await server.stop();
+  }
+});

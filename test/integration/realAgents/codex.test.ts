@@ -11,7 +11,7 @@ import { reviewUntil } from '../crew/crewHarness';
 import { eventsOf, makeRealCrew, requestChangesRound } from './realCrew';
 
 interface LiveStatus {
-  readonly workers: Array<{ id: string; state: string; summary: string | null; activity: { text: string } | null }>;
+  readonly workers: Array<{ id: string; state: string; summary: string | null; activity: { text: string } | null; confinement: string | null }>;
   readonly tasks: Array<{
     id: string;
     status: string;
@@ -69,6 +69,7 @@ test(
       );
       const review = (await crew.waitForWorker('ada', 'IN_REVIEW', server, 60_000)) as unknown as LiveStatus;
       assert.equal(review.workers[0]!.summary, 'Created hello.txt.');
+      assert.equal(review.workers[0]!.confinement, 'sandbox', "Codex's workspace-write sandbox, on the card");
       assertUsage(review.tasks.find((task) => task.id === 'hello')!.usage, expectedUsage(firstRound), 'the first run');
 
       const round = await requestChangesRound(real, server, {

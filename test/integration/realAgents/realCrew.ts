@@ -41,12 +41,9 @@ export async function makeRealCrew(
     () => model.close(),
     () => rmSync(home, { recursive: true, force: true }),
   );
-  // Claude keeps its default retries, as users run it: a scripted failure sends `retry-after` to keep
-  // the waits short, and Foreman must see the retries (REAL-AGENTS-TESTING.md).
-  const env =
-    kind === 'claude'
-      ? claudeEnvironment(model.url, home)
-      : codexEnvironment(model.url, home, { streamMaxRetries: 0, requestMaxRetries: 0 });
+  // Both CLIs keep their default retries, as users run them: a scripted failure sends `retry-after`
+  // to keep the waits short, and Foreman must see the retries (REAL-AGENTS-TESTING.md).
+  const env = kind === 'claude' ? claudeEnvironment(model.url, home) : codexEnvironment(model.url, home);
   const profile = { kind, command: kind === 'claude' ? claudeBinary : codexBinary, env: stringsOf(env), ...options.profile };
   const crew = await makeCrew({
     ...(options.files ? { files: options.files } : {}),

@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 import { priceOf } from '../../../src/core/modelPrices';
 import { codexParser } from '../../../src/infra/agents/kinds/codex';
 import { codexModel } from '../../../src/infra/agents/kinds/codexUsage';
-import { unwrapShellCommand } from '../../../src/infra/agents/kinds/shellCommand';
+import { unwrapShellCommand } from '../../../src/core/shellCommand';
 import { resolveProfile } from '../../../src/infra/agents/profiles';
 
 const thread = '01a221c2-17ec-73a2-b0c7-b97aa55da69e';
@@ -155,6 +155,7 @@ describe('Codex lines', () => {
       [`/bin/bash script.sh`, '/bin/bash script.sh'],
       [`python -c 'print(1)'`, `python -c 'print(1)'`],
       [`/bin/bash -c 'unterminated`, `/bin/bash -c 'unterminated`],
+      [`bash -c "$SCRIPT"`, `bash -c "$SCRIPT"`],
     ];
     for (const [wrapped, inner] of cases) assert.equal(unwrapShellCommand(wrapped), inner, wrapped);
   });

@@ -45,6 +45,7 @@ export function makeStatus(options: { workers: number; tasks: number; chainLengt
       summary: state === 'IN_REVIEW' ? 'done, please look' : null,
       activity: state === 'WORKING' ? { text: 'Bash: npm test', at: now - 2_000 } : null,
       needsInput: null,
+      confinement: busy ? (i % 5 === 0 ? 'open' : 'sandbox') : null,
       usage: busy ? { inputTokens: 1200 * (i + 1), outputTokens: 300 * (i + 1), cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.01 * (i + 1) } : zeroUsage,
     });
   }

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import type { StatusSnapshot } from '../../../src/engine/statusView';
 import { buildDashboardSnapshot, type SnapshotInput } from '../../../src/extension/dashboard/snapshot';
 import { type ViewState, defaultViewState, pageSizes } from '../../../src/shared/protocol';
+import { confinementWords } from '../../../src/shared/confinementWords';
 import { makeStatus, makeTransitions } from './fixtures';
 
 const now = 1_700_000_000_000;
@@ -44,6 +45,15 @@ test('workers are paged and carry their task, heartbeats and the actions of thei
   assert.deepEqual(workers.items.find((worker) => worker.state === 'IDLE')!.actions, ['assign']);
   assert.deepEqual(workers.items.find((worker) => worker.state === 'APPROVED')!.actions.slice(0, 1), ['merge']);
   assert.equal(snapshot.folder!.workerCounts['WORKING'], 60);
+});
+
+test("each card says how its worker's run is confined, and which words and warning go with it", () => {
+  const status = makeStatus({ workers: 10, tasks: 20 });
+  const cards = buildDashboardSnapshot(input(status)).folder!.workers.items;
+  for (const card of cards) assert.equal(card.confinement, status.workers.find((worker) => worker.id === card.id)!.confinement, card.id);
+  assert.ok(cards.some((card) => card.confinement === 'open') && cards.some((card) => card.confinement === 'sandbox'));
+  assert.deepEqual(confinementWords('open'), { label: 'unconfined', detail: 'unconfined: this agent may run any command', warning: true });
+  assert.equal(confinementWords('sandbox').warning, false);
 });
 
 test('a page beyond the end is clamped to the last page, and the view echoes it', () => {

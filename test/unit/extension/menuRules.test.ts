@@ -42,6 +42,8 @@ const workerMenuRules: Readonly<Record<string, WorkerRule>> = {
   'foreman.reset': 'reset',
   'foreman.retryTask': 'retry',
   'foreman.cancel': 'cancel',
+  'foreman.sendMessage': 'talk',
+  'foreman.interruptAgent': 'talk',
   'foreman.showChanges inline@3': 'awaitsDecision',
   'foreman.showChanges': 'holdsTask',
   'foreman.showLog': 'holdsTask',

@@ -41,8 +41,10 @@ test('the menus parse: every worker-row entry has at least one viewItem pattern'
   // The patterns are read right: a WORKING row offers what the menus say it does.
   assert.deepEqual([...commandsFor('worker.WORKING')].sort(), [
     'foreman.cancel',
+    'foreman.interruptAgent',
     'foreman.openTerminal',
     'foreman.openWorktree',
+    'foreman.sendMessage',
     'foreman.showChanges',
     'foreman.showLog',
   ]);

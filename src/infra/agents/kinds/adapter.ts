@@ -5,6 +5,7 @@
  * from an attempt that merely failed, so the first fails the task at once instead of burning retries.
  */
 import type { z } from 'zod';
+import type { AgentConfinement } from '../../../core/agentConfinement';
 import type { AgentEventInput, RunFailure } from '../../../core/agentEvents';
 import type { ModelPrices } from '../../../core/modelPrices';
 import type { AgentVerdict } from '../../../engine/ports';
@@ -69,6 +70,10 @@ export interface PlannedArgs {
   readonly resumed: boolean;
   /** Extra environment for the agent (and its hooks). */
   readonly env?: Readonly<Record<string, string>>;
+  /** How the run is confined, shown on the worker's card (core/agentConfinement.ts). */
+  readonly confinement: AgentConfinement;
+  /** The prompt to send as the first message on stdin (an adapter with `input`), instead of in argv. */
+  readonly stdinPrompt?: string;
   /**
    * A parser bound to this run, when reading its output needs what only the plan knows (Codex:
    * the thread's usage already counted, the model's price); otherwise `parser(resumed)` is used.
@@ -82,8 +87,20 @@ export interface StreamParser {
   line(text: string): AgentEventInput[];
 }
 
+/**
+ * How to talk to an agent on its stdin while it runs (Claude Code's stream-json input): the prompt
+ * goes there as the first message, a person's messages and interrupts follow. Each returns the
+ * bytes to write, one line.
+ */
+export interface AgentInput {
+  message(text: string): string;
+  interrupt(requestId: string): string;
+}
+
 export interface AgentAdapter {
   readonly kind: AgentKind;
+  /** Present when the agent takes messages on stdin mid-run; its prompt then goes there too, not in argv. */
+  readonly input?: AgentInput;
   /** Whether stdout is a stream of JSON events (kept apart from stderr and parsed live). */
   readonly streamsEvents: boolean;
   /** Whether its tool calls already reach Foreman through hooks, so the stream need not heartbeat for them. */
@@ -111,6 +128,8 @@ export interface RunEvidence {
   readonly result?: RunResult;
   /** The last message the agent wrote. */
   readonly lastMessage?: string;
+  /** The last usage or rate limit it reported, with its reset time when it said one. */
+  readonly limit?: { readonly message: string; readonly resetsAt?: number };
   /** Errors the agent reported in its events. */
   readonly errors: readonly string[];
   /** The last few KB of stderr and non-event output. */

@@ -16,6 +16,8 @@ export const aiderAdapter: AgentAdapter = {
       args: ['--yes-always', '--no-gitignore', '--no-pretty', ...options.extraArgs, '--message-file', run.files.promptFile],
       files: new Map([[run.files.promptFile, run.prompt]]),
       resumed: false,
+      // Aider has no sandbox: with --yes-always it runs what the model asks.
+      confinement: 'none',
     };
   },
   parser: () => ({ line: () => [] }),

@@ -1,6 +1,10 @@
 /**
  * Claude Code in print mode (ARCHITECTURE §6; facts in REAL-AGENTS-TESTING.md). It runs with
- * `-p --output-format stream-json --verbose`, a session id chosen per attempt (so a follow-up can
+ * `-p --input-format stream-json --output-format stream-json --verbose --replay-user-messages`:
+ * the prompt is the first user message on stdin, which stays open so a person can talk to the
+ * running agent (claudeInput.ts; agentConversation.ts closes it after the last turn), and each
+ * message the agent takes in is echoed back, which is how Foreman knows it arrived. It runs with
+ * a session id chosen per attempt (so a follow-up can
  * `--resume` it), and a settings file Foreman generates in `.foreman/` — never in the user's
  * `.claude/` — holding the permission allow-list and hooks that report to the `foreman` CLI.
  * Claude Code refuses `bypassPermissions` as root, so the allow-list is what lets it run tests.
@@ -11,6 +15,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { type AgentEventInput, describeTool, toolDetail } from '../../../core/agentEvents';
 import type { AdapterOptions, AdapterRun, AgentAdapter, PlannedArgs, StreamParser } from './adapter';
+import { claudeInput } from './claudeInput';
 import { claudeLaunchSettings } from './claudeSettings';
 import { parseEventLine } from './adapter';
 import { judgeRun } from './verdicts';
@@ -78,13 +83,20 @@ const lineSchema = z.discriminatedUnion('type', [
   }),
   z.object({ type: z.literal('rate_limit_event'), rate_limit_info: rateLimitSchema }),
   z.object({ type: z.literal('assistant'), message: z.object({ content: contentSchema }), error: z.string().optional() }),
-  z.object({ type: z.literal('user'), message: z.object({ content: z.union([z.string(), contentSchema]) }) }),
+  z.object({
+    type: z.literal('user'),
+    message: z.object({ content: z.union([z.string(), contentSchema]) }),
+    // `--replay-user-messages`: a message from stdin, echoed as the agent takes it in.
+    isReplay: z.boolean().optional(),
+  }),
   z.object({
     type: z.literal('result'),
     subtype: z.string().optional(),
     is_error: z.boolean().default(false),
     result: z.string().optional(),
     total_cost_usd: z.number().default(0),
+    /** The HTTP status of the model call the run ended on (429: a limit). */
+    api_error_status: z.number().nullable().optional(),
     usage: usageSchema.optional(),
     permission_denials: z.array(z.object({ tool_name: z.string(), tool_input: z.record(z.string(), z.unknown()).default({}) })).optional(),
   }),
@@ -134,9 +146,21 @@ function limitEvent(info: z.infer<typeof rateLimitSchema>): AgentEventInput | un
   return info.resetsAt ? { type: 'limit', message, resetsAt: Math.round(info.resetsAt * 1000) } : { type: 'limit', message };
 }
 
+/** What Claude writes into the session when a person interrupts its turn. */
+const interruptedMarker = '[Request interrupted by user';
+
+/** The text of a user message, whether a string or text blocks. */
+function userText(content: string | z.infer<typeof contentSchema>): string {
+  if (typeof content === 'string') return content;
+  return content.map((part) => (part.type === 'text' && 'text' in part ? part.text : '')).join('\n');
+}
+
 /** The run's end, with what its subtype says it stopped on when a retry cannot help. */
-function resultEvent(line: Extract<Line, { type: 'result' }>): AgentEventInput {
+function resultEvent(line: Extract<Line, { type: 'result' }>, interrupted: boolean): AgentEventInput {
   const summary = line.result ?? line.subtype ?? '';
+  if (interrupted && line.subtype === 'error_during_execution') {
+    return { type: 'result', summary: 'interrupted by a person', isError: true };
+  }
   switch (line.subtype) {
     case 'error_max_budget_usd':
       return {
@@ -155,6 +179,11 @@ function resultEvent(line: Extract<Line, { type: 'result' }>): AgentEventInput {
 export function claudeParser(resumed: boolean): StreamParser {
   // A resumed run may print its init line more than once; the run has one session.
   let announced = false;
+  // The first message echoed is the prompt Foreman sent; later ones are a person's.
+  let promptEchoed = false;
+  let interrupted = false;
+  // A limit the run ran into (Claude's rate_limit_event, or a 429 it would not wait out): its end is a pause.
+  let limited: string | undefined;
   return {
     line(text) {
       const line = parseEventLine(text, lineSchema);
@@ -171,6 +200,7 @@ export function claudeParser(resumed: boolean): StreamParser {
         case 'rate_limit_event': {
           const limit = limitEvent(line.rate_limit_info);
           if (limit) events.push(limit);
+          if (limit?.type === 'limit') limited = limit.message;
           break;
         }
         case 'assistant':
@@ -178,12 +208,26 @@ export function claudeParser(resumed: boolean): StreamParser {
           if (line.error === 'authentication_failed') {
             events.push({ type: 'result', summary: 'authentication failed', isError: true, failure: 'authentication' });
           }
+          // A 429 whose retry-after Claude would not wait out ends the run with this message.
+          if (line.error === 'rate_limit' && !limited) {
+            limited = 'rate limited (HTTP 429)';
+            events.push({ type: 'limit', message: limited });
+          }
           for (const part of line.message.content) {
             if (part.type === 'text' && 'text' in part && part.text.trim()) events.push({ type: 'message', text: part.text });
             if (part.type === 'tool_use' && 'name' in part) events.push({ type: 'tool', name: part.name, detail: toolDetail(part.input) });
           }
           break;
         case 'user':
+          if (line.isReplay) {
+            if (promptEchoed) events.push({ type: 'told', text: userText(line.message.content) });
+            promptEchoed = true;
+            break;
+          }
+          if (userText(line.message.content).startsWith(interruptedMarker)) {
+            interrupted = true;
+            events.push({ type: 'interrupted' });
+          }
           if (typeof line.message.content === 'string') break;
           for (const part of line.message.content) {
             if (part.type !== 'tool_result') continue;
@@ -208,7 +252,13 @@ export function claudeParser(resumed: boolean): StreamParser {
           for (const denial of line.permission_denials ?? []) {
             events.push({ type: 'error', message: `permission denied: ${describeTool(denial.tool_name, toolDetail(denial.tool_input))}` });
           }
-          events.push(resultEvent(line));
+          const limitedEnd = line.is_error && (limited || line.api_error_status === 429);
+          events.push(
+            limitedEnd
+              ? { type: 'result', summary: limited ?? 'rate limited (HTTP 429)', isError: true, failure: 'usageLimit' }
+              : resultEvent(line, interrupted),
+          );
+          interrupted = false;
           break;
         }
       }
@@ -223,18 +273,22 @@ const claudeAdvice = {
 
 export const claudeAdapter: AgentAdapter = {
   kind: 'claude',
+  input: claudeInput,
   streamsEvents: true,
   hooksReportActivity: true,
   plan(run: AdapterRun, options: AdapterOptions): PlannedArgs {
     const settingsFile = join(run.files.runDir, `${run.files.stem}.claude-settings.json`);
-    const { settings, env } = claudeLaunchSettings(run, options);
+    const { settings, env, confinement } = claudeLaunchSettings(run, options);
     const resumed = run.resumeSession !== undefined && claudeSessionExists(run.resumeSession, run.environment);
     const sessionId = resumed ? run.resumeSession : randomUUID();
     const args = [
       '-p',
+      '--input-format',
+      'stream-json',
       '--output-format',
       'stream-json',
       '--verbose',
+      '--replay-user-messages',
       ...(resumed ? ['--resume', sessionId] : ['--session-id', sessionId]),
       '--settings',
       settingsFile,
@@ -244,15 +298,16 @@ export const claudeAdapter: AgentAdapter = {
       systemPrompt(run),
       ...(options.maxBudgetUsd !== undefined ? ['--max-budget-usd', String(options.maxBudgetUsd)] : []),
       ...options.extraArgs,
-      '--',
-      resumed ? (run.resumePrompt ?? run.prompt) : run.prompt,
     ];
     return {
       args,
+      // The prompt is the first message on stdin (claudeInput.ts), not an argument.
+      stdinPrompt: resumed ? (run.resumePrompt ?? run.prompt) : run.prompt,
       files: new Map([[settingsFile, JSON.stringify(settings, null, 2)]]),
       sessionId,
       resumed,
       env,
+      confinement,
     };
   },
   parser: claudeParser,

@@ -10,6 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { type ClaudeGate, type Confinement, claudeGateVariable, foremanRule } from '../../../core/claudePermissions';
+import { sandboxExcludedCommands } from '../../../core/sandboxedForeman';
 import { claudeSandboxAvailable } from '../sandboxProbe';
 import type { AdapterOptions, AdapterRun } from './adapter';
 
@@ -78,6 +79,8 @@ export interface SandboxSettings {
   readonly failIfUnavailable: true;
   readonly filesystem: { readonly allowWrite: readonly string[] };
   readonly network: { readonly allowedDomains: readonly string[] };
+  /** The agent's `foreman` reports, which cannot reach the owner from inside (core/sandboxedForeman.ts). */
+  readonly excludedCommands: readonly string[];
 }
 
 export function claudeSettings(
@@ -172,6 +175,7 @@ export function claudeLaunchSettings(run: AdapterRun, options: AdapterOptions): 
           failIfUnavailable: true,
           filesystem: { allowWrite: git ? [git.own, join(git.common, 'objects')] : [] },
           network: { allowedDomains: [...(options.allowedHosts ?? [])] },
+          excludedCommands: sandboxExcludedCommands,
         }
       : undefined;
   const home = run.environment['HOME'];

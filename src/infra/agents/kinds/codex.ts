@@ -8,12 +8,13 @@
 import { type Dirent, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import type { AgentConfinement } from '../../../core/agentConfinement';
 import type { AgentEventInput } from '../../../core/agentEvents';
 import { type ModelPrice, priceOf } from '../../../core/modelPrices';
 import type { AdapterOptions, AdapterRun, AgentAdapter, PlannedArgs, RunEvidence, StreamParser } from './adapter';
 import { parseEventLine } from './adapter';
 import { type CodexTotals, codexModel, countedForThread, deltaOf, eventsFileOf, usageOfTotals, zeroTotals } from './codexUsage';
-import { unwrapShellCommand } from './shellCommand';
+import { unwrapShellCommand } from '../../../core/shellCommand';
 import { judgeRun } from './verdicts';
 
 /** Codex keeps rollouts under `$CODEX_HOME/sessions/<yyyy>/<mm>/<dd>/rollout-<time>-<thread id>.jsonl`. */
@@ -170,6 +171,14 @@ export function codexParser(resumed: boolean, context: CodexRunContext = {}): St
   };
 }
 
+/** Codex's own sandbox (`workspace-write`), unless the profile's args turn it off. */
+export function codexConfinement(extraArgs: readonly string[]): AgentConfinement {
+  const bypass = extraArgs.some(
+    (arg) => arg === '--dangerously-bypass-approvals-and-sandbox' || arg === '--yolo' || arg.includes('danger-full-access'),
+  );
+  return bypass ? 'open' : 'sandbox';
+}
+
 function lastMessageFile(run: AdapterRun): string {
   return join(run.files.runDir, `${run.files.stem}.last-message.txt`);
 }
@@ -187,7 +196,14 @@ export const codexAdapter: AgentAdapter = {
       : ['exec', ...common, '--sandbox', 'workspace-write', '--', run.prompt];
     const price = priceOf(codexModel(options.extraArgs, run.environment), options.prices);
     const parser = codexParser(resumed, { eventsFile: eventsFileOf(run.files.runDir, run.files.stem), ...(price ? { price } : {}) });
-    return { args, files: new Map(), resumed, parser, ...(resumed ? { sessionId: run.resumeSession } : {}) };
+    return {
+      args,
+      files: new Map(),
+      resumed,
+      parser,
+      confinement: codexConfinement(options.extraArgs),
+      ...(resumed ? { sessionId: run.resumeSession } : {}),
+    };
   },
   parser: codexParser,
   judge(evidence: RunEvidence) {

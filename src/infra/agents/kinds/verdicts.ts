@@ -63,8 +63,10 @@ function structuredFailure(evidence: RunEvidence, advice: FailureAdvice): AgentV
       return { outcome: 'configuration', reason: `${result.summary} (the profile's maxBudgetUsd); raise it to let the task go on` };
     case 'maxTurns':
       return { outcome: 'configuration', reason: `${result.summary}; raise the limit in the profile to let the task go on` };
-    case 'usageLimit':
-      return { outcome: 'failed', reason: result.summary };
+    case 'usageLimit': {
+      const resetsAt = evidence.limit?.resetsAt;
+      return resetsAt === undefined ? { outcome: 'limit', reason: result.summary } : { outcome: 'limit', reason: result.summary, resumesAt: resetsAt };
+    }
   }
 }
 

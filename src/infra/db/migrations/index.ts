@@ -10,6 +10,8 @@ import { migration0005 } from './0005_archive';
 import { migration0006 } from './0006_owners';
 import { migration0007 } from './0007_unscheduled_picker';
 import { migration0008 } from './0008_cache_tokens';
+import { migration0009 } from './0009_paused_workers';
+import { migration0010 } from './0010_session_confinement';
 
 export interface Migration {
   /** Consecutive from 1; stored in `meta.schema_version` once applied. */
@@ -26,4 +28,6 @@ export const migrations: readonly Migration[] = [
   { version: 6, sql: migration0006 },
   { version: 7, sql: migration0007 },
   { version: 8, sql: migration0008 },
+  { version: 9, sql: migration0009 },
+  { version: 10, sql: migration0010 },
 ];
