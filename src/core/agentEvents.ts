@@ -74,6 +74,8 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     maxAttempts: z.number().int().min(0).optional(),
     /** The HTTP status of the failed call, when the agent says it. */
     status: z.number().int().optional(),
+    /** How long the agent waits before its next try (a rate limit's `retry-after`). */
+    delayMs: z.number().int().min(0).optional(),
   }),
   /** A usage or rate limit of the agent's plan: it cannot go on until `resetsAt` (epoch ms), when known. */
   z.object({ type: z.literal('limit'), at, message: text, resetsAt: z.number().int().min(0).optional() }),

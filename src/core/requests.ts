@@ -64,6 +64,8 @@ const commands = {
     after: taskIdSchema.optional(),
     maxAttempts: maxAttemptsSchema.optional(),
     manual: z.boolean().default(false),
+    /** Its agent plans first (Claude Code's plan mode) and waits for a person to approve the plan before it changes anything. */
+    planFirst: z.boolean().default(false),
   }),
   'chain.add': z.object({
     name: titleSchema,
@@ -123,7 +125,12 @@ const commands = {
    */
   pause: z.object({ worker: workerIdSchema, attempt: attemptSchema, reason: noteSchema, until: z.number().int().min(0) }),
   /** A person's answer to a worker that waits for input (a permission request): allow or deny. */
-  answer: z.object({ worker: workerIdSchema, decision: z.enum(['allow', 'deny'], { message: "the answer is 'allow' or 'deny'" }) }),
+  answer: z.object({
+    worker: workerIdSchema,
+    decision: z.enum(['allow', 'deny'], { message: "the answer is 'allow' or 'deny'" }),
+    /** Why, for the agent to read: a rejected plan's note says what to change. */
+    note: noteSchema.optional(),
+  }),
   /** A person's message to a worker's running agent (Send Message): it reaches the agent mid-run. */
   tell: z.object({
     worker: workerIdSchema,

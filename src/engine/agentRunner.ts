@@ -114,6 +114,8 @@ export class AgentRunner {
       // A resumed agent remembers the task: it gets only the note. A fresh one gets everything.
       prompt: fullPrompt,
       ...(resumeSession && reason.kind === 'followUp' ? { resumeSession, resumePrompt: reason.note } : {}),
+      // A follow-up continues work a person already saw (an approved plan, a review): only a fresh run plans first.
+      ...(task.plan_first && reason.kind === 'task' ? { planFirst: true } : {}),
     });
     if (!launched.ok) {
       // A broken profile fails every attempt the same way: fail for good now, so a person fixes the

@@ -301,6 +301,11 @@ export class Crew implements Disposable {
     ) {
       void this.serialized(event.id, () => this.relaunch(event.id));
     }
+    if (event.trigger === 'limitReached') {
+      // Paused while its agent still retried: stop it; its session and worktree wait for the reset.
+      const worker = this.tx.read((reader) => findWorker(reader, event.id));
+      if (worker && this.runsHere(worker)) void this.serialized(event.id, () => this.stopAgent(event.id));
+    }
     if (event.trigger === 'cancel' || event.trigger === 'dead' || event.trigger === 'heartbeatTimeout') {
       // A STALE worker still holds its task: what its agent left is saved before the retry.
       const worker = this.tx.read((reader) => findWorker(reader, event.id));

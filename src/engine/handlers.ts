@@ -75,7 +75,7 @@ export function createHandlers(s: Services): HandlerMap {
     heartbeat: write((unit, args) => s.heartbeats.beat(unit, args, beatSources.has(unit.actor) ? 'supervisor' : 'agent')),
     stall: write((unit, args) => s.heartbeats.stall(unit, args)),
     pause: write((unit, args) => s.state.pause(unit, args)),
-    answer: write((unit, args) => s.heartbeats.answer(unit, args.worker, args.decision)),
+    answer: write((unit, args) => s.heartbeats.answer(unit, args.worker, args.decision, args.note)),
     usage: write((unit, args) => recordUsage(unit, args)),
     send: write((unit, args) => s.bus.publish(unit, args)),
     poll: read((reader, args) => ok(s.bus.poll(reader, args.agent, args.limit))),

@@ -12,6 +12,8 @@ export interface HeartbeatReceipt {
   readonly recovered: boolean;
   /** A person's answer to the wait this worker reported (allow or deny), handed to the waiting agent once. */
   readonly answer: 'allow' | 'deny' | null;
+  /** The person's note with the answer (why a plan was rejected), if they wrote one. */
+  readonly note?: string;
 }
 
 /**
@@ -51,11 +53,12 @@ export class HeartbeatService {
     );
     if (worker.task_id) renewTaskLease(unit.tx, worker.task_id, worker.id, unit.now + this.leaseMs);
     unit.events.push({ kind: 'heartbeat', workerId: worker.id, mayEndWait: endsWait });
-    const answer = source === 'agent' ? this.takeAnswer(unit, worker.id) : null;
+    const { answer, note } = source === 'agent' ? this.takeAnswer(unit, worker.id) : { answer: null };
+    const said = note ? { note } : {};
     if (worker.state !== WorkerState.Stale)
-      return ok({ worker: worker.id, state: worker.state, attempt: worker.attempt, recovered: false, answer });
+      return ok({ worker: worker.id, state: worker.state, attempt: worker.attempt, recovered: false, answer, ...said });
     const moved = moveWorker(unit, worker, 'recover', { reason: 'heartbeat received again', set: { last_error: null } });
-    return moved.ok ? ok({ worker: worker.id, state: moved.value, attempt: worker.attempt, recovered: true, answer }) : moved;
+    return moved.ok ? ok({ worker: worker.id, state: moved.value, attempt: worker.attempt, recovered: true, answer, ...said }) : moved;
   }
 
   /**
@@ -74,11 +77,12 @@ export class HeartbeatService {
   }
 
   /** The answer waiting for this agent, if any; handed over once (the agent acts on it). */
-  private takeAnswer(unit: Unit, workerId: string): 'allow' | 'deny' | null {
-    const answer = findInputAnswer(unit.tx, workerId);
-    if (answer !== 'allow' && answer !== 'deny') return null;
+  private takeAnswer(unit: Unit, workerId: string): { answer: 'allow' | 'deny' | null; note?: string } {
+    const found = findInputAnswer(unit.tx, workerId);
+    const answer = found?.answer;
+    if (answer !== 'allow' && answer !== 'deny') return { answer: null };
     clearInputAnswer(unit.tx, workerId);
-    return answer;
+    return found?.note ? { answer, note: found.note } : { answer };
   }
 
   /**
@@ -89,6 +93,7 @@ export class HeartbeatService {
     unit: Unit,
     workerId: string,
     decision: 'allow' | 'deny',
+    note?: string,
   ): Result<{ worker: string; decision: 'allow' | 'deny'; question: string }> {
     const worker = findWorker(unit.tx, workerId);
     if (!worker) return notFound('worker', workerId);
@@ -99,7 +104,7 @@ export class HeartbeatService {
         trigger: 'answer',
       });
     }
-    answerInputWait(unit.tx, workerId, decision);
+    answerInputWait(unit.tx, workerId, decision, note ?? null);
     unit.events.push({ kind: 'heartbeat', workerId, mayEndWait: true });
     return ok({ worker: workerId, decision, question: waiting.needs_input });
   }

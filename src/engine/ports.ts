@@ -203,6 +203,8 @@ export interface AgentLaunch extends WorkRef {
   readonly resumePrompt?: string;
   /** Extra environment of this launch (FOREMAN_PORT). */
   readonly env?: Readonly<Record<string, string>>;
+  /** The agent plans first and waits for a person to approve its plan (a plan-first task's first run). */
+  readonly planFirst?: boolean;
 }
 
 export interface LaunchedAgent {

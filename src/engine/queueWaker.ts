@@ -66,6 +66,11 @@ export interface WakerDuties {
 export class QueueWaker extends DisposableBase {
   private wakePending = false;
   private rearmPending = false;
+  /**
+   * When the dispatcher last looked: a task that came due after it (even before the timers are
+   * armed, on a busy event loop) is what the due timer waits for, so none falls between the two.
+   */
+  private dispatchedAt: number | undefined;
   private readonly dueTimer = this._register(new MutableDisposable());
   private readonly livenessTimer = this._register(new MutableDisposable());
   /** Internal work that failed runs again after `retryAfterFailureMs`; one retry at a time. */
@@ -122,6 +127,7 @@ export class QueueWaker extends DisposableBase {
     setImmediate(() => {
       this.wakePending = false;
       if (this.isDisposed) return;
+      this.dispatchedAt = this.clock.now();
       this.guarded(() => this.duties.dispatch());
       this.rearm();
     });
@@ -137,7 +143,7 @@ export class QueueWaker extends DisposableBase {
     this.rearmPending = false;
     if (this.isDisposed) return;
     const now = this.clock.now();
-    const due = this.duties.nextDue(now);
+    const due = this.duties.nextDue(Math.min(now, this.dispatchedAt ?? now));
     this.dueTimer.value = due === undefined ? undefined : this.clock.setTimeout(() => this.wake(), Math.max(0, due - now) + 5);
     const deadline = this.nextDeadline();
     this.livenessTimer.value =

@@ -34,6 +34,8 @@ export interface TaskRow {
   blocked_by_task_id: string | null;
   parent_task_id: string | null;
   auto_dispatch: number;
+  /** 1: its agent plans first and waits for a person to approve the plan (Claude Code's plan mode). */
+  plan_first: number;
   attempt: number;
   max_attempts: number;
   sort_order: number;

@@ -13,6 +13,8 @@ export interface NewTask {
   readonly parentId?: string;
   readonly maxAttempts: number;
   readonly autoDispatch: boolean;
+  /** Its agent plans first and waits for a person's approval (task add --plan-first). */
+  readonly planFirst?: boolean;
 }
 
 /** Creation of tasks: ids, order, and the first move into the queue. */
@@ -39,6 +41,7 @@ export class TaskCatalog {
       prompt: task.prompt,
       parentId: task.parentId ?? null,
       autoDispatch: task.autoDispatch,
+      planFirst: task.planFirst ?? false,
       maxAttempts: task.maxAttempts,
       sortOrder: nextSortOrder(unit.tx),
       createdAt: unit.now,
@@ -56,6 +59,7 @@ export class TaskCatalog {
       prompt: args.prompt,
       maxAttempts: args.maxAttempts ?? this.defaultMaxAttempts,
       autoDispatch: !args.manual,
+      planFirst: args.planFirst,
     });
     if (!inserted.ok) return inserted;
     const task = inserted.value;

@@ -132,6 +132,14 @@ export function assembleCrew(repoRoot: string, foremanDir: string, parts: Engine
     // An agent whose stream went quiet, or whose own retries go on, is not kept alive by its process.
     const onStall = (run: AgentRun, reason: string) =>
       report({ command: 'stall', args: { worker: run.workerId, attempt: run.attempt, reason }, actor: 'supervisor' });
+    // A rate limit the agent keeps retrying is waited out paused, its attempt unspent, as any limit.
+    const { pauseOnLimits } = engineSettings.agentStall;
+    const onRateLimit = (run: AgentRun, reason: string, waitMs: number) =>
+      report({
+        command: 'pause',
+        args: { worker: run.workerId, attempt: run.attempt, reason, until: Date.now() + Math.max(waitMs, 1000) },
+        actor: 'supervisor',
+      });
     const logDir = path.join(foremanDir, 'logs');
     // What the agent's own events say (its session, usage, tool calls) goes to the engine as it is read.
     const onEvents = (run: AgentRun, events: readonly AgentEvent[]) => reportsOf(run, events).forEach(report);
@@ -142,6 +150,7 @@ export function assembleCrew(repoRoot: string, foremanDir: string, parts: Engine
       heartbeatEveryMs,
       onHeartbeat,
       onStall,
+      ...(pauseOnLimits ? { onRateLimit } : {}),
       onEvents,
       vitals: engineSettings.agentStall,
     });

@@ -11,10 +11,13 @@ export const agentReportCommands: readonly CommandSpec[] = [
   {
     kind: 'engine',
     name: 'answer',
-    usage: '<worker> allow|deny',
-    summary: 'answer a worker that waits for you (a tool call its allow-list does not cover): let it run, or not',
+    usage: '<worker> allow|deny [--note <text>]',
+    summary:
+      'answer a worker that waits for you (a tool call its allow-list does not cover, a plan to approve): let it go on, or not (--note: what to change, for a rejected plan)',
     positionals: ['worker', 'decision'],
-    build: (input) => draft('answer', { worker: required(input, 'worker'), decision: required(input, 'decision') }),
+    flags: { note: 'string' },
+    build: (input) =>
+      draft('answer', { worker: required(input, 'worker'), decision: required(input, 'decision'), note: stringFlag(input.argv, 'note') }),
   },
   {
     kind: 'engine',

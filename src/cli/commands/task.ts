@@ -16,10 +16,11 @@ export const taskCommands: readonly CommandSpec[] = [
   {
     kind: 'engine',
     name: 'task add',
-    usage: '<title> [--id <id>] [--prompt <text> | --prompt-file <f>] [--after <task>] [--max-attempts N] [--manual]',
-    summary: 'queue a task (--manual: never auto-dispatched; --after: blocked until that task is Done)',
+    usage: '<title> [--id <id>] [--prompt <text> | --prompt-file <f>] [--after <task>] [--max-attempts N] [--manual] [--plan-first]',
+    summary:
+      'queue a task (--manual: never auto-dispatched; --after: blocked until that task is Done; --plan-first: the agent plans and waits for `foreman answer <worker> allow` before it changes anything)',
     positionals: ['title'],
-    flags: { id: 'string', prompt: 'string', 'prompt-file': 'string', after: 'string', 'max-attempts': 'string', manual: 'boolean' },
+    flags: { id: 'string', prompt: 'string', 'prompt-file': 'string', after: 'string', 'max-attempts': 'string', manual: 'boolean', 'plan-first': 'boolean' },
     build: (input) => {
       const prompt = promptOf(input);
       if (!prompt.ok) return prompt;
@@ -32,6 +33,7 @@ export const taskCommands: readonly CommandSpec[] = [
         after: stringFlag(input.argv, 'after'),
         maxAttempts: maxAttempts.value,
         manual: booleanFlag(input.argv, 'manual') || undefined,
+        planFirst: booleanFlag(input.argv, 'plan-first') || undefined,
       });
     },
   },

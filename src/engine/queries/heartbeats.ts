@@ -83,13 +83,17 @@ export function upsertHeartbeat(
   ]);
 }
 
-/** The person's answer kept for the worker's agent, if any. */
-export function findInputAnswer(reader: Reader, workerId: string): string | null | undefined {
-  return reader.get<{ input_answer: string | null }>('SELECT input_answer FROM heartbeats WHERE agent_id = ?', [workerId])?.input_answer;
+/** The person's answer kept for the worker's agent, if any, with their note. */
+export function findInputAnswer(reader: Reader, workerId: string): { answer: string | null; note: string | null } | undefined {
+  const row = reader.get<{ input_answer: string | null; input_note: string | null }>(
+    'SELECT input_answer, input_note FROM heartbeats WHERE agent_id = ?',
+    [workerId],
+  );
+  return row ? { answer: row.input_answer, note: row.input_note } : undefined;
 }
 
 export function clearInputAnswer(tx: Tx, workerId: string): void {
-  tx.run('UPDATE heartbeats SET input_answer = NULL WHERE agent_id = ?', [workerId]);
+  tx.run('UPDATE heartbeats SET input_answer = NULL, input_note = NULL WHERE agent_id = ?', [workerId]);
 }
 
 /** What the worker said it waits for, and in which attempt. */
@@ -100,9 +104,13 @@ export function findInputWait(reader: Reader, workerId: string): { needs_input: 
   );
 }
 
-/** Ends the worker's wait and keeps the person's answer for its agent's next heartbeat. */
-export function answerInputWait(tx: Tx, workerId: string, decision: 'allow' | 'deny'): void {
-  tx.run('UPDATE heartbeats SET input_answer = ?, needs_input = NULL, needs_input_at = NULL WHERE agent_id = ?', [decision, workerId]);
+/** Ends the worker's wait and keeps the person's answer (and note) for its agent's next heartbeat. */
+export function answerInputWait(tx: Tx, workerId: string, decision: 'allow' | 'deny', note: string | null): void {
+  tx.run('UPDATE heartbeats SET input_answer = ?, input_note = ?, needs_input = NULL, needs_input_at = NULL WHERE agent_id = ?', [
+    decision,
+    note,
+    workerId,
+  ]);
 }
 
 /** Every worker's latest heartbeat, for status views. */

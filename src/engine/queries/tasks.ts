@@ -20,6 +20,8 @@ export interface TaskInsert {
   readonly prompt: string;
   readonly parentId: string | null;
   readonly autoDispatch: boolean;
+  /** Its agent plans first and waits for approval before it changes anything. */
+  readonly planFirst?: boolean;
   readonly maxAttempts: number;
   readonly sortOrder: number;
   readonly createdAt: number;
@@ -28,9 +30,9 @@ export interface TaskInsert {
 /** A new Idle task. */
 export function insertTask(tx: Tx, task: TaskInsert): void {
   tx.run(
-    `INSERT INTO tasks (id, title, prompt, status, parent_task_id, auto_dispatch, max_attempts, sort_order, created_at)
-     VALUES (?, ?, ?, 'idle', ?, ?, ?, ?, ?)`,
-    [task.id, task.title, task.prompt, task.parentId, task.autoDispatch ? 1 : 0, task.maxAttempts, task.sortOrder, task.createdAt],
+    `INSERT INTO tasks (id, title, prompt, status, parent_task_id, auto_dispatch, plan_first, max_attempts, sort_order, created_at)
+     VALUES (?, ?, ?, 'idle', ?, ?, ?, ?, ?, ?)`,
+    [task.id, task.title, task.prompt, task.parentId, task.autoDispatch ? 1 : 0, task.planFirst ? 1 : 0, task.maxAttempts, task.sortOrder, task.createdAt],
   );
 }
 

@@ -48,6 +48,11 @@ export interface AgentSupervisorOptions {
   readonly onHeartbeat?: (run: AgentRun, activity?: string) => unknown;
   /** The agent stalled (see AgentVitals): once per stall, and no heartbeat for it until it acts again. */
   readonly onStall?: (run: AgentRun, reason: string) => unknown;
+  /**
+   * Its stall is a rate limit it keeps retrying (every retry a 429): pause it instead, resuming
+   * after `waitMs` (the agent's own next try). Without it such a stall is reported as any other.
+   */
+  readonly onRateLimit?: (run: AgentRun, reason: string, waitMs: number) => unknown;
   /** When an agent with an event stream counts as stalled; default `defaultVitals`. */
   readonly vitals?: VitalsSettings;
   /** The agent's events as they are read (tool calls, usage, its session); may be async, a failure is logged. */
@@ -388,7 +393,10 @@ export class AgentSupervisor {
       if (entry.stalled === undefined) {
         entry.stalled = state.reason;
         this.say(`agent for ${run.workerId} stalled: ${state.reason}`);
-        this.notify(`stall of ${run.workerId}`, () => this.options.onStall?.(run, state.reason));
+        const { rateLimit } = state;
+        const onRateLimit = this.options.onRateLimit;
+        if (rateLimit && onRateLimit) this.notify(`rate limit of ${run.workerId}`, () => onRateLimit(run, state.reason, rateLimit.waitMs));
+        else this.notify(`stall of ${run.workerId}`, () => this.options.onStall?.(run, state.reason));
       }
       return;
     }

@@ -15,13 +15,19 @@ export const defaultVitals: VitalsSettings = defaultAgentStall;
 /** Silence shorter than this is not worth a word; longer, the card says how long it has been. */
 const quietNoticeMs = 30_000;
 
-/** What the supervisor does on its next beat: beat (maybe saying what the agent is at), or report the stall. */
-export type Vitals = { readonly healthy: true; readonly activity?: string } | { readonly healthy: false; readonly reason: string };
+/**
+ * What the supervisor does on its next beat: beat (maybe saying what the agent is at), or report
+ * the stall — a rate limit's when every retry of the streak was one (HTTP 429), with how long the
+ * agent itself meant to wait before its next try.
+ */
+export type Vitals =
+  | { readonly healthy: true; readonly activity?: string }
+  | { readonly healthy: false; readonly reason: string; readonly rateLimit?: { readonly waitMs: number } };
 
 export class AgentVitals {
   private lastSignAt: number;
   /** The first retry of the current streak and the latest one's words; cleared by any progress. */
-  private retrying: { since: number; text: string } | undefined;
+  private retrying: { since: number; text: string; rateLimited: boolean; delayMs: number } | undefined;
   /** A tool call the agent waits on: its silence is the tool's, not the agent's. */
   private toolRunning = false;
   private wroteSomething = false;
@@ -43,7 +49,12 @@ export class AgentVitals {
     this.sign(event.at);
     switch (event.type) {
       case 'retry':
-        this.retrying = { since: this.retrying?.since ?? event.at, text: retryText(event) };
+        this.retrying = {
+          since: this.retrying?.since ?? event.at,
+          text: retryText(event),
+          rateLimited: (this.retrying?.rateLimited ?? true) && event.status === 429,
+          delayMs: event.delayMs ?? 0,
+        };
         return;
       case 'tool':
         this.toolRunning = true;
@@ -65,7 +76,8 @@ export class AgentVitals {
 
   check(now: number): Vitals {
     if (this.retrying && now - this.retrying.since >= this.settings.retryMs) {
-      return { healthy: false, reason: `${this.retrying.text}, retrying for ${formatDuration(now - this.retrying.since)}` };
+      const reason = `${this.retrying.text}, retrying for ${formatDuration(now - this.retrying.since)}`;
+      return this.retrying.rateLimited ? { healthy: false, reason, rateLimit: { waitMs: this.retrying.delayMs } } : { healthy: false, reason };
     }
     if (this.retrying) return { healthy: true, activity: this.retrying.text };
     if (this.toolRunning) return { healthy: true };

@@ -27,6 +27,8 @@ export interface AgentLaunchSpec {
   /** The agent session to continue, when the adapter can (review notes, a merge conflict). */
   readonly resumeSession?: string;
   readonly resumePrompt?: string;
+  /** The agent plans first and waits for a person's approval (adapters that can: Claude Code). */
+  readonly planFirst?: boolean;
 }
 
 export interface LaunchPlan {
@@ -48,6 +50,8 @@ export interface LaunchPlan {
   readonly confinement: AgentConfinement;
   /** An agent that talks on stdin (adapter `input`): the first message to send it. */
   readonly stdinPrompt?: string;
+  /** The run asks Foreman for its permissions on stdin (a plan to approve): see planApproval.ts. */
+  readonly asksOnStdin?: boolean;
 }
 
 function isDirectory(path: string): boolean {
@@ -140,5 +144,6 @@ export function planLaunch(spec: AgentLaunchSpec, logDir: string, cliBinDir: str
     resumed: planned.resumed,
     confinement: planned.confinement,
     ...(planned.stdinPrompt !== undefined ? { stdinPrompt: planned.stdinPrompt } : {}),
+    ...(planned.asksOnStdin ? { asksOnStdin: true } : {}),
   });
 }

@@ -102,3 +102,22 @@ test('a usage limit pauses the worker, spends no attempt, holds back its profile
     await server.stop();
   }
 });
+
+test('a rate limit Claude keeps retrying past its bound is waited out paused, then the same session goes on', { timeout: 120_000 }, async () => {
+  const { crew, model } = await makeRealCrew('claude', { settings: { agentRetryMs: 2500 } });
+  const limited = { fail: 429, retryAfterSeconds: 1 } as const;
+  model.play([limited, limited, limited, limited, limited, { bash: 'echo through > through.txt' }, { text: 'Got through.' }]);
+  await crew.addTask('throttled', 'Throttled', 'Write through.txt.');
+  const server = await crew.serve();
+  try {
+    const paused = await crew.waitFor('ada PAUSED', (status) => ada(status).state === 'PAUSED', 60_000, server);
+    assert.match(ada(paused).livenessReason, /^paused: API retry \d+\/10: 429 rate limited, retrying for \d+s — resumes at /);
+    const review = await crew.waitForWorker('ada', 'IN_REVIEW', server, 90_000);
+    assert.equal(crew.task(review, 'throttled').attempt, 1, 'waiting out a rate limit spent no attempt');
+    assert.equal(crew.git(['show', 'ada/throttled:through.txt']), 'through');
+    const sessions = eventsOf(crew.root, 'throttled', 1).filter((event) => event['type'] === 'session');
+    assert.ok(sessions.length >= 2 && sessions.every((event) => event['sessionId'] === sessions[0]!['sessionId']), JSON.stringify(sessions));
+  } finally {
+    await server.stop();
+  }
+});

@@ -28,7 +28,7 @@ const retryLine = (attempt: number, status: number, error: string) =>
 describe("Claude Code's supervision lines", () => {
   it('reads api_retry as a retry with its count, status and words', () => {
     assert.deepEqual(claudeParser(false).line(retryLine(3, 429, 'rate_limit')), [
-      { type: 'retry', message: 'rate limited', attempt: 3, maxAttempts: 10, status: 429 },
+      { type: 'retry', message: 'rate limited', attempt: 3, maxAttempts: 10, status: 429, delayMs: 1000 },
     ]);
   });
 
@@ -100,11 +100,26 @@ describe('AgentVitals', () => {
 
   it('a retry streak is shown, stalls past its bound, and ends with any progress', () => {
     const vitals = new AgentVitals(0, settings);
-    vitals.event(at(1000, { type: 'retry', message: 'rate limited', attempt: 1, maxAttempts: 10, status: 429 }));
-    vitals.event(at(60_000, { type: 'retry', message: 'rate limited', attempt: 4, maxAttempts: 10, status: 429 }));
-    assert.deepEqual(vitals.check(61_000), { healthy: true, activity: 'API retry 4/10: 429 rate limited' });
-    assert.deepEqual(vitals.check(121_000), { healthy: false, reason: 'API retry 4/10: 429 rate limited, retrying for 2m00s' });
+    vitals.event(at(1000, { type: 'retry', message: 'server error', attempt: 1, maxAttempts: 10, status: 500 }));
+    vitals.event(at(60_000, { type: 'retry', message: 'server error', attempt: 4, maxAttempts: 10, status: 500 }));
+    assert.deepEqual(vitals.check(61_000), { healthy: true, activity: 'API retry 4/10: 500 server error' });
+    assert.deepEqual(vitals.check(121_000), { healthy: false, reason: 'API retry 4/10: 500 server error, retrying for 2m00s' });
     vitals.event(at(122_000, { type: 'message', text: 'back' }));
     assert.deepEqual(vitals.check(123_000), { healthy: true });
+  });
+
+  it('a streak of rate limits past its bound is a limit to wait out, with the wait the agent meant to keep', () => {
+    const vitals = new AgentVitals(0, settings);
+    vitals.event(at(1000, { type: 'retry', message: 'rate limited', attempt: 1, maxAttempts: 10, status: 429, delayMs: 40_000 }));
+    vitals.event(at(41_000, { type: 'retry', message: 'rate limited', attempt: 2, maxAttempts: 10, status: 429, delayMs: 45_000 }));
+    assert.deepEqual(vitals.check(121_000), {
+      healthy: false,
+      reason: 'API retry 2/10: 429 rate limited, retrying for 2m00s',
+      rateLimit: { waitMs: 45_000 },
+    });
+    // One server error in the streak: not a limit, a stall.
+    vitals.event(at(122_000, { type: 'retry', message: 'server error', attempt: 3, maxAttempts: 10, status: 500 }));
+    const mixed = vitals.check(123_000);
+    assert.ok(!mixed.healthy && mixed.rateLimit === undefined);
   });
 });

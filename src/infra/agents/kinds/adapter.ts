@@ -38,6 +38,8 @@ export interface AdapterRun {
   readonly resumeSession?: string;
   /** The prompt of a resumed session (the follow-up note alone); `prompt` when it starts afresh. */
   readonly resumePrompt?: string;
+  /** Plan first: make no change until a person approves the plan (ignored by kinds that cannot). */
+  readonly planFirst?: boolean;
 }
 
 /** `confined`: Claude Code's sandbox where available, else the allow-list; `allowList`: always the list; `open`: the broad list. */
@@ -75,6 +77,11 @@ export interface PlannedArgs {
   /** The prompt to send as the first message on stdin (an adapter with `input`), instead of in argv. */
   readonly stdinPrompt?: string;
   /**
+   * The agent asks for permissions on stdin (`input.permissions`): Claude Code with
+   * `--permission-prompt-tool stdio`, so its plan comes to Foreman for approval.
+   */
+  readonly asksOnStdin?: boolean;
+  /**
    * A parser bound to this run, when reading its output needs what only the plan knows (Codex:
    * the thread's usage already counted, the model's price); otherwise `parser(resumed)` is used.
    */
@@ -95,6 +102,24 @@ export interface StreamParser {
 export interface AgentInput {
   message(text: string): string;
   interrupt(requestId: string): string;
+  /** How it asks for a permission on its stdout and takes the answer on stdin, when it can. */
+  readonly permissions?: PermissionPrompts;
+}
+
+/** A tool call the agent asks a person (through Foreman) to allow. */
+export interface PermissionRequest {
+  readonly requestId: string;
+  readonly toolName: string;
+  readonly input: Readonly<Record<string, unknown>>;
+}
+
+/** The agent's side of permission prompts on its own streams (Claude Code's `can_use_tool`). */
+export interface PermissionPrompts {
+  /** The request in one line of its stdout; undefined for any other line. */
+  request(line: string): PermissionRequest | undefined;
+  /** Allows it; `planApproved`: the plan is approved, so the agent leaves plan mode to carry it out. */
+  allow(request: PermissionRequest, planApproved: boolean): string;
+  deny(request: PermissionRequest, message: string): string;
 }
 
 export interface AgentAdapter {

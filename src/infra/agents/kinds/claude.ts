@@ -78,6 +78,7 @@ const lineSchema = z.discriminatedUnion('type', [
     // api_retry: Claude Code retries a failed model call by itself (REAL-AGENTS-TESTING.md).
     attempt: z.number().optional(),
     max_retries: z.number().optional(),
+    retry_delay_ms: z.number().optional(),
     error_status: z.number().nullable().optional(),
     error: z.string().optional(),
   }),
@@ -132,6 +133,7 @@ function retryEvents(line: Extract<Line, { type: 'system' }>): AgentEventInput[]
     ...(line.attempt !== undefined ? { attempt: line.attempt } : {}),
     ...(line.max_retries !== undefined ? { maxAttempts: line.max_retries } : {}),
     ...(typeof line.error_status === 'number' ? { status: line.error_status } : {}),
+    ...(line.retry_delay_ms !== undefined ? { delayMs: Math.round(line.retry_delay_ms) } : {}),
   };
   if (line.error !== 'authentication_failed') return [retry];
   const status = typeof line.error_status === 'number' ? ` (HTTP ${line.error_status})` : '';
@@ -281,6 +283,10 @@ export const claudeAdapter: AgentAdapter = {
     const { settings, env, confinement } = claudeLaunchSettings(run, options);
     const resumed = run.resumeSession !== undefined && claudeSessionExists(run.resumeSession, run.environment);
     const sessionId = resumed ? run.resumeSession : randomUUID();
+    // Plan first: Claude's plan mode, with its permission prompts on stdio so that its plan
+    // (ExitPlanMode, offered in print mode only then) waits for a person (planApproval.ts).
+    const planFirst = run.planFirst === true && !resumed;
+    const mode = planFirst ? ['--permission-mode', 'plan', '--permission-prompt-tool', 'stdio'] : ['--permission-mode', 'acceptEdits'];
     const args = [
       '-p',
       '--input-format',
@@ -292,8 +298,7 @@ export const claudeAdapter: AgentAdapter = {
       ...(resumed ? ['--resume', sessionId] : ['--session-id', sessionId]),
       '--settings',
       settingsFile,
-      '--permission-mode',
-      'acceptEdits',
+      ...mode,
       '--append-system-prompt',
       systemPrompt(run),
       ...(options.maxBudgetUsd !== undefined ? ['--max-budget-usd', String(options.maxBudgetUsd)] : []),
@@ -308,6 +313,7 @@ export const claudeAdapter: AgentAdapter = {
       resumed,
       env,
       confinement,
+      ...(planFirst ? { asksOnStdin: true } : {}),
     };
   },
   parser: claudeParser,

@@ -6,8 +6,10 @@
  * claude-code 2.1.197: the turn ends with a `result` of subtype `error_during_execution`).
  */
 import type { AgentInput } from './adapter';
+import { claudePermissionPrompts } from './claudePermissionPrompts';
 
 export const claudeInput: AgentInput = {
   message: (text) => `${JSON.stringify({ type: 'user', message: { role: 'user', content: text } })}\n`,
   interrupt: (requestId) => `${JSON.stringify({ type: 'control_request', request_id: requestId, request: { subtype: 'interrupt' } })}\n`,
+  permissions: claudePermissionPrompts,
 };

@@ -12,6 +12,7 @@ import { migration0007 } from './0007_unscheduled_picker';
 import { migration0008 } from './0008_cache_tokens';
 import { migration0009 } from './0009_paused_workers';
 import { migration0010 } from './0010_session_confinement';
+import { migration0011 } from './0011_plan_first';
 
 export interface Migration {
   /** Consecutive from 1; stored in `meta.schema_version` once applied. */
@@ -30,4 +31,5 @@ export const migrations: readonly Migration[] = [
   { version: 8, sql: migration0008 },
   { version: 9, sql: migration0009 },
   { version: 10, sql: migration0010 },
+  { version: 11, sql: migration0011 },
 ];
