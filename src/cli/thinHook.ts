@@ -17,6 +17,7 @@ import { type ClaudeGate, gateDecision, parseGate, permissionDecision } from '..
 import { ExitCode } from '../core/result';
 import type { CliEnvironment, RequestDraft } from './commands/spec';
 import { readHookInput } from './hookInput';
+import { inPlanMode, planModeDecision } from '../core/planModeGate';
 
 /** A hook call the thin CLI sends, and the decision line it prints once the owner took it (if any). */
 export interface ThinHookCall {
@@ -71,6 +72,7 @@ function gatedCall(payload: unknown, gate: ClaudeGate | undefined): 'pass' | 'sa
   const cwd = typeof payload['cwd'] === 'string' ? { cwd: payload['cwd'] } : {};
   const initTools = readInitTools(gate.streamFile);
   const decision = gateDecision(gate, tool, input, { ...cwd, ...(initTools ? { initTools } : {}) });
+  if (inPlanMode(payload)) return planModeDecision(decision.decision) === 'deny' ? 'full' : 'pass';
   if (decision.decision !== 'allow') return 'full';
   return tool === 'Bash' && gate.sandboxedBash ? 'sandboxed' : 'pass';
 }

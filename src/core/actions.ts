@@ -73,6 +73,11 @@ export const workerRules = {
    * stdin). The state `submit` leaves, so a state the machine gains for a stopped agent is not in it.
    */
   talk: workerStatesAccepting('submit'),
+  /**
+   * Its agent ended its turn and waits for a person's decision: Open Session in Terminal lets the
+   * person continue that session by hand (Foreman relaunches it only on their Request Changes).
+   */
+  takeOver: workerStatesAccepting('requestChanges'),
   /** Its agent may be running now (the dashboard's terminal button). */
   agentMayRun: workerStatesReachedBy('start', 'recover', 'requestChanges', 'mergeConflict', 'heartbeatTimeout'),
   /** Waiting for a person's review decision (the tree's inline Show Changes). */

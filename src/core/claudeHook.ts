@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { describeTool, toolDetail } from './agentEvents';
+import { planTool, planWaitMessage } from './planModeGate';
 
 /** The heartbeat fields a hook call becomes. */
 export interface HookSignal {
@@ -43,6 +44,8 @@ export function signalOf(hook: ClaudeHookPayload): HookSignal {
     case 'PostToolUse':
       return { activity: tool() };
     case 'PermissionRequest':
+      // A plan to approve is said the same way the stream says it (planApproval.ts).
+      if (hook.tool_name === planTool) return { needsInput: planWaitMessage(hook.tool_input?.['plan']) };
       return { needsInput: `permission to use ${tool()}` };
     case 'Notification':
       // Claude Code notifies when it needs a permission or has waited for input: both wait for a person.

@@ -8,6 +8,7 @@ import { initWorkspace } from '../infra/workspace';
 import { CommandId } from './commands/commandIds';
 import { registerAnswerCommands } from './commands/answerCommands';
 import { registerTalkCommands } from './commands/talkCommands';
+import { registerSessionTerminalCommand } from './commands/sessionTerminalCommand';
 import { registerSetupCommands } from './commands/setupCommands';
 import { registerWorkerCommands } from './commands/workerCommands';
 import { registerWorkspaceCommands } from './commands/workspaceCommands';
@@ -192,6 +193,7 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
     ...registerWorkerCommands(registry),
     ...registerAnswerCommands(registry),
     ...registerTalkCommands(registry),
+    registerSessionTerminalCommand(registry, () => configuration().agents),
     ...registerWorkspaceCommands(registry),
     registerTakeOver(registry),
     ...registerDashboard(context, registry, { log }),

@@ -143,6 +143,17 @@ export function assembleCrew(repoRoot: string, foremanDir: string, parts: Engine
     const logDir = path.join(foremanDir, 'logs');
     // What the agent's own events say (its session, usage, tool calls) goes to the engine as it is read.
     const onEvents = (run: AgentRun, events: readonly AgentEvent[]) => reportsOf(run, events).forEach(report);
+    // A plan waits as a hook's permission request does: the answer comes with a beat of the agent's own.
+    const takeAnswer = async (run: AgentRun) => {
+      const beat = await bound.engine?.execute({
+        command: 'heartbeat',
+        args: { worker: run.workerId, attempt: run.attempt, status: 'working' },
+        actor: run.workerId,
+      });
+      const answer = beat?.ok ? beat.value.answer : null;
+      if (!beat?.ok || !answer) return undefined;
+      return beat.value.note ? { decision: answer, note: beat.value.note } : { decision: answer };
+    };
     supervisor = new AgentSupervisor({
       logDir,
       cliBinDir: cliBinDir(),
@@ -152,6 +163,7 @@ export function assembleCrew(repoRoot: string, foremanDir: string, parts: Engine
       onStall,
       ...(pauseOnLimits ? { onRateLimit } : {}),
       onEvents,
+      takeAnswer,
       vitals: engineSettings.agentStall,
     });
     if (options.terminalHost) {

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { EngineEvent } from '../../src/engine/events';
+import type { EngineEvent } from '../../src/engine/unit';
 import { Emitter } from '../../src/engine/events';
 import { QueueWaker } from '../../src/engine/queueWaker';
 import { ManualClock } from '../support/manualClock';

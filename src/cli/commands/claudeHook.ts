@@ -17,6 +17,7 @@ import { isAlive } from '../../infra/agents/processes';
 import { claudeHookSignal } from '../../infra/agents/kinds/claudeHooks';
 import { allowedToolsVariable, claudeGateVariable, gateDecision, parseGate, permissionDecision } from '../../core/claudePermissions';
 import { readInitTools } from '../initTools';
+import { inPlanMode, planModeDecision } from '../../core/planModeGate';
 import { sandboxedAllow } from '../thinHook';
 import { stringFlag } from '../argv';
 import { readHookInput } from '../hookInput';
@@ -86,6 +87,10 @@ export async function runClaudeHook(input: CommandInput): Promise<number> {
   const initTools = readInitTools(gate.streamFile);
   const decision = gateDecision(gate, tool, toolInput, { ...(cwd === undefined ? {} : { cwd }), ...(initTools ? { initTools } : {}) });
   const described = describeTool(tool, toolDetail(toolInput), 300);
+  if (inPlanMode(payload) && planModeDecision(decision.decision) === 'leaveToClaude') {
+    await heartbeat({ ...signal.signal });
+    return ExitCode.ok;
+  }
   if (decision.decision === 'allow') {
     await heartbeat({ ...signal.signal });
     if (tool === 'Bash' && gate.sandboxedBash) process.stdout.write(`${sandboxedAllow}\n`);

@@ -5,6 +5,8 @@ export const CommandId = {
   newTask: 'foreman.newTask',
   newTaskAfter: 'foreman.newTaskAfter',
   queueTaskDraft: 'foreman.queueTaskDraft',
+  queueTaskDraftPlanFirst: 'foreman.queueTaskDraftPlanFirst',
+  openSessionInTerminal: 'foreman.openSessionInTerminal',
   newChain: 'foreman.newChainFromChecklist',
   assign: 'foreman.assign',
   start: 'foreman.start',

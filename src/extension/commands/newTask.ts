@@ -48,7 +48,8 @@ export function registerNewTaskCommands(registry: SessionRegistry): vscode.Dispo
     updateContext();
   };
 
-  const queueDraft = async (): Promise<void> => {
+  /** `planFirst`: the agent plans and waits for a person's approval before it changes anything. */
+  const queueDraft = async (planFirst: boolean): Promise<void> => {
     const editor = vscode.window.activeTextEditor;
     const draft = editor && drafts.get(editor.document.uri.toString());
     if (!editor || !draft) {
@@ -60,8 +61,8 @@ export function registerNewTaskCommands(registry: SessionRegistry): vscode.Dispo
     if (after === undefined) return;
     const id = await askTaskId(draft.session);
     if (id === undefined) return;
-    const args = { title, prompt, ...(id ? { id } : {}), ...(after ? { after } : {}) };
-    const queued = await send(draft.session, { command: 'task.add', args }, `Task queued: ${title}`);
+    const args = { title, prompt, ...(id ? { id } : {}), ...(after ? { after } : {}), ...(planFirst ? { planFirst } : {}) };
+    const queued = await send(draft.session, { command: 'task.add', args }, `Task queued${planFirst ? ' (plan first)' : ''}: ${title}`);
     if (!queued.ok) return;
     drafts.delete(editor.document.uri.toString());
     // The draft was sent; closing it must not ask whether to save an untitled file.
@@ -81,7 +82,8 @@ export function registerNewTaskCommands(registry: SessionRegistry): vscode.Dispo
       const session = await pickSession(registry);
       if (session) await openDraft(session);
     }),
-    vscode.commands.registerCommand(CommandId.queueTaskDraft, queueDraft),
+    vscode.commands.registerCommand(CommandId.queueTaskDraft, () => queueDraft(false)),
+    vscode.commands.registerCommand(CommandId.queueTaskDraftPlanFirst, () => queueDraft(true)),
     vscode.window.onDidChangeActiveTextEditor(updateContext),
     vscode.workspace.onDidCloseTextDocument((document) => {
       if (drafts.delete(document.uri.toString())) updateContext();

@@ -24,6 +24,7 @@ import { isAlive, isGroupAlive, signalGroup } from './processes';
 import { OwnerWatches } from './ownerWatch';
 import { AgentVitals, type VitalsSettings, defaultVitals } from './agentVitals';
 import { AgentConversation } from './agentConversation';
+import { PlanApproval, type PlanAnswer } from './planApproval';
 
 /** The later of two optional times. */
 function latest(a: number | undefined, b: number | undefined): number | undefined {
@@ -57,6 +58,8 @@ export interface AgentSupervisorOptions {
   readonly vitals?: VitalsSettings;
   /** The agent's events as they are read (tool calls, usage, its session); may be async, a failure is logged. */
   readonly onEvents?: (run: AgentRun, events: readonly AgentEvent[]) => unknown;
+  /** A person's answer to the agent's plan, taken once (plan-first runs: planApproval.ts). */
+  readonly takeAnswer?: (run: AgentRun) => Promise<PlanAnswer | undefined>;
   /** Called before `exited` resolves; may be async, a failure is logged. */
   readonly onExit?: (run: AgentRun, outcome: AgentExit) => unknown;
   readonly log?: (line: string) => void;
@@ -103,6 +106,8 @@ interface LiveRun {
   stalled?: string;
   /** Its stdin, when the agent takes a person's messages while it runs (agentConversation.ts). */
   readonly conversation?: AgentConversation;
+  /** A plan-first run's plan, waiting for a person or approved (planApproval.ts). */
+  readonly planApproval?: PlanApproval;
 }
 
 /** What `launch` hands to `track`. */
@@ -117,6 +122,8 @@ interface Launched {
   readonly resumed: boolean;
   readonly conversation: AgentConversation | undefined;
   readonly confinement: AgentConfinement;
+  /** The agent asks for its permissions on stdin: its plan waits for a person. */
+  readonly asksOnStdin: boolean;
 }
 
 /** How often a running agent's event stream is read: the dashboard's activity lags it by at most this. */
@@ -124,6 +131,9 @@ const eventPollMs = 250;
 
 /** What a worker whose agent a person interrupted is at (tell/interrupt). */
 export const interruptedActivity = 'interrupted: waiting for your message (foreman tell) or a cancel';
+
+/** What a worker whose plan waits for a person is at. */
+export const planWaitActivity = 'waiting for you to approve its plan (foreman answer)';
 
 /** How often cancel looks whether the group has gone; short, and only during a cancel. */
 const cancelPollMs = 25;
@@ -202,7 +212,7 @@ export class AgentSupervisor {
     this.watches.watch({ workerId, taskId, attempt, pid, worktree, graceMs: this.graceMs }, child);
     const { resumed } = plan.value;
     return ok(
-      this.track(spec, pid, child, { paths, outputStart: log.outputStart, streamStart, startedAt, adapter, resumed, conversation, confinement: plan.value.confinement }),
+      this.track(spec, pid, child, { paths, outputStart: log.outputStart, streamStart, startedAt, adapter, resumed, conversation, confinement: plan.value.confinement, asksOnStdin: plan.value.asksOnStdin === true }),
     );
   }
 
@@ -293,6 +303,17 @@ export class AgentSupervisor {
 
   private track(spec: AgentLaunchSpec, pid: number, child: ChildProcess, launched: Launched): AgentRun {
     const { paths, outputStart, streamStart, startedAt, adapter, resumed, conversation, confinement } = launched;
+    const prompts = adapter?.input?.permissions;
+    const stdin = child.stdin;
+    const planApproval =
+      launched.asksOnStdin && conversation && prompts && stdin
+        ? new PlanApproval(
+            prompts,
+            (line) => stdin.write(line),
+            async () => this.options.takeAnswer?.(run),
+            (line) => this.say(`${spec.workerId}: ${line}`),
+          )
+        : undefined;
     const logFile = paths.logFile;
     let settle: (exit: AgentExit) => void = () => undefined;
     const exited = new Promise<AgentExit>((resolveExit) => (settle = resolveExit));
@@ -319,7 +340,7 @@ export class AgentSupervisor {
       ? new EventStream(
           paths.streamFile,
           paths.eventsFile,
-          adapter.parser(resumed),
+          planApproval ? planApproval.reading(adapter.parser(resumed)) : adapter.parser(resumed),
           (events) => {
             for (const event of events) vitals?.event(event);
             const wasWaiting = conversation?.waitingForMessage;
@@ -346,6 +367,7 @@ export class AgentSupervisor {
       escalated: false,
       ...(vitals ? { vitals } : {}),
       ...(conversation ? { conversation } : {}),
+      ...(planApproval ? { planApproval } : {}),
     };
     const heartbeat = setInterval(() => this.heartbeat(entry, lastOutput), this.heartbeatEveryMs);
     heartbeat.unref();
@@ -355,6 +377,7 @@ export class AgentSupervisor {
       ended = true;
       clearInterval(heartbeat);
       clearInterval(reading);
+      planApproval?.dispose();
       if (stream) this.notify(`reading events of ${spec.workerId}`, () => stream.finish());
       const reason = describeExit(pid, code, signal, entry, this.graceMs);
       const verdict = verdictOf(adapter, { code, signal, reason }, paths, outputStart, stream);
@@ -384,6 +407,13 @@ export class AgentSupervisor {
     if (entry.conversation?.waitingForMessage) {
       entry.stalled = undefined;
       this.notify(`heartbeat for ${run.workerId}`, () => this.options.onHeartbeat?.(run, interruptedActivity));
+      return;
+    }
+    if (entry.planApproval?.waiting) {
+      // A person may take long to read a plan: the silence bound counts from their answer.
+      vitals?.sign(Date.now());
+      entry.stalled = undefined;
+      this.notify(`heartbeat for ${run.workerId}`, () => this.options.onHeartbeat?.(run, planWaitActivity));
       return;
     }
     const output = lastOutput();

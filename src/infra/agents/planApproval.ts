@@ -11,7 +11,8 @@
  * hooks neither allowed nor put to a person.
  */
 import { type AgentEventInput, describeTool, toolDetail } from '../../core/agentEvents';
-import type { PermissionPrompts, PermissionRequest } from './kinds';
+import { planTool, planWaitMessage } from '../../core/planModeGate';
+import type { PermissionPrompts, PermissionRequest, StreamParser } from './kinds';
 
 /** A person's answer to the plan, as the engine hands it over once. */
 export interface PlanAnswer {
@@ -21,18 +22,6 @@ export interface PlanAnswer {
 
 /** How often the answer is looked for while a plan waits (as the hook looks for its answer). */
 const answerPollMs = 500;
-/** The plan's opening in the wait's one line; the whole plan is in the transcript. */
-const excerptLength = 240;
-
-/** The plan tool of Claude Code: its input's `plan` is the plan's text. */
-const planTool = 'ExitPlanMode';
-
-/** What the worker shows while its plan waits. */
-export function planWaitMessage(plan: string): string {
-  const line = plan.replace(/\s+/g, ' ').trim();
-  const excerpt = line.length > excerptLength ? `${line.slice(0, excerptLength - 1)}…` : line;
-  return `approve the plan: ${excerpt || '(no text)'} — answer allow to carry it out, or deny --note <what to change>`;
-}
 
 export class PlanApproval {
   private pending: PermissionRequest | undefined;
@@ -54,13 +43,18 @@ export class PlanApproval {
     return this.pending !== undefined;
   }
 
+  /** The kind's parser, with the permission requests of its stream handled here first. */
+  reading(parser: StreamParser): StreamParser {
+    return { line: (text) => [...this.line(text), ...parser.line(text)] };
+  }
+
   /** One line of the agent's stdout: a permission request is handled here, with the events it means. */
   line(text: string): AgentEventInput[] {
     const request = this.prompts.request(text);
     if (!request) return [];
     if (request.toolName !== planTool || this.approved) {
       const why = this.approved
-        ? 'no person is at the prompt of this run: a tool call outside the allow-list goes through Foreman\'s hooks; do without it'
+        ? "no person is at the prompt of this run: a tool call outside the allow-list goes through Foreman's hooks; do without it"
         : 'plan mode: change nothing until the plan is approved; present the plan with ExitPlanMode';
       this.write(this.prompts.deny(request, why));
       return [{ type: 'error', message: `permission denied: ${describeTool(request.toolName, toolDetail(request.input))} (${why})` }];
@@ -98,7 +92,12 @@ export class PlanApproval {
         return;
       }
       const note = answer.note ? ` Their note: ${answer.note}` : '';
-      this.write(this.prompts.deny(request, `A person rejected this plan.${note} Stay in plan mode, revise the plan and present it again with ExitPlanMode.`));
+      this.write(
+        this.prompts.deny(
+          request,
+          `A person rejected this plan.${note} Stay in plan mode, revise the plan and present it again with ExitPlanMode.`,
+        ),
+      );
     } catch (error) {
       this.log(`plan approval: ${(error as Error).message}`);
     } finally {

@@ -44,6 +44,7 @@ const workerMenuRules: Readonly<Record<string, WorkerRule>> = {
   'foreman.cancel': 'cancel',
   'foreman.sendMessage': 'talk',
   'foreman.interruptAgent': 'talk',
+  'foreman.openSessionInTerminal': 'takeOver',
   'foreman.showChanges inline@3': 'awaitsDecision',
   'foreman.showChanges': 'holdsTask',
   'foreman.showLog': 'holdsTask',

@@ -170,7 +170,9 @@ export function claudeLaunchSettings(run: AdapterRun, options: AdapterOptions): 
     confinement === 'sandbox'
       ? {
           enabled: true,
-          autoAllowBashIfSandboxed: sandboxedBash,
+          // Claude's own auto-allow lets sandboxed commands write even in plan mode (2.1.197); a plan-first
+          // run leaves Bash to the hook, which allows it once the plan is approved (planModeGate.ts).
+          autoAllowBashIfSandboxed: sandboxedBash && run.planFirst !== true,
           allowUnsandboxedCommands: false,
           failIfUnavailable: true,
           filesystem: { allowWrite: git ? [git.own, join(git.common, 'objects')] : [] },
