@@ -100,6 +100,9 @@ export class App {
         ),
       ),
     );
+    // The page first, then the dialogs appended to it: filling the root afterwards would detach them
+    // (and showModal() on a detached dialog throws, so Request changes and Send message opened nothing).
+    fill(root, this.statusLine, this.body, this.empty);
     this.notes = new NoteDialog(root, (workerId, note) => this.send('requestChanges', { kind: 'worker', id: workerId }, note));
     this.messages = new NoteDialog(root, (workerId, text) => this.send('sendMessage', { kind: 'worker', id: workerId }, text), {
       action: 'Send message',
@@ -108,7 +111,6 @@ export class App {
       button: 'Send',
       empty: 'Write a message.',
     });
-    fill(root, this.statusLine, this.body, this.empty);
     root.removeAttribute('aria-busy');
     this.body.hidden = true;
     setInterval(() => this.tick(), 1000);

@@ -29,7 +29,9 @@ const configurationSchema = z.object({
   agentSilenceSeconds: z.number().int().min(5),
   agentRetrySeconds: z.number().int().min(5),
   pauseOnLimits: z.boolean(),
-  limitPauseMinutes: z.number().min(1),
+  // As short as `.foreman/settings.json`'s agentLimitPauseMs allows (seconds): a short pause is how a
+  // test or a demo sees one end; a limit's own reset time wins over it anyway.
+  limitPauseMinutes: z.number().min(0.05),
   mergeStrategy: z.enum(['rebase', 'merge', 'squash']),
   verifyCommand: z.array(z.string().min(1)),
   agents: z.record(z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/), z.unknown()),

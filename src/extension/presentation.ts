@@ -77,8 +77,12 @@ export function workerDescription(worker: WorkerStatus, titles: TaskTitles): str
   // In review or approved the agent has exited: its progress is stale.
   const running = worker.taskId !== null && agentRunning.has(worker.state);
   if (worker.progress !== null && running) parts.push(`${Math.round(worker.progress * 100)}%`);
+  // A STALE row says STALE once, then why it went stale (fixed words, so the row stays still).
   const liveness = shownLiveness(worker);
-  if (liveness) parts.push(liveness);
+  if (liveness && liveness !== worker.state) parts.push(liveness);
+  if (worker.state === 'STALE' && worker.lastError) parts.push(worker.lastError);
+  const paused = pausedText(worker);
+  if (paused) parts.push(paused);
   if (worker.activity) parts.push(worker.activity.text);
   // Unconfined is the one confinement worth a warning in the row itself; the tooltip names them all.
   if (worker.taskId && worker.confinement && confinementWords(worker.confinement).warning)
@@ -86,6 +90,17 @@ export function workerDescription(worker: WorkerStatus, titles: TaskTitles): str
   // A free worker next to its failed manual task says so: nothing would run that task by itself.
   if (worker.lastTaskFailed && !task) parts.push(worker.livenessReason);
   return parts.join(' · ');
+}
+
+/**
+ * "rate limited (HTTP 429) · resumes at 14:00:00" for a worker waiting out a usage limit: a time of
+ * day, not a countdown, since the row keeps nothing that moves with the clock (the countdown is in
+ * the tooltip, the status bar and the dashboard).
+ */
+export function pausedText(worker: WorkerStatus): string | undefined {
+  if (worker.state !== 'PAUSED') return undefined;
+  const why = worker.lastError ?? 'usage limit';
+  return worker.pausedUntil === undefined ? why : `${why} · resumes at ${clockTime(worker.pausedUntil, Date.now())}`;
 }
 
 export function workerTooltip(worker: WorkerStatus, now: number, titles: TaskTitles): vscode.MarkdownString {

@@ -18,3 +18,12 @@ export function shownLiveness(worker: { readonly state: string; readonly livenes
   if (!agentExpected.has(worker.state)) return undefined;
   return level === 'WARN' || level === 'STALE' || level === 'DEAD' ? level : undefined;
 }
+
+/**
+ * Why a worker is in trouble, in words. A STALE worker says why it went stale — its last error, the
+ * words of the verdict that moved it ("no output from the agent for 5m00s") — since once its agent
+ * is stopped its heartbeat reads like anyone's ("heartbeat 3s ago; pid 41 exited 143 on cancel").
+ */
+export function troubleReason(worker: { readonly state: string; readonly lastError: string | null; readonly livenessReason: string }): string {
+  return worker.state === 'STALE' && worker.lastError ? worker.lastError : worker.livenessReason;
+}

@@ -15,7 +15,7 @@
 // Screenshots: test-results/real-agent-*.png.
 // Run: node --import tsx --test test/e2e/realAgent.e2e.ts   (after node scripts/vscode/provision.mjs)
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -23,6 +23,7 @@ import type { FrameLocator } from 'playwright-core';
 import { repoRoot } from '../../scripts/vscode/paths.mjs';
 import { claudeBinary, claudeEnvironment, makeHome } from '../support/agentCli';
 import { type ScriptedModel, startScriptedModel } from '../support/scriptedModel';
+import { agentGroups, killGroups, stringsOf } from './support/agentProcesses';
 import { ensureBuilt, makeTestRepo, type TestRepo } from './support/repo';
 import { launchWorkbench, type Workbench } from './support/workbench';
 
@@ -53,11 +54,6 @@ function workerFromCli(id: string): CliWorker {
   const worker = status.workers.find((candidate) => candidate.id === id);
   assert.ok(worker, `${id} is in the status`);
   return worker;
-}
-
-/** Only what a string-valued profile `env` may hold. */
-function stringsOf(env: NodeJS.ProcessEnv): Record<string, string> {
-  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
 }
 
 before(
@@ -94,55 +90,11 @@ before(
   { timeout: 180_000 },
 );
 
-/**
- * The agents this file's window launched and left running (a failed step leaves one waiting for an
- * answer): they run in process groups of their own, which outlive code-server's, and so do the hooks
- * they started. Their pids are in `.foreman/agents/`; their hooks are found as their children.
- */
-function agentGroups(): number[] {
-  const dir = join(repo.dir, '.foreman', 'agents');
-  const pids = existsSync(dir)
-    ? readdirSync(dir).flatMap((name) => {
-        try {
-          return [(JSON.parse(readFileSync(join(dir, name), 'utf8')) as { pid: number }).pid];
-        } catch {
-          return [];
-        }
-      })
-    : [];
-  const groups = new Set<number>(pids);
-  const parents = new Map<number, { ppid: number; pgid: number }>();
-  for (const entry of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-    try {
-      // "pid (comm) state ppid pgrp …"; comm may hold spaces, so read after its closing parenthesis.
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const [, ppid, pgid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      parents.set(Number(entry), { ppid: Number(ppid), pgid: Number(pgid) });
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const descends = (pid: number): boolean => {
-    for (let at = pid, hops = 0; at > 1 && hops < 20; hops++) {
-      if (pids.includes(at)) return true;
-      at = parents.get(at)?.ppid ?? 0;
-    }
-    return false;
-  };
-  for (const [pid, { pgid }] of parents) if (descends(pid)) groups.add(pgid);
-  return [...groups];
-}
-
 after(async () => {
-  const leftovers = repo ? agentGroups() : [];
+  // The agents this window launched and left running (a failed step leaves one waiting for an answer).
+  const leftovers = repo ? agentGroups(repo.dir) : [];
   await workbench?.close();
-  for (const group of leftovers) {
-    try {
-      process.kill(-group, 'SIGKILL');
-    } catch {
-      // already ended with the window
-    }
-  }
+  killGroups(leftovers);
   await model?.close();
   for (const dir of [scratch, home]) if (dir) rmSync(dir, { recursive: true, force: true });
 });

@@ -78,7 +78,7 @@ describe('request parsing', () => {
   it('applies defaults', () => {
     const parsed = parseRequest({ command: 'task.add', args: { title: ' Fix login ' } });
     assert.ok(parsed.ok);
-    assert.deepEqual(parsed.request, { command: 'task.add', args: { title: 'Fix login', prompt: '', manual: false }, actor: 'cli' });
+    assert.deepEqual(parsed.request, { command: 'task.add', args: { title: 'Fix login', prompt: '', manual: false, planFirst: false }, actor: 'cli' });
   });
   it("reads a heartbeat's forwarded Claude Code hook payload into the activity it means", () => {
     const payload = { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'npm test' }, session_id: 'abc' };

@@ -1,6 +1,6 @@
 import type { WorkerCard } from '../../src/shared/protocol';
 import { describeUsage, formatUsage, hasUsage } from '../../src/shared/usageText';
-import { heartbeatExpected, shownLiveness } from '../../src/shared/livenessWords';
+import { heartbeatExpected, shownLiveness, troubleReason } from '../../src/shared/livenessWords';
 import { confinementWords } from '../../src/shared/confinementWords';
 import { bar } from '../bar';
 import type { RenderContext } from '../context';
@@ -35,7 +35,10 @@ function workerCard(ctx: RenderContext, worker: WorkerCard): HTMLElement {
   // Liveness words only while an agent should run: a failed launch is FAILED with its error, not "DEAD".
   const verdict = shownLiveness(worker);
   // A worker waiting for a person is not in trouble: its quiet is the person's, and it says so itself.
-  const troubled = !worker.needsInput && verdict !== undefined;
+  // A STALE one is, whatever its heartbeat reads once its agent was stopped.
+  const troubled = !worker.needsInput && (verdict !== undefined || worker.state === 'STALE');
+  const trouble = troubleReason(worker);
+  const troubleLevel = (verdict ?? 'STALE').toLowerCase();
   const beatsAt = worker.heartbeatsAt;
   const statesAt = worker.states;
   // The agent has exited 0 and its work waits for a person: whatever share it last reported, it is done.
@@ -47,7 +50,7 @@ function workerCard(ctx: RenderContext, worker: WorkerCard): HTMLElement {
       class: `card worker-card state-${worker.state.toLowerCase()} liveness-${worker.liveness.toLowerCase()}${worker.needsInput ? ' needs-input' : ''}`,
       attrs: {
         'data-worker': worker.id,
-        'aria-label': `${worker.id}, ${worker.state}${worker.needsInput ? `, waiting for you: ${worker.needsInput.message}` : ''}${troubled ? `, ${verdict}: ${worker.livenessReason}` : ''}`,
+        'aria-label': `${worker.id}, ${worker.state}${worker.needsInput ? `, waiting for you: ${worker.needsInput.message}` : ''}${troubled ? `, ${verdict ?? worker.state}: ${trouble}` : worker.state === 'PAUSED' ? `, ${worker.livenessReason}` : ''}`,
       },
     },
     el(
@@ -119,14 +122,17 @@ function workerCard(ctx: RenderContext, worker: WorkerCard): HTMLElement {
           el('span', { class: 'muted' }, finished ? '100% · agent finished' : `${Math.round(progress * 100)}%`),
         )
       : null,
-    troubled ? el('p', { class: `reason liveness-${verdict.toLowerCase()}` }, icon('warning'), worker.livenessReason) : null,
+    troubled ? el('p', { class: `reason liveness-${troubleLevel}` }, icon('warning'), trouble) : null,
+    // Waiting out a usage limit: why, and when it goes on ("paused: … — resumes at 14:00:00 (in 12m)",
+    // read again with each refresh of the crew).
+    worker.state === 'PAUSED' ? el('p', { class: 'paused-line', attrs: { role: 'status' } }, icon('clock'), worker.livenessReason) : null,
     // An IDLE worker offering Retry sits next to its failed manual task: the reason says which, and why.
     worker.state === 'IDLE' && worker.actions.includes('retry')
       ? el('p', { class: 'error-text' }, icon('error'), worker.livenessReason)
       : null,
     worker.state === 'IN_REVIEW' && worker.summary ? el('p', { class: 'summary-text' }, worker.summary) : null,
     worker.note ? el('p', { class: 'note' }, icon('comment'), worker.note) : null,
-    // A STALE worker's error is the verdict that made it stale: the reason line above says it, up to date.
+    // A STALE worker's error is the verdict that made it stale: the reason line above says it.
     worker.lastError && (worker.state === 'FAILED' || worker.state === 'WORKING')
       ? el('p', { class: 'error-text' }, icon('error'), worker.lastError)
       : null,

@@ -1,5 +1,5 @@
 import type { StatusSnapshot, TaskStatusView, WorkerStatus } from '../../engine/statusView';
-import { shownLiveness } from '../../shared/livenessWords';
+import { shownLiveness, troubleReason } from '../../shared/livenessWords';
 import type { AttentionItem } from '../../shared/protocol';
 import { inputAttentionActions } from './actionPolicy';
 
@@ -39,7 +39,7 @@ export function attention(
       items.push({ ...base, kind: 'merge', detail: 'approved, waiting to be merged', actions: ['merge', 'showChanges'] });
     } else if (worker.taskId && (worker.state === 'STALE' || shownLiveness(worker) === 'STALE' || shownLiveness(worker) === 'DEAD')) {
       // Only while an agent should run: a FAILED worker (DEAD by construction) is its task's Failed item below.
-      items.push({ ...base, kind: 'stale', detail: worker.livenessReason, actions: ['showLog', 'cancel'] });
+      items.push({ ...base, kind: 'stale', detail: troubleReason(worker), actions: ['showLog', 'cancel'] });
     }
   }
   for (const task of status.tasks) {

@@ -55,6 +55,19 @@ test('Needs you lists a task that failed for good once, under Failed, not also i
     stuck.map((item) => item.kind),
     ['stale'],
   );
+  // A STALE worker whose agent was stopped says why it went stale, not its heartbeat since.
+  const stopped = {
+    ...worker,
+    state: 'STALE',
+    liveness: 'OK' as const,
+    livenessReason: 'heartbeat 3s ago; pid 41 exited 143 on cancel',
+    lastError: 'no output from the agent for 5s; process alive (pid 41)',
+  };
+  const stale = buildDashboardSnapshot(input({ ...base, workers: [stopped], tasks: [running] })).folder!.attention;
+  assert.deepEqual(
+    stale.map((item) => [item.kind, item.detail]),
+    [['stale', 'no output from the agent for 5s; process alive (pid 41)']],
+  );
 });
 
 test('the task panel opens on the first tab with tasks, and keeps the tab a person picked even when empty', () => {

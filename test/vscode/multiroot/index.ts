@@ -122,18 +122,24 @@ test("every Foreman setting can differ per folder: a value set for alpha is alph
   // VS Code refuses a folder value for a window-scoped setting ("does not support the folder resource
   // scope") and ignores one written by hand: both are what the issue found.
   const marker = (key: string) => `per-folder ${key}`;
+  // Every value at once, in the folder's own settings file as a person would write them: one
+  // reload of the configuration rather than one per setting (each update reloads it).
+  const settingsFile = path.join(alpha!.uri.fsPath, '.vscode', 'settings.json');
+  const before = fs.existsSync(settingsFile) ? fs.readFileSync(settingsFile, 'utf8') : undefined;
+  const existing = before ? (JSON.parse(before) as Record<string, unknown>) : {};
+  fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
+  const folderValue = (key: string) => vscode.workspace.getConfiguration('foreman', alpha!.uri).inspect(key)?.workspaceFolderValue;
   try {
+    fs.writeFileSync(settingsFile, JSON.stringify({ ...existing, ...Object.fromEntries(keys.map((key) => [`foreman.${key}`, marker(key)])) }, null, 2));
+    await waitFor(() => keys.every((key) => folderValue(key) === marker(key)), 15_000, 'the folder settings read back');
     for (const key of keys) {
-      await vscode.workspace.getConfiguration('foreman', alpha!.uri).update(key, marker(key), vscode.ConfigurationTarget.WorkspaceFolder);
-    }
-    for (const key of keys) {
-      assert.equal(vscode.workspace.getConfiguration('foreman', alpha!.uri).inspect(key)?.workspaceFolderValue, marker(key), key);
+      assert.equal(folderValue(key), marker(key), key);
       assert.notEqual(vscode.workspace.getConfiguration('foreman', beta!.uri).get(key), marker(key), `${key} leaked into beta`);
     }
   } finally {
-    for (const key of keys) {
-      await vscode.workspace.getConfiguration('foreman', alpha!.uri).update(key, undefined, vscode.ConfigurationTarget.WorkspaceFolder);
-    }
+    if (before === undefined) fs.rmSync(settingsFile, { force: true });
+    else fs.writeFileSync(settingsFile, before);
+    await waitFor(() => keys.every((key) => folderValue(key) === undefined), 15_000, 'the folder settings removed');
   }
 });
 
