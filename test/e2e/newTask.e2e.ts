@@ -62,7 +62,7 @@ async function writeDraft(title: string, promptLines: string[]): Promise<void> {
 }
 
 async function clickQueueTask(): Promise<void> {
-  await workbench.page.locator('.editor-actions .action-label[aria-label^="Queue Task"]').click();
+  await workbench.page.locator('.editor-actions .action-label[aria-label="Queue Task from This Editor"]').click();
 }
 
 test(
