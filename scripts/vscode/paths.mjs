@@ -12,7 +12,7 @@ export const CODE_SERVER_VERSION = '4.139.1';
 // Debian packages: libkrb5-dev for code-server's native `kerberos` build, chromium to drive the UI,
 // postgresql: the shared store's tests start a throwaway server of their own (test/support/postgres.ts);
 // bubblewrap and socat: Claude Code's sandbox on Linux, which confines Claude workers by default.
-export const APT_PACKAGES = ['libkrb5-dev', 'chromium', 'postgresql', 'bubblewrap', 'socat'];
+export const APT_PACKAGES = ['libkrb5-dev', 'chromium', 'postgresql', 'bubblewrap', 'socat', 'strace'];
 
 export function cacheDir() {
   return resolve(process.env.FOREMAN_VSCODE_CACHE || join(repoRoot, '.vscode-test'));

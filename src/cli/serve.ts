@@ -1,7 +1,6 @@
 import type { Request } from '../core/requests';
 import { RunOnceScheduler } from '../engine/async';
 import type { EngineEvent } from '../engine/unit';
-import { StoreError } from '../infra/db';
 import { EndpointServer } from '../infra/endpoint';
 import { withdrawAnnouncement } from '../infra/endpoint/announcement';
 import { type WorkspaceOwner, oneShotPatienceMs, openOwner } from '../host';
@@ -95,6 +94,10 @@ async function startAndRun(
     log,
     lockPatienceMs: oneShotPatienceMs,
     lockWaitSignal: stops.signal,
+    // A store that cannot say what it saved (a failed fsync) takes no more writes: the requests in
+    // flight are answered "unknown", the lock is released and serve exits non-zero, so a supervisor
+    // restarts it and the next open reads from disk what is really there.
+    onStoreBroken: (reason) => setImmediate(() => stops.request({ reason: `the store stopped taking writes (${reason})`, code: 1 })),
     launchAgents: options.launchAgents,
     agentEnvironment: (): Record<string, string> => (socketPath ? { FOREMAN_ENDPOINT: socketPath } : {}),
   });
@@ -121,19 +124,8 @@ async function startAndRun(
   };
 
   if (stops.pending) return unwind(stops.pending);
-  const execute = (request: Request) => {
-    try {
-      // Group commit: an answer leaves once saved (the endpoint waits for whenSaved below).
-      return owner.engine.executeSavingLater(request);
-    } catch (error) {
-      // A store that could not journal a commit must be reopened; a new owner (or CLI call) will do that.
-      if (error instanceof StoreError && error.code === 'broken') {
-        const reason = `the store broke (${error.message})`;
-        setImmediate(() => stops.request({ reason, code: 1 }));
-      }
-      throw error;
-    }
-  };
+  // Group commit: an answer leaves once saved (the endpoint waits for whenSaved below).
+  const execute = (request: Request) => owner.engine.executeSavingLater(request);
   try {
     endpoint = await EndpointServer.start(owner.foremanDir, execute, { log, whenSaved: () => owner.engine.whenSaved() });
     socketPath = endpoint.socketPath;

@@ -132,6 +132,16 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
         void (problem
           ? vscode.window.showWarningMessage(`Foreman (${folder.name}): ${problem}`)
           : vscode.window.showInformationMessage(`Foreman (${folder.name}): changes are saved again.`)),
+      // A failed fsync: nobody can say what reached the disk. The store is reopened from disk, which
+      // replays what was journalled, and the person is told to look before repeating anything.
+      onStoreBroken: (reason) =>
+        setImmediate(() => {
+          void vscode.window.showErrorMessage(
+            `Foreman (${folder.name}): saving failed (${reason}), so the last changes may or may not be recorded. ` +
+              'Foreman reopened the workspace from disk; look at the tasks before repeating anything.',
+          );
+          void registry.remove(root).then(() => openFolder(folder));
+        }),
     });
     if (opened.ok) {
       const notifier = new Notifier(opened.value, () => configuration(folder).notifications);

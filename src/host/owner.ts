@@ -55,6 +55,11 @@ export interface OpenOwnerOptions {
   readonly lockWaitSignal?: AbortSignal;
   /** Hears when writes stop being saved (a full disk) and when they are saved again (SqlJsStoreOptions). */
   readonly onSavingChange?: (problem: string | undefined) => void;
+  /**
+   * Hears, once, that the store stopped taking writes (a failed fsync: SqlJsStoreOptions.onBroken).
+   * Called inside the failing write: act on a later turn (close this owner, then exit or reopen).
+   */
+  readonly onStoreBroken?: (reason: string) => void;
   /** The store to open instead of the one `.foreman/store.json` names (the `foreman.store` setting). */
   readonly store?: StoreConfig;
 }
@@ -136,6 +141,10 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
             onSavingChange: (problem) => {
               log(problem ?? 'Changes are saved again.');
               options.onSavingChange?.(problem);
+            },
+            onBroken: (reason) => {
+              log(`The store stopped taking writes: ${reason}. It must be reopened from disk.`);
+              options.onStoreBroken?.(reason);
             },
           });
   } catch (error) {

@@ -38,6 +38,8 @@ export interface OwnerSessionOptions {
   };
   /** Hears when writes stop being saved (a full disk) and when they are saved again. */
   readonly onSavingChange?: (problem: string | undefined) => void;
+  /** Hears, once, that the store stopped taking writes (a failed fsync): the window reopens it from disk. */
+  readonly onStoreBroken?: (reason: string) => void;
   /** The `foreman.store` setting, when set: opened instead of the store `.foreman/store.json` names. */
   readonly store?: StoreConfig;
 }
@@ -94,6 +96,7 @@ export class OwnerSession implements ForemanSession {
       ...(options.terminalHost ? { terminalHost: options.terminalHost } : {}),
       ...(options.agentProfiles ? { agentProfiles: options.agentProfiles } : {}),
       ...(options.onSavingChange ? { onSavingChange: options.onSavingChange } : {}),
+      ...(options.onStoreBroken ? { onStoreBroken: options.onStoreBroken } : {}),
       ...(options.store ? { store: options.store } : {}),
     });
     if (!opened.ok) return opened;

@@ -210,6 +210,22 @@ export class JournalCutFailed extends Error {
   }
 }
 
+/**
+ * An fsync of the journal failed. What it was to save may or may not be on disk (after a failed
+ * fsync the kernel may have dropped the pages or written them; a later fsync can even succeed
+ * without them), so nothing built on it can be told "done" or "not done": PostgreSQL and SQLite
+ * treat it as fatal, and so does the store (sqlJsStore.ts).
+ */
+export class JournalSyncFailed extends Error {
+  constructor(
+    readonly journalPath: string,
+    options: { cause: unknown },
+  ) {
+    super(`fsync of ${journalPath} failed (${String(options.cause)})`, options);
+    this.name = 'JournalSyncFailed';
+  }
+}
+
 /** Appends records to one journal file; the caller decides when to fsync. */
 export class JournalWriter {
   private fd: number | undefined;
@@ -255,10 +271,12 @@ export class JournalWriter {
   }
 
   /**
-   * Appends one record (`encodeRecord`'s bytes), fsync'd when `durable`. If the write or the fsync
-   * fails (a full disk), the file is cut back to where the record began, so no partial record is
-   * left for later appends to follow (they would read as damage), and the error is rethrown: the
-   * record is not in the journal. Only when even that cut fails is the error a `JournalCutFailed`.
+   * Appends one record (`encodeRecord`'s bytes), fsync'd when `durable`. If the write fails (a full
+   * disk), the file is cut back to where the record began, so no partial record is left for later
+   * appends to follow (they would read as damage), and the error is rethrown: the record is not in
+   * the journal. Only when even that cut fails is the error a `JournalCutFailed`. If the fsync
+   * fails, nobody can say whether the record is on disk: `JournalSyncFailed`, and the record stays
+   * (the next open replays it if it is there, or drops it as a torn tail if it is not).
    */
   append(buffer: Buffer, durable: boolean): void {
     const fd = this.openFd();
@@ -266,13 +284,13 @@ export class JournalWriter {
     try {
       let written = 0;
       while (written < buffer.length) written += fs.writeSync(fd, buffer, written, buffer.length - written);
-      if (durable) fs.fsyncSync(fd);
     } catch (error) {
       this.cutBack(fd, start, error);
       throw error;
     }
     this.bytes += buffer.length;
-    this.unsynced = !durable;
+    this.unsynced = true;
+    if (durable) this.sync();
   }
 
   /** Removes the last record appended (never acknowledged: its commit failed after the append). */
@@ -291,10 +309,15 @@ export class JournalWriter {
     }
   }
 
-  /** Makes every appended record durable, including earlier non-durable ones. */
+  /** Makes every appended record durable, including earlier non-durable ones; `JournalSyncFailed` if it cannot. */
   sync(): void {
     if (!this.unsynced) return;
-    fs.fsyncSync(this.openFd());
+    const fd = this.openFd();
+    try {
+      fs.fsyncSync(fd);
+    } catch (error) {
+      throw new JournalSyncFailed(this.path, { cause: error });
+    }
     this.unsynced = false;
   }
 

@@ -9,7 +9,7 @@ import type { Reader, Store, Tx, WriteOptions } from '../../engine/ports';
 import type { Result } from '../../core/result';
 import { AckFile, readAckFile } from './ackFile';
 import { Connection } from './connection';
-import { JournalCutFailed, JournalWriter, encodeRecord } from './journal';
+import { JournalCutFailed, JournalSyncFailed, JournalWriter, encodeRecord } from './journal';
 import { applyMigrations, schemaVersionOf } from './migrator';
 import { migrations as knownMigrations } from './migrations/index';
 import { loadSqlJs } from './sqlJsModule';
@@ -26,7 +26,16 @@ import {
   setDamagedImageAside,
 } from './storeFiles';
 import { GuardedReader, Transaction } from './transaction';
-import { type Disk, type SqlJsStoreOptions, appendRecord, diskOf, snapshotImage, writeFirstImage, writeTempImage } from './storeDisk';
+import {
+  type Disk,
+  type SqlJsStoreOptions,
+  appendRecord,
+  diskOf,
+  outcomeUnknown,
+  snapshotImage,
+  writeFirstImage,
+  writeTempImage,
+} from './storeDisk';
 import { installNow, prepareNextSegment, rotate } from './checkpointer';
 import { CheckpointScheduler, type ImageSources } from './checkpointScheduler';
 import { GroupSave } from './groupSave';
@@ -80,8 +89,25 @@ export class SqlJsStore implements Store {
       });
   }
 
-  /** Opens (recovering or creating as needed) the store kept in `foremanDir`, usually `.foreman/`. */
+  /**
+   * Opens (recovering or creating as needed) the store kept in `foremanDir`, usually `.foreman/`.
+   * A disk that fails a read or a write on the way is `cannotOpen`, naming what failed.
+   */
   static async open(foremanDir: string, options: SqlJsStoreOptions = {}): Promise<SqlJsStore> {
+    try {
+      return await SqlJsStore.openOrThrow(foremanDir, options);
+    } catch (error) {
+      if (error instanceof StoreError || typeof (error as NodeJS.ErrnoException).code !== 'string') throw error;
+      throw new StoreError(
+        'cannotOpen',
+        `The store in ${foremanDir} could not be opened: ${String(error)}. This call changed nothing that was acknowledged; ` +
+          'check the disk (free space, permissions, the kernel log) and try again.',
+        { cause: error },
+      );
+    }
+  }
+
+  private static async openOrThrow(foremanDir: string, options: SqlJsStoreOptions): Promise<SqlJsStore> {
     const SQL = await loadSqlJs();
     const log = options.log ?? (() => undefined);
     const migrations = options.migrations ?? knownMigrations;
@@ -221,20 +247,20 @@ export class SqlJsStore implements Store {
     return this.group.whenSaved();
   }
 
-  /** The group's fsync. Committed in memory but not on disk when it fails: nothing may be built on it. */
+  /**
+   * The group's fsync. Its writes are committed in memory and written to the journal; when the
+   * fsync fails (or the store broke or closed before it) they may be on disk or not: the waiters
+   * hear `outcomeUnknown`, never "not done".
+   */
   private saveGroup(): void {
     if (this.state !== 'open' || !this.disk) {
       throw new StoreError(
-        'notSaved',
-        `The last changes were not saved (${this.brokenBecause || 'the store was closed'}); they are not done.`,
+        'outcomeUnknown',
+        `Foreman cannot tell whether the last changes were saved (${this.brokenBecause || 'the store closed before saving them'}). ` +
+          'They may or may not be recorded; look (foreman status, foreman history <id>) before repeating them.',
       );
     }
-    try {
-      this.syncJournal(this.disk);
-    } catch (error) {
-      this.markBroken(`saving the journal failed: ${String(error)}`);
-      throw new StoreError('notSaved', `The last changes were not saved (${String(error)}); they are not done.`);
-    }
+    this.syncJournal(this.disk);
   }
 
   checkpoint(): void {
@@ -309,7 +335,9 @@ export class SqlJsStore implements Store {
       return appendRecord(disk, record, durable);
     } catch (error) {
       this.rollback();
-      if (error instanceof StoreError && error.cause instanceof JournalCutFailed) this.markBroken(error.cause.message);
+      if (error instanceof StoreError && (error.cause instanceof JournalCutFailed || error.cause instanceof JournalSyncFailed)) {
+        this.markBroken(error.cause.message);
+      }
       throw error;
     }
   }
@@ -350,7 +378,13 @@ export class SqlJsStore implements Store {
 
   /** Makes every appended record durable, then says so in foreman.ack. */
   private syncJournal(disk: Disk): void {
-    disk.journal.sync();
+    try {
+      disk.journal.sync();
+    } catch (error) {
+      if (!(error instanceof JournalSyncFailed)) throw error;
+      this.markBroken(error.message);
+      throw outcomeUnknown(error);
+    }
     this.raiseAck(disk);
   }
 
@@ -370,11 +404,13 @@ export class SqlJsStore implements Store {
   }
 
   private markBroken(reason: string): void {
+    if (this.state !== 'open') return;
     this.replica?.dispose();
     this.replica = undefined;
     this.state = 'broken';
     this.brokenBecause = reason;
     this.log(`Store is unusable: ${reason}`);
+    this.disk?.onBroken(reason);
   }
 
   private assertUsable(operation: string): void {

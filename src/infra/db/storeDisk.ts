@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Connection } from './connection';
 import { writeImageFile } from './imageFile';
-import { JournalCutFailed } from './journal';
+import { JournalCutFailed, JournalSyncFailed } from './journal';
 import type { JournalWriter } from './journal';
 import type { AckFile } from './ackFile';
 import type { Migration } from './migrations/index';
@@ -57,6 +57,11 @@ export interface SqlJsStoreOptions {
    * again (undefined), once per change, so a window can say so while the store goes on.
    */
   readonly onSavingChange?: (problem: string | undefined) => void;
+  /**
+   * Hears, once, that the store stopped taking writes (a failed fsync, a journal that could not be
+   * cut back): its owner must close it and open it again from disk (`serve` exits; a window reopens).
+   */
+  readonly onBroken?: (reason: string) => void;
 }
 
 /** Where a store keeps its files; absent for a store that lives only in memory. */
@@ -79,6 +84,7 @@ export interface Disk {
   /** The journal size at which to try the next automatic checkpoint. */
   nextCheckpointAt: number;
   readonly onSavingChange: (problem: string | undefined) => void;
+  readonly onBroken: (reason: string) => void;
   /** Why the last write was not saved, until one is again. */
   savingProblem: string | undefined;
 }
@@ -100,6 +106,7 @@ export function diskOf(dir: string, journal: JournalWriter, active: Disk['active
     replicaFromBytes: options.replicaFromBytes ?? 4 * 1024 * 1024,
     nextCheckpointAt: checkpointBytes,
     onSavingChange: options.onSavingChange ?? (() => undefined),
+    onBroken: options.onBroken ?? (() => undefined),
     savingProblem: undefined,
   };
 }
@@ -172,6 +179,7 @@ function reportSaving(disk: Disk, problem: string | undefined): void {
  * write only: `notSaved`. Not cut back, the journal may end in garbage: `broken`.
  */
 function appendFailure(journalPath: string, error: unknown): StoreError {
+  if (error instanceof JournalSyncFailed) return outcomeUnknown(error);
   if (error instanceof JournalCutFailed) {
     return new StoreError(
       'broken',
@@ -181,6 +189,19 @@ function appendFailure(journalPath: string, error: unknown): StoreError {
     );
   }
   return new StoreError('notSaved', notSavedMessage(journalPath, error), { cause: error });
+}
+
+/**
+ * The error for writes whose fsync failed: they may be on disk or not, so the answer says neither
+ * "done" nor "not done" but what to do (look, then repeat only what is missing).
+ */
+export function outcomeUnknown(error: JournalSyncFailed): StoreError {
+  return new StoreError(
+    'outcomeUnknown',
+    `Foreman cannot tell whether this change was saved: ${error.message}. It may or may not be recorded; ` +
+      'look (foreman status, foreman history <id>) before repeating it. The store takes no more writes until it is reopened from disk.',
+    { cause: error },
+  );
 }
 
 /** Why a write failed though the store is fine: most often a full disk, said in words that say what to do. */

@@ -5,6 +5,8 @@
 export type StoreErrorCode =
   /** The files on disk do not hold every acknowledged transaction; nothing was changed. */
   | 'damaged'
+  /** Opening failed on the way (the disk refused a read or a write); this call changed nothing. */
+  | 'cannotOpen'
   /** The database was written by a newer Foreman. */
   | 'newerSchema'
   /**
@@ -12,6 +14,12 @@ export type StoreErrorCode =
    * the store goes on; the same write succeeds once the cause is gone.
    */
   | 'notSaved'
+  /**
+   * An fsync of the journal failed: what it was to save may or may not be on disk, so the writes
+   * it covered are neither done nor not done. The store takes no more writes (it is `broken` from
+   * then on); the next open tells what is there.
+   */
+  | 'outcomeUnknown'
   /** The journal could not be brought back in line with memory; the process must reopen the store. */
   | 'broken'
   /** The store was used in a way the code must never do (reentrant write, use after close). */
@@ -44,12 +52,19 @@ export function storeFailure(error: unknown): Failure | undefined {
   switch (error.code) {
     case 'damaged':
       return refused('storeDamaged', error.message);
+    case 'cannotOpen':
+      return refused('storeCannotOpen', error.message);
     case 'newerSchema':
       return refused('storeTooNew', error.message);
     case 'notSaved':
       return refused('notSaved', error.message);
     case 'unreachable':
       return refused('storeUnreachable', error.message);
+    case 'outcomeUnknown':
+      return refused('outcomeUnknown', error.message);
+    case 'broken':
+      // Refused before anything was applied: this request is not done, and the owner is reopening.
+      return refused('storeBroken', error.message);
     default:
       return undefined;
   }

@@ -8,6 +8,7 @@ import { ok, refused } from '../../../src/core/result';
 import { nextRunnableIdSql } from '../../../src/engine/queries/taskQueue';
 import { SqlJsStore, StoreError, migrations } from '../../../src/infra/db/index';
 import { readAckFile } from '../../../src/infra/db/ackFile';
+import { storeFailure } from '../../../src/infra/db/storeError';
 import { scanJournal } from '../../../src/infra/db/journal';
 import { collectLog, copyOf, insertTask, tempForemanDir } from './helpers';
 
@@ -294,29 +295,69 @@ describe('SqlJsStore', () => {
     reopened.close();
   });
 
-  it('a failed fsync that cannot be undone either (fsyncSync keeps failing) stops the store', async (t) => {
+  it('a failed journal fsync is fatal: the write is "outcome unknown", the store takes nothing more, the next open has it', async (t) => {
     const dir = tempForemanDir();
     const { lines, log } = collectLog();
-    const store = await SqlJsStore.open(dir, { log });
+    const broken: string[] = [];
+    const store = await SqlJsStore.open(dir, { log, onBroken: (reason) => broken.push(reason) });
     store.write(insertTask('a'));
-    const failure = Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
+    const failure = Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
     const mocked = t.mock.method(nodeFs, 'fsyncSync', () => {
       throw failure;
     });
     assert.throws(
       () => store.write(insertTask('b')),
-      (error: unknown) => error instanceof StoreError && error.code === 'broken' && /not saved/.test(error.message),
+      (error: unknown) =>
+        error instanceof StoreError &&
+        error.code === 'outcomeUnknown' &&
+        /cannot tell whether this change was saved/.test(error.message) &&
+        /fsync of .*foreman\.journal failed/.test(error.message) &&
+        /look .* before repeating it/.test(error.message),
     );
     mocked.mock.restore();
-    assert.throws(
-      () => store.read(() => 1),
-      (error: unknown) => error instanceof StoreError && error.code === 'broken',
-    );
-    assert.ok(lines.some((line) => /Store is unusable/.test(line)));
+    assert.equal(broken.length, 1, 'the owner hears once that the store broke');
+    assert.match(broken[0] ?? '', /EIO/);
+    // Neither a read nor a write: whatever is answered now would be built on an unknown.
+    for (const use of [() => store.read(() => 1), () => store.write(insertTask('c'))]) {
+      assert.throws(use, (error: unknown) => {
+        const refusal = storeFailure(error);
+        return refusal?.code === 'storeBroken' && /reopen it/.test(refusal.message);
+      });
+    }
+    assert.ok(lines.some((line) => /Store is unusable: fsync of/.test(line)));
     store.close(); // no checkpoint: the store is broken
     const reopened = await SqlJsStore.open(dir);
-    // The cut back itself went through before its fsync failed: the never-acknowledged record is gone.
-    assert.deepEqual(taskIds(reopened), ['a']);
+    // The record was written before its fsync failed (here the data did reach the file): the next
+    // open replays it. "Unknown" was the truthful answer; "not done" would have been a lie.
+    assert.deepEqual(taskIds(reopened), ['a', 'b']);
+    reopened.close();
+  });
+
+  it('a group whose fsync fails answers every waiter "outcome unknown", and what was written is found at the next open', async (t) => {
+    const dir = tempForemanDir();
+    const broken: string[] = [];
+    const store = await SqlJsStore.open(dir, { onBroken: (reason) => broken.push(reason) });
+    store.write(insertTask('a'));
+    store.savingLater(() => {
+      store.write(insertTask('b'));
+      store.write(insertTask('c'));
+    });
+    const waiters = [store.whenSaved(), store.whenSaved()];
+    const failure = Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
+    const mocked = t.mock.method(nodeFs, 'fsyncSync', () => {
+      throw failure;
+    });
+    for (const waiter of waiters) {
+      await assert.rejects(waiter, (error: unknown) => error instanceof StoreError && error.code === 'outcomeUnknown');
+    }
+    mocked.mock.restore();
+    assert.equal(broken.length, 1);
+    // A waiter that comes later hears the same, never "not done".
+    await assert.rejects(store.whenSaved(), (error: unknown) => error instanceof StoreError && error.code === 'outcomeUnknown');
+    assert.throws(() => store.write(insertTask('d')), (error: unknown) => error instanceof StoreError && error.code === 'broken');
+    store.close();
+    const reopened = await SqlJsStore.open(dir);
+    assert.deepEqual(taskIds(reopened), ['a', 'b', 'c']);
     reopened.close();
   });
 
