@@ -137,7 +137,14 @@ async function askPerson(
     if (answer === 'deny') return { answer, reason: 'denied by a person through Foreman; do without this tool call' };
   }
   await heartbeat({ activity: `no answer to: ${question}` });
-  return { answer: 'deny', reason: `no one answered within ${Math.round(waitMs / 60_000)} min; do without this tool call` };
+  return { answer: 'deny', reason: `no one answered within ${waitInWords(waitMs)}; do without this tool call` };
+}
+
+/** How long a person was given to answer, as said to the agent: "30 min", "1.5 min", "45 s", "250 ms". */
+export function waitInWords(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${Math.round(ms / 1000)} s`;
+  return `${Math.round(ms / 6_000) / 10} min`;
 }
 
 /** What Claude Code's hooks run (the settings Foreman generates for it). */

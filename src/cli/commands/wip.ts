@@ -60,6 +60,17 @@ async function list(input: CommandInput, printer: Printer = processPrinter): Pro
   return ExitCode.ok;
 }
 
+/** `--attempt`: attempts are numbered from 1, so 0 or less is a usage error, not a snapshot to look for. */
+function attemptFlag(input: CommandInput): Result<number | undefined> {
+  const attempt = integerFlag(input.argv, 'attempt');
+  if (!attempt.ok || attempt.value === undefined || attempt.value >= 1) return attempt;
+  return invalid(
+    'invalidAttempt',
+    `--attempt: attempts are numbered from 1, got ${attempt.value}; \`foreman wip list\` shows the attempts that have snapshots.`,
+    { field: '--attempt' },
+  );
+}
+
 /** The snapshot a restore names: the task's latest attempt unless `--attempt` picks one. */
 function pickSnapshot(snapshots: readonly WipSnapshot[], taskId: string, attempt: number | undefined): Result<WipSnapshot> {
   const ofTask = snapshots.filter((snapshot) => snapshot.taskId === taskId);
@@ -79,7 +90,7 @@ async function restore(input: CommandInput, printer: Printer = processPrinter): 
   if (!root.ok) return fail(root);
   const task = checkTask('task', required(input, 'task'));
   if (!task.ok) return fail(task);
-  const attempt = integerFlag(input.argv, 'attempt');
+  const attempt = attemptFlag(input);
   if (!attempt.ok) return fail(attempt);
   const { listWip, restoreWip } = await import('../../infra/git/snapshots.js');
   const chosen = pickSnapshot(await listWip(root.value), task.value, attempt.value);

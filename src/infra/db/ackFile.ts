@@ -19,9 +19,15 @@
  *
  * Format: the seq in decimal, zero-padded to 16 digits, and a newline. A person may write a plain
  * number into it (`echo 57 > .foreman/foreman.ack`) to accept a store that lost writes after 57.
+ *
+ * Deleted or replaced while the store is open (`rm`, an editor's save): each raise first checks that
+ * the path still names the file it holds open (one stat, next to an fsync), and if not writes the
+ * mark anew there, as `open` does, and says so. The owner knows exactly what it acknowledged, so the
+ * new file is as true as the old; left alone, the next open would refuse the store for a missing mark.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { StoreError } from './storeError';
 import { fsyncDirectory } from './storeFiles';
 
 export const ackName = 'foreman.ack';
@@ -40,10 +46,34 @@ function encode(seq: number): Buffer {
   return Buffer.from(`${String(seq).padStart(16, '0')}\n`, 'latin1');
 }
 
+/** What a non-file is called in messages. */
+function kindOf(stat: fs.Stats): string {
+  if (stat.isDirectory()) return 'a directory';
+  if (stat.isFIFO()) return 'a named pipe';
+  if (stat.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
+/**
+ * Reads the mark. Something at the path that is not a file (a directory made by mistake) cannot be
+ * read, nor replaced without losing what a person put there: refused as damage, naming it and what
+ * to do (a FIFO is never opened, since reading one would block).
+ */
 export function readAckFile(dir: string): AckRead {
+  const file = path.join(dir, ackName);
+  const stat = fs.statSync(file, { throwIfNoEntry: false });
+  if (stat === undefined) return { kind: 'missing' };
+  if (!stat.isFile()) {
+    throw new StoreError(
+      'damaged',
+      `${file} is ${kindOf(stat)}, but Foreman keeps its acknowledged mark there (a file holding a seq), so it cannot tell ` +
+        `whether the journal holds every acknowledged write. Nothing was changed. Move it out of the way (mv ${file} ` +
+        `${file}.aside) and run the command again: Foreman then says which seq the store reaches and how to accept it.`,
+    );
+  }
   let text: string;
   try {
-    text = fs.readFileSync(path.join(dir, ackName), 'latin1');
+    text = fs.readFileSync(file, 'latin1');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'missing' };
     throw error;
@@ -54,60 +84,112 @@ export function readAckFile(dir: string): AckRead {
     : { kind: 'unreadable', text: trimmed.slice(0, 40) };
 }
 
+/**
+ * Puts the mark at `seq` in place whole, through an fsync'd temp file and a rename, so that a kill at
+ * any point leaves the old mark or the new one, never an empty file; returns it opened for raising.
+ */
+function replaceMark(dir: string, seq: number): number {
+  const file = path.join(dir, ackName);
+  const temp = `${file}.tmp`;
+  const fd = fs.openSync(temp, 'w', 0o600);
+  try {
+    fs.fchmodSync(fd, 0o600);
+    fs.writeSync(fd, encode(seq), 0, 17, 0);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  try {
+    fs.renameSync(temp, file);
+  } catch (error) {
+    fs.rmSync(temp, { force: true });
+    throw error;
+  }
+  fsyncDirectory(dir);
+  return fs.openSync(file, 'r+');
+}
+
+/** Which file (or folder) a stat names. */
+interface Identity {
+  readonly dev: number;
+  readonly ino: number;
+}
+
+const same = (a: Identity | undefined, b: Identity): boolean => a !== undefined && a.dev === b.dev && a.ino === b.ino;
+
+/** The file an open fd holds, and the folder it was opened in, to tell whether the path still names it. */
+interface Held {
+  readonly fd: number;
+  readonly file: Identity;
+  readonly folder: Identity;
+}
+
+const identityOf = (stat: fs.Stats): Identity => ({ dev: stat.dev, ino: stat.ino });
+
+function hold(dir: string, fd: number): Held {
+  return { fd, file: identityOf(fs.fstatSync(fd)), folder: identityOf(fs.statSync(dir)) };
+}
+
 /** The open mark of a store; `record` only ever raises it. */
 export class AckFile {
   private constructor(
-    private fd: number | undefined,
+    private readonly dir: string,
+    private held: Held | undefined,
     private seq: number,
   ) {}
 
   /**
    * Opens the mark at `seq`. Unless the file already says exactly that (`current`, as read), it is
-   * replaced whole (a person may have typed a short number) through an fsync'd temp file and a
-   * rename, so that a kill at any point leaves the old mark or the new one, never an empty file:
-   * at most once per open, never per write.
+   * replaced whole (a person may have typed a short number): at most once per open, never per write.
    */
   static open(dir: string, seq: number, current: AckRead): AckFile {
-    const file = path.join(dir, ackName);
-    if (!(current.kind === 'seq' && current.canonical && current.seq === seq)) {
-      const temp = `${file}.tmp`;
-      const fd = fs.openSync(temp, 'w', 0o600);
-      try {
-        fs.fchmodSync(fd, 0o600);
-        fs.writeSync(fd, encode(seq), 0, 17, 0);
-        fs.fsyncSync(fd);
-      } finally {
-        fs.closeSync(fd);
-      }
-      fs.renameSync(temp, file);
-      fsyncDirectory(dir);
-    }
-    return new AckFile(fs.openSync(file, 'r+'), seq);
+    const upToDate = current.kind === 'seq' && current.canonical && current.seq === seq;
+    const fd = upToDate ? fs.openSync(path.join(dir, ackName), 'r+') : replaceMark(dir, seq);
+    return new AckFile(dir, hold(dir, fd), seq);
   }
 
   /**
    * `record`, with a failure handed to `failed` rather than thrown: the write itself is durable,
-   * and a lagging mark is safe.
+   * and a lagging mark is safe. `noticed` hears that the file had been deleted or replaced and was
+   * written again (a line for the owner's log); without it, that is said through `failed`.
    */
-  raise(seq: number, failed: (error: unknown) => void): void {
+  raise(seq: number, failed: (error: unknown) => void, noticed?: (line: string) => void): void {
     try {
-      this.record(seq);
+      const rewritten = this.record(seq);
+      if (rewritten === undefined) return;
+      if (noticed) noticed(rewritten);
+      else failed(new Error(rewritten));
     } catch (error) {
       failed(error);
     }
   }
 
-  /** Raises the mark to `seq`, which the journal has fsync'd. */
-  record(seq: number): void {
-    if (seq <= this.seq || this.fd === undefined) return;
-    fs.writeSync(this.fd, encode(seq), 0, 17, 0);
+  /**
+   * Raises the mark to `seq`, which the journal has fsync'd. Returns what happened when the file
+   * had been deleted or replaced under it and was written again; undefined otherwise.
+   */
+  record(seq: number): string | undefined {
+    if (seq <= this.seq || this.held === undefined) return undefined;
+    const file = path.join(this.dir, ackName);
+    const now = fs.statSync(file, { throwIfNoEntry: false });
+    // The folder itself moved (`mv` of the repository): the mark moved with it, and stays the one to raise.
+    if (same(now, this.held.file) || !same(fs.statSync(this.dir, { throwIfNoEntry: false }), this.held.folder)) {
+      fs.writeSync(this.held.fd, encode(seq), 0, 17, 0);
+      this.seq = seq;
+      return undefined;
+    }
+    const fd = replaceMark(this.dir, seq);
+    fs.closeSync(this.held.fd);
+    this.held = hold(this.dir, fd);
     this.seq = seq;
+    const what = now === undefined ? 'was deleted' : 'was replaced by another file';
+    return `${file} ${what} while the store was open; Foreman wrote it again at seq ${seq}, the last write it acknowledged.`;
   }
 
   close(): void {
-    if (this.fd === undefined) return;
-    const fd = this.fd;
-    this.fd = undefined;
+    if (this.held === undefined) return;
+    const { fd } = this.held;
+    this.held = undefined;
     fs.closeSync(fd);
   }
 }

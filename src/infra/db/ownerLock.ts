@@ -9,7 +9,8 @@ import * as path from 'node:path';
 import { ok, refused } from '../../core/result';
 import type { Result } from '../../core/result';
 import { ensureForemanDir } from './storeFiles';
-import { type OwnerInfo, isAlive, lockName, readLockFile } from '../workspace/ownerFile';
+import { folderIdentityOf } from '../workspace/folderIdentity';
+import { type OwnerInfo, isAlive, isLockOf, lockName, readLockFile } from '../workspace/ownerFile';
 
 export { readOwner, type OwnerInfo } from '../workspace/ownerFile';
 
@@ -46,10 +47,11 @@ function writeLock(lockPath: string, info: OwnerInfo, flag: 'wx' | 'w'): void {
 }
 
 /**
- * Removes a stale lock so that exactly one racer does. The stale file is first hard-linked to a
- * name derived from its identity: link() fails if that name exists, so of all processes that
- * judged this same file stale only the first proceeds, and it removes the file it judged (nobody
- * else can have replaced it: its owner is dead and every other racer lost the link). Renaming the
+ * Removes a stale lock (its owner is dead, or it was copied here from another folder) so that
+ * exactly one racer does. The stale file is first hard-linked to a name derived from its identity:
+ * link() fails if that name exists, so of all processes that judged this same file stale only the
+ * first proceeds, and it removes the file it judged (nobody else can have replaced it: its owner is
+ * dead or owns another folder, and every other racer lost the link). Renaming the
  * lock instead would let a slow racer rename away the fresh lock of the racer that won.
  * Returns false when another process got there first.
  */
@@ -128,8 +130,10 @@ export function acquireOwnerLock(
   ensureForemanDir(foremanDir);
   const lockPath = path.join(foremanDir, lockName);
   // Each pass either wins, refuses, or saw the lock change under it; a few passes settle any race.
+  // Recorded so that a copy of this folder (which copies the lock) can tell the lock is not its own.
+  const folder = folderIdentityOf(foremanDir);
   for (let attempt = 0; attempt < 10; attempt++) {
-    const ours: OwnerInfo = { pid: process.pid, host: os.hostname(), startedAt: Date.now(), ...info };
+    const ours: OwnerInfo = { pid: process.pid, host: os.hostname(), startedAt: Date.now(), ...info, ...(folder ? { folder } : {}) };
     try {
       writeLock(lockPath, ours, 'wx');
       removeOldMarkers(foremanDir);
@@ -139,7 +143,8 @@ export function acquireOwnerLock(
     }
     const existing = readLockFile(lockPath);
     if (existing.kind === 'missing') continue;
-    if (existing.kind === 'parsed' && isAlive(existing.info)) {
+    const copied = existing.kind === 'parsed' && !isLockOf(existing.info, foremanDir);
+    if (existing.kind === 'parsed' && !copied && isAlive(existing.info)) {
       const owner = existing.info;
       return refused(
         'ownedByOther',
@@ -160,7 +165,12 @@ export function acquireOwnerLock(
       );
     }
     if (removeStale(foremanDir, lockPath, existing.stat)) {
-      const previous = existing.kind === 'parsed' ? `of ${describe(existing.info)}, which no longer runs` : 'that could not be read';
+      const previous =
+        existing.kind !== 'parsed'
+          ? 'that could not be read'
+          : copied
+            ? `of ${describe(existing.info)}, which was taken on another folder (this one is a copy of it)`
+            : `of ${describe(existing.info)}, which no longer runs`;
       options.log?.(`Taking over ${lockPath}: removed the stale lock ${previous}.`);
     }
   }

@@ -390,8 +390,10 @@ export class SqlJsStore implements Store {
 
   /** Only after the journal's fsync: the mark must never name a record that is not on disk. */
   private raiseAck(disk: Disk): void {
-    disk.ack.raise(this.lastSeq, (error) =>
-      this.log(`Updating the acknowledged mark in ${disk.dir} failed (${String(error)}); the write itself is saved.`),
+    disk.ack.raise(
+      this.lastSeq,
+      (error) => this.log(`Updating the acknowledged mark in ${disk.dir} failed (${String(error)}); the write itself is saved.`),
+      (line) => this.log(line),
     );
   }
 

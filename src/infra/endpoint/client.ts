@@ -4,12 +4,15 @@ import * as path from 'node:path';
 import { type Announcement, isPermissionError, readAnnouncement } from './discovery';
 import { LineBuffer } from './lineBuffer';
 import type { CommandName, RequestOf } from '../../core/requests';
-import { type EndpointAnswer, type EndpointResponse, readEndpointResponse, tokenFileName } from './wire';
+import { type EndpointAnswer, type EndpointResponse, endpointFileName, readEndpointResponse, tokenFileName } from './wire';
+import { type FolderIdentity, describeFolder, folderIdentityOf, sameFolder } from '../workspace/folderIdentity';
 
 /** Where to send and the secret to send with it. */
 export interface EndpointAddress {
   readonly socketPath: string;
   readonly token: string;
+  /** The `.foreman/` folder the owner was found in, sent along so the owner refuses to serve another's. */
+  readonly folder?: FolderIdentity;
 }
 
 export type SendOutcome =
@@ -44,7 +47,19 @@ export async function sendRequest(foremanDir: string, request: unknown, options:
     };
   }
   if (!announcement) return { kind: 'unreachable', reason: 'no endpoint is announced in endpoint.json' };
-  return sendToEndpoint({ socketPath: announcement.info.socketPath, token: announcement.token }, request, options);
+  const here = folderIdentityOf(foremanDir);
+  const served = announcement.info.folder;
+  // A copy of the folder carries the original owner's announcement and token: never follow them there.
+  if (here && served && !sameFolder(here, served)) {
+    return {
+      kind: 'unreachable',
+      reason:
+        `${path.join(foremanDir, endpointFileName)} announces the owner of another folder (${describeFolder(served)}; this one is ` +
+        `${describeFolder(here)}): it was copied along with the folder, so it is ignored`,
+    };
+  }
+  const address = { socketPath: announcement.info.socketPath, token: announcement.token, ...(here ? { folder: here } : {}) };
+  return sendToEndpoint(address, request, options);
 }
 
 /** Sends one request line to a socket and reads one response line. */
@@ -73,7 +88,8 @@ export function sendToEndpoint(address: EndpointAddress, request: unknown, optio
     }, options.timeoutMs);
     socket.on('connect', () => {
       connected = true;
-      socket.write(`${JSON.stringify({ token: address.token, request })}\n`);
+      const folder = address.folder ? { folder: address.folder } : {};
+      socket.write(`${JSON.stringify({ token: address.token, request, ...folder })}\n`);
     });
     socket.on('data', (chunk: Buffer) => {
       const { lines: complete, overflow } = lines.push(chunk);

@@ -19,8 +19,16 @@ export {
   type UnexpectedFailure,
 } from './wire';
 
+/** A folder's device and inode in decimal (folderIdentity.ts). */
+const folderIdentitySchema = z.object({ dev: z.string().regex(/^\d{1,20}$/), ino: z.string().regex(/^\d{1,20}$/) });
+
 /** One request line. The token is optional here so that a missing one reads as a bad token, not as bad JSON. */
-export const endpointRequestSchema = z.object({ token: z.string().max(1024).optional(), request: z.unknown() });
+export const endpointRequestSchema = z.object({
+  token: z.string().max(1024).optional(),
+  request: z.unknown(),
+  /** The `.foreman/` folder the client found this owner in; absent when it was given an endpoint (FOREMAN_ENDPOINT). */
+  folder: folderIdentitySchema.optional(),
+});
 
 const failureSchema = z.object({
   ok: z.literal(false),
@@ -45,4 +53,6 @@ export const endpointInfoSchema: z.ZodType<EndpointInfo> = z.object({
   socketDir: z.string().min(1).optional(),
   pid: z.number().int().positive(),
   startedAt: z.number(),
+  /** The `.foreman/` folder this owner serves; a client in another folder (a copy) ignores the announcement. */
+  folder: folderIdentitySchema.optional(),
 });

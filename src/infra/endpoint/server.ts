@@ -2,13 +2,14 @@ import { timingSafeEqual } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import { describeIssues, parseRequest, type Request } from '../../core/requests';
-import { type Result, invalid, refused } from '../../core/result';
+import { type Failure, type Result, invalid, refused } from '../../core/result';
 import { storeFailure } from '../db/storeError';
 import type { Disposable } from '../../engine/events';
 import { newToken, readEndpointInfo, withdrawAnnouncement, writeAnnouncement, writeToken } from './announcement';
 import { type ConnectionLimits, EndpointConnection, respondTo } from './connection';
 import { type EndpointResponse, endpointRequestSchema } from './protocol';
 import { type SocketLocation, createSocketLocation, removeSocketLocation, removeStalePrivateDir } from './socketLocation';
+import { type FolderIdentity, describeFolder, folderIdentityOf, sameFolder } from '../workspace/folderIdentity';
 
 /** Runs one parsed request; the engine's `execute` fits, and so does an async front door. */
 export type Executor = (request: Request) => Result<unknown> | Promise<Result<unknown>>;
@@ -50,6 +51,8 @@ export class EndpointServer implements Disposable {
     private readonly log: (line: string) => void,
     private readonly limits: ConnectionLimits,
     private readonly whenSaved: (() => Promise<void>) | undefined,
+    /** The `.foreman/` folder served, announced and checked against each request's. */
+    private readonly folder: FolderIdentity | undefined,
   ) {}
 
   get socketPath(): string {
@@ -57,9 +60,12 @@ export class EndpointServer implements Disposable {
   }
 
   static async start(foremanDir: string, execute: Executor, options: EndpointServerOptions = {}): Promise<EndpointServer> {
-    // We hold the lock, so a private socket folder named by an earlier owner's announcement is stale.
+    // We hold the lock, so a private socket folder named by an earlier owner's announcement is stale,
+    // unless the announcement came with a copy of the folder: that one is the original owner's, live.
+    const folder = folderIdentityOf(foremanDir);
     const previous = readEndpointInfo(foremanDir);
-    if (previous?.socketDir) removeStalePrivateDir(previous.socketDir);
+    const copied = folder && previous?.folder && !sameFolder(folder, previous.folder);
+    if (previous?.socketDir && !copied) removeStalePrivateDir(previous.socketDir);
     const token = newToken();
     writeToken(foremanDir, token);
     const location = createSocketLocation(foremanDir);
@@ -69,7 +75,7 @@ export class EndpointServer implements Disposable {
     const server = net.createServer();
     const log = options.log ?? (() => undefined);
     const limits = { ...defaultLimits, ...options.limits };
-    const endpoint = new EndpointServer(server, foremanDir, location, Buffer.from(token), execute, log, limits, options.whenSaved);
+    const endpoint = new EndpointServer(server, foremanDir, location, Buffer.from(token), execute, log, limits, options.whenSaved, folder);
     server.on('connection', (socket) => endpoint.accept(socket));
     await new Promise<void>((resolve, reject) => {
       server.once('error', (error) => {
@@ -88,6 +94,7 @@ export class EndpointServer implements Disposable {
       ...(location.privateDir ? { socketDir: location.privateDir } : {}),
       pid: process.pid,
       startedAt: Date.now(),
+      ...(folder ? { folder } : {}),
     });
     return endpoint;
   }
@@ -127,9 +134,10 @@ export class EndpointServer implements Disposable {
         await whenSaved();
         return response;
       } catch (error) {
-        // Done in memory but not saved: the caller must not take it as done.
+        // Done in memory, its fsync failed: on disk or not, nobody can say. The caller must look.
         return respondTo(
-          storeFailure(error) ?? refused('notSaved', `The owner could not save this change (${String(error)}); it is not done.`),
+          storeFailure(error) ??
+            refused('outcomeUnknown', `The owner cannot tell whether this change was saved (${String(error)}); look before repeating it.`),
         );
       }
     });
@@ -149,6 +157,8 @@ export class EndpointServer implements Disposable {
     if (!envelope.success) return respondTo(invalid('badLine', `endpoint: ${describeIssues(envelope.error)}`));
     // Checked before anything else is looked at: nothing runs for a caller without the secret.
     if (!this.tokenMatches(envelope.data.token)) return respondTo(invalid('badEndpointToken', 'bad endpoint token'));
+    const wrongFolder = this.refuseOtherFolder(envelope.data.folder);
+    if (wrongFolder) return respondTo(wrongFolder);
     const parsed = parseRequest(envelope.data.request);
     if (!parsed.ok) return respondTo(invalid('badRequest', parsed.message));
     try {
@@ -166,6 +176,22 @@ export class EndpointServer implements Disposable {
         message: `${parsed.request.command} failed unexpectedly in the owner: ${String(error)}`,
       });
     }
+  }
+
+  /**
+   * A client that found this owner in a `.foreman/` folder other than the one it serves: a copy of
+   * the folder, which carries the announcement and token along. Clients check this themselves
+   * (client.ts); this is the second check, for a client that did not or could not.
+   */
+  private refuseOtherFolder(clientFolder: FolderIdentity | undefined): Failure | undefined {
+    if (!clientFolder || !this.folder || sameFolder(clientFolder, this.folder)) return undefined;
+    return refused(
+      'otherWorkspace',
+      `This owner (pid ${process.pid}) serves ${this.foremanDir} (${describeFolder(this.folder)}), not the folder you called ` +
+        `from (${describeFolder(clientFolder)}): that folder is a copy, and its endpoint.json and token are the original's. ` +
+        'Nothing was run. Delete endpoint.json and endpoint.token in the copy; it then works as a workspace of its own.',
+      { served: this.folder, client: clientFolder },
+    );
   }
 
   private tokenMatches(token: string | undefined): boolean {

@@ -8,6 +8,7 @@
 import type { CommandName } from '../../core/requests';
 import type { FailureKind, Result } from '../../core/result';
 import type { ResultOf } from '../../engine/results';
+import { type FolderIdentity, readFolderIdentity } from '../workspace/folderIdentity';
 
 /** The largest request line the owner reads; a longer one is refused and the connection closed. */
 export const maxLineBytes = 1024 * 1024;
@@ -43,6 +44,12 @@ export interface EndpointInfo {
   readonly socketDir?: string;
   readonly pid: number;
   readonly startedAt: number;
+  /**
+   * The `.foreman/` folder this owner serves (folderIdentity.ts). A client in another folder (a
+   * copy, which carries this file and the token along) ignores the announcement. Absent from an
+   * owner older than the check.
+   */
+  readonly folder?: FolderIdentity;
 }
 
 type Fields = Readonly<Record<string, unknown>>;
@@ -74,10 +81,18 @@ function readResult(value: unknown): EndpointResult | undefined {
 /** `endpoint.json`'s value as `endpointInfoSchema` reads it (unknown fields dropped), or undefined. */
 export function readEndpointInfoValue(value: unknown): EndpointInfo | undefined {
   if (!isObject(value)) return undefined;
-  const { socketPath, socketDir, pid, startedAt } = value;
+  const { socketPath, socketDir, pid, startedAt, folder } = value;
   if (!isText(socketPath) || socketPath.length === 0) return undefined;
   if (socketDir !== undefined && (!isText(socketDir) || socketDir.length === 0)) return undefined;
   if (typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0) return undefined;
   if (typeof startedAt !== 'number' || !Number.isFinite(startedAt)) return undefined;
-  return { socketPath, ...('socketDir' in value ? { socketDir } : {}), pid, startedAt };
+  const identity = readFolderIdentity(folder);
+  if (folder !== undefined && !identity) return undefined;
+  return {
+    socketPath,
+    ...('socketDir' in value ? { socketDir } : {}),
+    pid,
+    startedAt,
+    ...('folder' in value ? { folder: identity } : {}),
+  };
 }

@@ -6,6 +6,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { type FolderIdentity, folderIdentityOf, readFolderIdentity, sameFolder } from './folderIdentity';
 
 export const lockName = 'owner.lock';
 
@@ -19,6 +20,8 @@ export interface OwnerInfo {
   readonly role: string;
   /** Where clients send commands, once the owner listens. */
   readonly endpoint?: string;
+  /** The `.foreman/` folder the lock was taken on (folderIdentity.ts): a copied lock names another. */
+  readonly folder?: FolderIdentity;
 }
 
 export type LockFile =
@@ -47,7 +50,10 @@ export function readLockFile(lockPath: string): LockFile {
         typeof parsed.startedAt === 'number' &&
         typeof parsed.role === 'string'
       ) {
-        return { kind: 'parsed', info: parsed as OwnerInfo, stat };
+        // A malformed folder is dropped: the lock then reads as one written before folders were recorded.
+        const { folder, ...rest } = parsed as OwnerInfo;
+        const identity = readFolderIdentity(folder);
+        return { kind: 'parsed', info: identity ? { ...rest, folder: identity } : rest, stat };
       }
     } catch {
       // Falls through: a half-written or foreign file.
@@ -85,8 +91,24 @@ export function isAlive(info: OwnerInfo): boolean {
   return startedAt === undefined || startedAt <= info.startedAt + 2000;
 }
 
-/** The live owner of the workspace, or undefined when there is none (or its process is gone). */
+/**
+ * Whether the lock was taken on this very folder. False for a lock that came along when the folder
+ * was copied (`cp -a` while its owner ran): it names a live process, but one that owns the original.
+ * A lock from another host, or from before folders were recorded, cannot be checked: assume it was.
+ */
+export function isLockOf(info: OwnerInfo, foremanDir: string): boolean {
+  if (info.folder === undefined || info.host !== os.hostname()) return true;
+  const here = folderIdentityOf(foremanDir);
+  return here === undefined || sameFolder(here, info.folder);
+}
+
+/** Whether the lock's process owns the workspace in `foremanDir`: it still runs, and took the lock here. */
+export function holdsWorkspace(info: OwnerInfo, foremanDir: string): boolean {
+  return isLockOf(info, foremanDir) && isAlive(info);
+}
+
+/** The live owner of the workspace, or undefined when there is none (its process is gone, or owns another folder). */
 export function readOwner(foremanDir: string): OwnerInfo | undefined {
   const existing = readLockFile(path.join(foremanDir, lockName));
-  return existing.kind === 'parsed' && isAlive(existing.info) ? existing.info : undefined;
+  return existing.kind === 'parsed' && holdsWorkspace(existing.info, foremanDir) ? existing.info : undefined;
 }

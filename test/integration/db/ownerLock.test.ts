@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { acquireOwnerLock, readOwner } from '../../../src/infra/db/index';
 import type { OwnerInfo } from '../../../src/infra/db/index';
+import { folderIdentityOf } from '../../../src/infra/workspace/folderIdentity';
 import { collectLog, tempForemanDir } from './helpers';
 
 const contender = path.join(__dirname, 'fixtures', 'lockContender.ts');
@@ -46,7 +47,13 @@ describe('owner lock', () => {
     const dir = tempForemanDir();
     const lock = acquireOwnerLock(dir, { role: 'serve' });
     assert.ok(lock.ok);
-    assert.deepEqual(readOwner(dir), { pid: process.pid, host: os.hostname(), startedAt: lock.value.info.startedAt, role: 'serve' });
+    assert.deepEqual(readOwner(dir), {
+      pid: process.pid,
+      host: os.hostname(),
+      startedAt: lock.value.info.startedAt,
+      role: 'serve',
+      folder: folderIdentityOf(dir),
+    });
     lock.value.update({ endpoint: '/tmp/foreman.sock' });
     assert.equal(readOwner(dir)?.endpoint, '/tmp/foreman.sock');
     assert.deepEqual(
