@@ -37,7 +37,7 @@ if (desktop.status === 0 && !process.env.FOREMAN_USE_CODE_SERVER) {
   step('opening it in VS Code…');
   spawn('code', ['--extensionDevelopmentPath', root, demo], { stdio: 'inherit', detached: true }).unref();
 } else {
-  step('no desktop VS Code found; provisioning code-server (first run takes a few minutes)…');
+  step('no desktop VS Code found; opening code-server (built once per machine into ~/.cache/foreman: 10–20 minutes the first time, instant after)…');
   if (spawnSync(process.execPath, [join(root, 'scripts/vscode/provision.mjs')], { stdio: 'inherit' }).status !== 0) process.exit(1);
   const open = spawn(
     process.execPath,

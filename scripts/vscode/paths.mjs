@@ -2,6 +2,7 @@
 // The cache is outside node_modules on purpose: code-server (617 MB, Node 24 only) must never become
 // a project dependency, and `npm ci` must not wipe it.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -14,8 +15,15 @@ export const CODE_SERVER_VERSION = '4.139.1';
 // bubblewrap and socat: Claude Code's sandbox on Linux, which confines Claude workers by default.
 export const APT_PACKAGES = ['libkrb5-dev', 'chromium', 'postgresql', 'bubblewrap', 'socat', 'strace'];
 
+/**
+ * One cache per machine, keyed by the versions it holds: every clone (and CI's clean clone) reuses
+ * the code-server that the first one built, which takes 10–20 minutes on two cores.
+ * FOREMAN_VSCODE_CACHE overrides it (e.g. a folder of the checkout, as `.vscode-test` once was).
+ */
 export function cacheDir() {
-  return resolve(process.env.FOREMAN_VSCODE_CACHE || join(repoRoot, '.vscode-test'));
+  if (process.env.FOREMAN_VSCODE_CACHE) return resolve(process.env.FOREMAN_VSCODE_CACHE);
+  const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  return join(base, 'foreman', `vscode-${CODE_SERVER_VERSION}-node-${NODE_VERSION}`);
 }
 
 export function nodePaths(cache = cacheDir()) {

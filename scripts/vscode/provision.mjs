@@ -4,11 +4,12 @@
 //   1. Debian libkrb5-dev + chromium (+ postgresql, for the shared store's tests) (apt, only when missing),
 //   2. Node 24 from npm (code-server's postinstall refuses any other Node),
 //   3. code-server, the real VS Code workbench + extension host, built with Node 24.
-// Everything goes into the cache dir ($FOREMAN_VSCODE_CACHE, default <repo>/.vscode-test), never into
-// the project's node_modules. A marker file makes a second run instant.
+// Everything goes into the machine's cache (paths.mjs: ~/.cache/foreman/vscode-<versions>, or
+// $FOREMAN_VSCODE_CACHE), never into the project's node_modules; every clone reuses it. A marker file
+// makes a second run instant, and a lock makes a clone that starts while another builds wait for it.
 // Usage: node scripts/vscode/provision.mjs [--skip-apt] [--apt-only] [--force]
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { APT_PACKAGES, CODE_SERVER_VERSION, NODE_VERSION, cacheDir, codeServerPaths, nodePaths } from './paths.mjs';
 
@@ -79,7 +80,7 @@ function ensureCodeServer(cache, node) {
   rmSync(server.prefix, { recursive: true, force: true });
   mkdirSync(server.prefix, { recursive: true });
   const t = Date.now();
-  say(`installing code-server ${CODE_SERVER_VERSION} (about 2 minutes: native modules are built)…`);
+  say(`installing code-server ${CODE_SERVER_VERSION} into this machine's cache (once per machine: 10–20 minutes on 2 cores, native modules are built)…`);
   // Node 24 first on PATH: npm's `#!/usr/bin/env node` and the postinstall's `node` both pick it up.
   // npm_config_nodedir points node-gyp at Node 24's headers (the machine's npmrc names Node 20's).
   // Under `npm start` the outer npm's npm_config_user_agent ("… node/v20 …") would be inherited as
@@ -120,11 +121,49 @@ function ensureCodeServer(cache, node) {
   say(`code-server installed in ${took.toFixed(1)}s (${reports})`);
 }
 
+/**
+ * Holds `<cache>.lock` (a folder: mkdir is atomic) while installing. A lock older than an hour is
+ * an install that died: taken over. Waits for another clone's install rather than building twice.
+ */
+function withCacheLock(cache, work) {
+  const lock = `${cache}.lock`;
+  const waitedSince = Date.now();
+  for (let said = false; ; ) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error;
+      if (Date.now() - statSync(lock).mtimeMs > 3600_000) {
+        rmSync(lock, { recursive: true, force: true });
+        continue;
+      }
+      if (!said) say(`another clone is installing into ${cache}; waiting for it…`);
+      said = true;
+      if (Date.now() - waitedSince > 45 * 60_000) fail(`waited 45 minutes for ${lock}; remove it if no install is running`);
+      spawnSync('sleep', ['5']);
+    }
+  }
+  try {
+    return work();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
 const cache = cacheDir();
-say(`cache: ${cache}`);
 mkdirSync(cache, { recursive: true });
 ensureAptPackages();
 if (aptOnly) process.exit(0);
-const node = ensureNode24(cache);
-ensureCodeServer(cache, node);
-say(`ready in ${seconds(started)}`);
+const ready = () => existsSync(nodePaths(cache).node) && existsSync(codeServerPaths(cache).marker) && !force;
+if (ready()) {
+  // Nothing to install: one line, not a "provisioning" story.
+  say(`code-server ${CODE_SERVER_VERSION} and Node ${NODE_VERSION} present in ${cache}`);
+} else {
+  say(`cache: ${cache}`);
+  withCacheLock(cache, () => {
+    const node = ensureNode24(cache);
+    ensureCodeServer(cache, node);
+  });
+  say(`ready in ${seconds(started)}`);
+}
