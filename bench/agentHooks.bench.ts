@@ -11,24 +11,22 @@
  * Also the owner's side alone: a heartbeat with activity executed in-process (the engine's work).
  * Each sample checks the heartbeat really landed (the activity is read back at the end).
  *
- * Usage: node --import tsx bench/agentHooks.bench.ts [--samples 40]. Needs dist/ (built when missing).
+ * Usage: node --import tsx bench/agentHooks.bench.ts [--samples 40] [--quick]. Needs dist/ (built when missing).
  * Prints one JSON object.
  */
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { cliPath, foreman, git, startServe, timed } from './support/cliProcesses';
+import { buildDist, numberOption } from './support/options';
 import { percentile, round, tails } from './support/stats';
 
-const root = path.join(__dirname, '..');
 const cli = cliPath;
 const fullCli = path.join(path.dirname(cliPath), 'cli-local.js');
-const samplesIndex = process.argv.indexOf('--samples');
-const samples = Number(samplesIndex >= 0 ? process.argv[samplesIndex + 1] : 40) || 40;
+const samples = numberOption('samples', 40, 1);
 
 async function main(): Promise<void> {
-  if (!fs.existsSync(cli)) execFileSync(process.execPath, [path.join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' });
+  buildDist({ whenMissing: [cli] });
   const repo = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'foreman-hook-bench-')));
   git(repo, 'init', '--quiet', '-b', 'main');
   git(repo, '-c', 'user.name=Bench', '-c', 'user.email=bench@example.com', 'commit', '--quiet', '--allow-empty', '-m', 'initial');

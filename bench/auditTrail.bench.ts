@@ -10,15 +10,20 @@
  * the same segments (read, split, JSON.parse each line, nothing kept).
  *
  * Usage: node --import tsx bench/auditTrail.bench.ts [--tasks 300000] [--per-segment 1000] [--cli <dist/cli.js of another build>]
- *   [--cpu-prof <dir>] (the check's CPU profile).
- * Builds dist/ first.
+ *   [--cpu-prof <dir>] (the check's CPU profile) [--quick].
+ * Builds dist/ first (not under `npm test`, which just did).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { ok } from '../src/core/result';
+import { recordApplied } from '../src/engine/archiveChain';
+import { readStoreId } from '../src/engine/storeIdentity';
+import { SqlJsStore } from '../src/infra/db';
 import { FileArchiveSink } from '../src/infra/fs/archiveSegments';
 import { foreman, git } from './support/cliProcesses';
+import { buildDist, quick } from './support/options';
 import { round } from './support/stats';
 
 function option(name: string, fallback: number): number {
@@ -26,8 +31,8 @@ function option(name: string, fallback: number): number {
   return Number(index >= 0 ? process.argv[index + 1] : fallback) || fallback;
 }
 
-const tasks = option('tasks', 300_000);
-const perSegment = option('per-segment', 1_000);
+const tasks = option('tasks', quick ? 2_000 : 300_000);
+const perSegment = option('per-segment', quick ? 500 : 1_000);
 const root = path.join(__dirname, '..');
 const cliIndex = process.argv.indexOf('--cli');
 /** The CLI checked: dist/'s, or another build's (`--cli <path>`, e.g. an older commit's, to compare). */
@@ -66,8 +71,13 @@ function finishedTask(id: string, seq: number, at: number): string[] {
  * Segments of finished tasks, seqs rising through them. Every tenth segment's first task is given
  * the seqs just before the previous segment's last task (its range reaches back into that one).
  */
-function writeArchive(foremanDir: string): { transitions: number; bytes: number } {
+async function writeArchive(foremanDir: string): Promise<{ transitions: number; bytes: number }> {
   const sink = new FileArchiveSink(foremanDir);
+  // The segments are this store's chain, recorded as applied, as retention would have left them.
+  const store = await SqlJsStore.open(foremanDir);
+  const storeId = store.read((reader) => readStoreId(reader));
+  if (!storeId) throw new Error('foreman init recorded no store identity');
+  let previous: string | null = null;
   const start = Date.parse('2026-01-01T00:00:00Z');
   let made = 0;
   let batch = 0;
@@ -82,9 +92,17 @@ function writeArchive(foremanDir: string): { transitions: number; bytes: number 
       if (index === 0 && batch % 10 === 0 && made > 0) seq = (made - 1) * 10 - 4;
       lines.push(...finishedTask(`t-${task}`, seq, start + seq * 1000));
     }
-    sink.write(batch, lines);
+    const firstSeq = Math.min(...lines.map((line) => (JSON.parse(line) as { seq?: number }).seq ?? Infinity));
+    previous = sink.write({ batch, lines, store: storeId, previous, firstSeq, tasks: [] });
     made += count;
   }
+  const head = previous;
+  const recorded = store.write((tx) => {
+    if (head !== null) recordApplied(tx, batch, head);
+    return ok(undefined);
+  });
+  store.close();
+  if (!recorded.ok) throw new Error(recorded.message);
   const bytes = sink.batches().reduce((sum, n) => sum + fs.statSync(path.join(sink.dir, `${String(n).padStart(6, '0')}.jsonl`)).size, 0);
   return { transitions: tasks * 3, bytes };
 }
@@ -111,8 +129,8 @@ for (const name of fs.readdirSync(dir).sort()) {
 console.log(lines);
 `;
 
-function main(): void {
-  execFileSync(process.execPath, [path.join(root, 'scripts', 'build.mjs')], { stdio: 'ignore' });
+async function main(): Promise<void> {
+  buildDist();
   const repo = fs.mkdtempSync(path.join(os.tmpdir(), 'foreman-bench-trail-'));
   try {
     git(repo, 'init', '--quiet', '-b', 'main');
@@ -120,7 +138,7 @@ function main(): void {
     foreman(repo, 'init');
     const foremanDir = path.join(repo, '.foreman');
     process.stderr.write(`audit trail bench: writing ${tasks} archived tasks…\n`);
-    const archive = writeArchive(foremanDir);
+    const archive = await writeArchive(foremanDir);
     process.stderr.write('audit trail bench: validate-transitions --archive…\n');
     const profile = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
     const check = measured([...profile, cli, 'validate-transitions', '--archive', '--json'], repo);
@@ -156,4 +174,4 @@ function main(): void {
   }
 }
 
-main();
+void main();

@@ -8,23 +8,22 @@
  *   - `foreman status --limit 10` through the thin CLI (a read with a larger answer).
  * Each heartbeat carries its sample's progress, read back at the end, so every one really landed.
  *
- * Usage: node --import tsx bench/cliThin.bench.ts [--samples 40]. Builds dist/ first. Prints one JSON object.
+ * Usage: node --import tsx bench/cliThin.bench.ts [--samples 40] [--quick]. Builds dist/ first (not under `npm test`, which just did). Prints one JSON object.
  */
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { cliPath, foreman, git, startServe, timed } from './support/cliProcesses';
+import { buildDist, numberOption } from './support/options';
 import { percentile, round, tails } from './support/stats';
 
 const root = path.join(__dirname, '..');
 const thinCli = cliPath;
 const fullCli = path.join(root, 'dist', 'cli-local.js');
-const samplesIndex = process.argv.indexOf('--samples');
-const samples = Number(samplesIndex >= 0 ? process.argv[samplesIndex + 1] : 40) || 40;
+const samples = numberOption('samples', 40, 1);
 
 async function main(): Promise<void> {
-  execFileSync(process.execPath, [path.join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' });
+  buildDist();
   const repo = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'foreman-thin-bench-')));
   git(repo, 'init', '--quiet', '-b', 'main');
   git(repo, '-c', 'user.name=Bench', '-c', 'user.email=bench@example.com', 'commit', '--quiet', '--allow-empty', '-m', 'initial');

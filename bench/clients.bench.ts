@@ -22,9 +22,10 @@
  * it is on; `--sources` runs them from sources under tsx.
  *
  * Usage: node --import tsx bench/clients.bench.ts [--seconds 10] [--tasks 40000] [--clients 8] [--only heartbeat|claim]
- *   [--cpu-prof <dir>] (the owner's and every client's CPU profiles) [--sources]. Builds dist/ first.
+ *   [--cpu-prof <dir>] (the owner's and every client's CPU profiles) [--sources] [--quick]. Builds dist/ first (not under
+ *   `npm test`, which just did).
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -37,6 +38,7 @@ import { percentile, round, tails } from './support/stats';
 import { benchSettings, engineOnBetter, executeParsed } from './clientsChild';
 import { openBetter } from './support/betterStore';
 import { bundleChild } from './support/bundle';
+import { buildDist, givenOption, numberOption } from './support/options';
 import { seed } from './support/claimWorkload';
 
 const root = path.join(__dirname, '..');
@@ -45,23 +47,13 @@ const fromSources = process.argv.includes('--sources');
 /** How a client is run: bundled as dist/ is (set in `main`), or from sources under tsx (`--sources`). */
 let clientScript = ['--import', 'tsx', child];
 
-function textOption(name: string): string | undefined {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? process.argv[index + 1] : undefined;
-}
-
-function option(name: string, fallback: number): number {
-  const index = process.argv.indexOf(`--${name}`);
-  return Number(index >= 0 ? process.argv[index + 1] : fallback) || fallback;
-}
-
-const seconds = option('seconds', 10);
-const taskCount = option('tasks', 40_000);
-const clients = option('clients', 8);
+const seconds = numberOption('seconds', 10, 1);
+const taskCount = numberOption('tasks', 40_000, 500);
+const clients = numberOption('clients', 8, 1);
 /** A folder for the owner's CPU profile (`--cpu-prof`), written when it closes. */
-const profileDir = textOption('cpu-prof');
+const profileDir = givenOption('cpu-prof');
 /** Only these kinds (`--only claim`). */
-const only = textOption('only');
+const only = givenOption('only');
 /** From the schedule sent to the start: every client has it by then. */
 const startDelayMs = 200;
 const kinds = ['heartbeat', 'claim'] as const;
@@ -221,7 +213,7 @@ async function seedEngineBaseline(file: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  execFileSync(process.execPath, [path.join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' });
+  buildDist();
   if (!fromSources) clientScript = [await bundleChild(child)];
   const work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'foreman-clients-bench-')));
   const repo = path.join(work, 'repo');

@@ -9,7 +9,7 @@
  * with the task Done (merges for several workers are asked for at once, so this includes waiting
  * in the merge queue).
  *
- * Usage: node --import tsx bench/crew.bench.ts [--workers 8] [--tasks 40] [--idle-seconds 60]
+ * Usage: node --import tsx bench/crew.bench.ts [--workers 8] [--tasks 40] [--idle-seconds 60] [--quick]
  * Needs dist/ (built when missing). Prints one JSON object.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -18,17 +18,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { runProcess } from '../test/support/runProcess';
+import { buildDist, numberOption } from './support/options';
 import { clockTicks, cpuOf, statusField } from './support/procfs';
 
 const root = path.join(__dirname, '..');
 const cli = path.join(root, 'dist', 'cli.js');
-
-function option(name: string, fallback: number): number {
-  const index = process.argv.indexOf(`--${name}`);
-  const value = Number((index >= 0 ? process.argv[index + 1] : undefined) ?? fallback);
-  if (!Number.isFinite(value) || value < 0) throw new Error(`--${name} takes a number`);
-  return value;
-}
 
 const round = (value: number, digits = 3): number => Math.round(value * 10 ** digits) / 10 ** digits;
 
@@ -94,12 +88,10 @@ function startServe(sandbox: Sandbox): Promise<{ child: ChildProcess; output: ()
 }
 
 async function main(): Promise<void> {
-  const workers = option('workers', 8);
-  const taskCount = option('tasks', 40);
-  const idleSeconds = option('idle-seconds', 60);
-  if (!fs.existsSync(cli) || !fs.existsSync(path.join(root, 'dist', 'demo-agent.js'))) {
-    execFileSync(process.execPath, [path.join(root, 'scripts', 'build.mjs')], { stdio: 'ignore' });
-  }
+  const workers = numberOption('workers', 8, 1);
+  const taskCount = numberOption('tasks', 40, 1);
+  const idleSeconds = numberOption('idle-seconds', 60, 1);
+  buildDist({ whenMissing: [cli, path.join(root, 'dist', 'demo-agent.js')] });
   const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'foreman-crew-bench-')));
   let serve: { child: ChildProcess; output: () => string } | undefined;
   try {

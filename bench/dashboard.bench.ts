@@ -1,25 +1,28 @@
 /**
  * The dashboard's costs: how long the host takes to build a snapshot and how big it is, at 10 and
- * 200 workers by 100 and 10,000 tasks; and how many messages the host sends while a real engine
- * (sql.js in a temp folder) makes 1,000 transitions, all at once and spread over two seconds.
+ * 200 workers by 100 and 10,000 tasks; and how many messages the host sends while the extension's
+ * own owner session (OwnerSession: a real engine on sql.js in a temp folder) makes `--transitions`
+ * transitions (1,000), all at once and spread over two seconds.
  *
- * Usage: node --import tsx bench/dashboard.bench.ts [--runs 30]
+ * Usage: node --import tsx bench/dashboard.bench.ts [--runs 30] [--transitions 1000] [--quick]
  * Prints one JSON object.
  */
-import { changesOf } from '../src/extension/statusModel';
 import { setImmediate as yieldToLoop, setTimeout as delay } from 'node:timers/promises';
 import type { Request } from '../src/core/requests';
-import { Emitter } from '../src/engine/events';
-import type { StatusSnapshot } from '../src/engine/statusView';
 import { DashboardHost } from '../src/extension/dashboard/dashboardHost';
 import { HeartbeatHistory } from '../src/extension/dashboard/heartbeatHistory';
 import { buildDashboardSnapshot } from '../src/extension/dashboard/snapshot';
-import type { ForemanSession } from '../src/extension/session';
+import { changesOf } from '../src/extension/statusModel';
 import { type HostMessage, defaultViewState, protocolVersion } from '../src/shared/protocol';
 import { openEngine } from '../test/support/engineHarness';
 import { makeStatus, makeTransitions } from '../test/unit/dashboard/fixtures';
+import { numberOption, numbersOption, quick } from './support/options';
+import { benchRepository, must, openOwnerSession } from './support/ownerSession';
 
-const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 30;
+const runs = numberOption('runs', 30, 3);
+const burstTransitions = numberOption('transitions', 1000, 60);
+/** How long the host is left to settle before and after a burst (its coalescing interval is 250 ms). */
+const settleMs = quick ? 600 : 1500;
 const now = 1_700_000_000_000;
 
 function percentile(sorted: number[], p: number): number {
@@ -68,92 +71,80 @@ function measureBuild(workers: number, tasks: number) {
   };
 }
 
-/** A session over a real engine: status read through the engine's own `status` request, cached per commit. */
-async function engineSession() {
-  const harness = await openEngine();
-  const changes = new Emitter<void>();
-  let cached: StatusSnapshot | undefined;
-  harness.engine.onDidCommit(() => {
-    cached = undefined;
-    changes.fire();
-  });
-  const session = {
-    root: harness.dir,
-    name: 'bench',
-    ownerNote: undefined,
-    restricted: false,
-    onDidChange: changes.event,
-    snapshot: () => (cached ??= harness.query('status', {})),
-    execute: (request: Request) => harness.engine.execute(request),
-  } as unknown as ForemanSession;
-  return { harness, session, changes };
-}
-
 async function measureBurst(spreadMs: number) {
-  const { harness, session } = await engineSession();
-  const workers = 10;
-  for (let w = 0; w < workers; w++) await harness.value('worker.add', { id: `w-${w}` });
-  for (let t = 0; t < 200; t++) await harness.value('task.add', { title: `task ${t}`, id: `t-${t}`, manual: true });
-  const posted: Array<{ at: number; type: string }> = [];
-  const host = new DashboardHost({
-    sessions: () => [session],
-    onDidChangeSessions: changesOf(session),
-    heartbeats: new HeartbeatHistory(),
-    post: (message: HostMessage) => {
-      posted.push({ at: performance.now(), type: message.type });
-      return Promise.resolve(true);
-    },
-    runAction: () => Promise.reject(new Error('no actions in the benchmark')),
-    liveness: () => ({ warnMs: 30_000, staleMs: 100_000, deadMs: 300_000 }),
-    log: () => undefined,
-  });
-  host.receive({ type: 'ready', protocol: protocolVersion });
-  await delay(1500);
-  const before = posted.length;
-  // Transitions without git steps (a start or a merge runs real git and takes longer than the
-  // bursts measured here): an assignment and its failed attempt move the task and the worker
-  // six times in two requests.
-  const steps: Array<(w: string, t: string) => [Request['command'], Record<string, unknown>]> = [
-    (w, t) => ['assign', { worker: w, task: t }],
-    (w) => ['fail', { worker: w, reason: 'bench: a failed attempt' }],
-  ];
-  let transitions = 0;
-  harness.engine.onDidCommit(
-    (events) => (transitions += events.filter((event) => event.kind === 'worker' || event.kind === 'task').length),
-  );
-  const started = performance.now();
-  let requests = 0;
-  let task = 0;
-  outer: for (;;) {
-    for (let w = 0; w < workers; w++) {
-      const t = `t-${task++}`;
-      for (const step of steps) {
-        const [command, args] = step(`w-${w}`, t);
-        const result = await harness.run(command as never, args as never);
-        if (!result.ok) throw new Error(`${command}: ${result.message}`);
-        requests++;
-        if (spreadMs > 0 && requests % 5 === 0) await delay(spreadMs / 200);
+  const repository = await benchRepository('foreman-dashboard-bench-');
+  const session = await openOwnerSession(repository.root);
+  try {
+    const workers = 10;
+    for (let w = 0; w < workers; w++) await must(session, 'worker.add', { id: `w-${w}` });
+    for (let t = 0; t < Math.ceil(burstTransitions / 5); t++)
+      await must(session, 'task.add', { title: `task ${t}`, id: `t-${t}`, manual: true });
+    const posted: Array<{ at: number; type: string }> = [];
+    const host = new DashboardHost({
+      sessions: () => [session],
+      onDidChangeSessions: changesOf(session),
+      heartbeats: new HeartbeatHistory(),
+      post: (message: HostMessage) => {
+        posted.push({ at: performance.now(), type: message.type });
+        return Promise.resolve(true);
+      },
+      runAction: () => Promise.reject(new Error('no actions in the benchmark')),
+      liveness: () => ({ warnMs: 30_000, staleMs: 100_000, deadMs: 300_000 }),
+      log: () => undefined,
+    });
+    host.receive({ type: 'ready', protocol: protocolVersion });
+    await delay(settleMs);
+    const before = posted.length;
+    // Transitions without git steps (a start or a merge runs real git and takes longer than the
+    // bursts measured here): an assignment and its failed attempt move the task and the worker
+    // six times in two requests.
+    const steps: Array<(w: string, t: string) => [Request['command'], Record<string, unknown>]> = [
+      (w, t) => ['assign', { worker: w, task: t }],
+      (w) => ['fail', { worker: w, reason: 'bench: a failed attempt' }],
+    ];
+    let transitions = 0;
+    const counting = session.onDidCommit(
+      (events) => (transitions += events.filter((event) => event.kind === 'worker' || event.kind === 'task').length),
+    );
+    const started = performance.now();
+    let requests = 0;
+    let task = 0;
+    outer: for (;;) {
+      for (let w = 0; w < workers; w++) {
+        const t = `t-${task++}`;
+        for (const step of steps) {
+          const [command, args] = step(`w-${w}`, t);
+          await must(session, command, args as never);
+          requests++;
+          if (spreadMs > 0 && requests % 5 === 0) await delay(spreadMs / (burstTransitions / 5));
+        }
+        if (transitions >= burstTransitions) break outer;
       }
-      if (transitions >= 1000) break outer;
     }
+    const burstMs = performance.now() - started;
+    await delay(settleMs);
+    // The host sends the state as a snapshot, then as deltas against what the page holds: both are a state sent.
+    const states = posted.slice(before).filter((message) => message.type === 'snapshot' || message.type === 'delta');
+    const sentDuring = states.filter((message) => message.at <= started + burstMs + 300).length;
+    const sentAfter = states.length;
+    const firstAt = posted[before]?.at ?? started;
+    const lastAt = posted.at(-1)?.at ?? started;
+    counting.dispose();
+    host.dispose();
+    return {
+      transitions,
+      requests,
+      burstMs: Math.round(burstMs),
+      statesSent: sentAfter,
+      deltasSent: states.filter((message) => message.type === 'delta').length,
+      statesSentDuringBurst: sentDuring,
+      messagesPerSecond: Math.round((sentAfter / Math.max(1000, lastAt - firstAt)) * 1000 * 10) / 10,
+      changeEvents: requests,
+    };
+  } finally {
+    await session.close();
+    repository.remove();
   }
-  const burstMs = performance.now() - started;
-  await delay(1500);
-  const sentDuring = posted.slice(before).filter((message) => message.at <= started + burstMs + 300 && message.type === 'snapshot').length;
-  const sentAfter = posted.slice(before).filter((message) => message.type === 'snapshot').length;
-  const firstAt = posted[before]?.at ?? started;
-  const lastAt = posted.at(-1)?.at ?? started;
-  host.dispose();
-  harness.close();
-  return {
-    transitions,
-    requests,
-    burstMs: Math.round(burstMs),
-    snapshotsSent: sentAfter,
-    snapshotsSentDuringBurst: sentDuring,
-    messagesPerSecond: Math.round((sentAfter / Math.max(1000, lastAt - firstAt)) * 1000 * 10) / 10,
-    changeEvents: requests,
-  };
 }
 
 /**
@@ -207,11 +198,22 @@ async function measureActivityRead(sizes: readonly number[]) {
 }
 
 async function main() {
-  const builds = [measureBuild(10, 100), measureBuild(10, 10_000), measureBuild(200, 100), measureBuild(200, 10_000)];
+  const sizes: Array<[workers: number, tasks: number]> = quick
+    ? [
+        [10, 100],
+        [200, 1_000],
+      ]
+    : [
+        [10, 100],
+        [10, 10_000],
+        [200, 100],
+        [200, 10_000],
+      ];
+  const builds = sizes.map(([workers, tasks]) => measureBuild(workers, tasks));
   await yieldToLoop();
   const burstAtOnce = await measureBurst(0);
   const burstOverTwoSeconds = await measureBurst(2000);
-  const activityRead = await measureActivityRead([1_000, 10_000]);
+  const activityRead = await measureActivityRead(numbersOption('activity-sizes', '1000,10000', '300'));
   console.log(
     JSON.stringify({ snapshotBuild: builds, hostMessages: { intervalMs: 250, burstAtOnce, burstOverTwoSeconds }, activityRead }, null, 2),
   );

@@ -6,17 +6,17 @@
  *     the build grows with the crew, free of the machine's speed;
  *   - `serialize`: JSON.stringify of the large snapshot, the least the post to the webview costs.
  *
- * Usage: node --import tsx bench/dashboardSnapshot.bench.ts [--runs 50]. Prints one JSON object.
+ * Usage: node --import tsx bench/dashboardSnapshot.bench.ts [--runs 50] [--quick]. Prints one JSON object.
  */
 import * as os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { buildDashboardSnapshot } from '../src/extension/dashboard/snapshot';
 import { defaultViewState } from '../src/shared/protocol';
 import { makeStatus, makeTransitions } from '../test/unit/dashboard/fixtures';
+import { numberOption } from './support/options';
 import { round, tails } from './support/stats';
 
-const index = process.argv.indexOf('--runs');
-const runs = Number(index >= 0 ? process.argv[index + 1] : 50) || 50;
+const runs = numberOption('runs', 50, 3);
 const now = 1_700_000_000_000;
 const info = { root: '/repo', name: 'repo', ownerNote: undefined, restricted: false };
 const warmup = 5;

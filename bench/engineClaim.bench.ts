@@ -19,7 +19,7 @@
  * The children run this file bundled by esbuild, as the product ships (support/bundle.ts: under tsx
  * the ratio was 0.1–0.25 higher); `--sources` runs them from sources under tsx all the same.
  *
- * Usage: node --import tsx bench/engineClaim.bench.ts [--sizes 1000,100000,1000000] [--claims 500] [--sources]
+ * Usage: node --import tsx bench/engineClaim.bench.ts [--sizes 1000,100000,1000000] [--claims 500] [--sources] [--quick]
  * Prints one JSON object; times in ms.
  */
 import { execFileSync } from 'node:child_process';
@@ -38,15 +38,11 @@ import { loadSqlJs } from '../src/infra/db/sqlJsModule';
 import { claimSql, seed, transitionSql } from './support/claimWorkload';
 import { benchEngine } from './support/benchEngine';
 import { bundleChild } from './support/bundle';
+import { givenOption, numberOption, numbersOption, quick } from './support/options';
 import { round, tails } from './support/stats';
 
 const warmUpClaims = 100;
-const jitWarmUp = { tasks: 5000, claims: 2000 };
-
-function option(name: string, fallback: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  return (index >= 0 ? process.argv[index + 1] : undefined) ?? fallback;
-}
+const jitWarmUp = quick ? { tasks: 500, claims: 100 } : { tasks: 5000, claims: 2000 };
 
 /** One statement the engine ran, in order: what the raw database replays. */
 type Recorded = readonly [sql: string, params: readonly SqlValue[]];
@@ -241,8 +237,8 @@ function minimalClaim(db: Database): () => number {
 }
 
 async function main(): Promise<void> {
-  const claims = Number(option('claims', '500'));
-  const child = option('child', '');
+  const claims = numberOption('claims', 500, 50);
+  const child = givenOption('child');
   if (child) {
     // Warms the JIT on a throwaway engine and database first: an owner that has run a while has
     // its claim path optimised, and a small size has too few queued tasks to warm it in place.
@@ -250,7 +246,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${JSON.stringify(await measureSize(Number(child), claims))}\n`);
     return;
   }
-  const sizes = option('sizes', '1000,100000,1000000').split(',').map(Number);
+  const sizes = numbersOption('sizes', '1000,100000,1000000', '1000');
   if (sizes.some((size) => !Number.isInteger(size) || size < 1) || !(claims >= 50)) {
     throw new Error('usage: --sizes 1000,100000 --claims 500 (at least 50)');
   }

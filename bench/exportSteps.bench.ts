@@ -10,7 +10,7 @@
  *     the owner's thread it is, until both files are caught up (median, p99, max);
  *   - baseline: `foreman export` on the other engine, the whole backlog in one transaction.
  *
- * Usage: node --import tsx bench/exportSteps.bench.ts [--tasks 20000]. Prints one JSON object.
+ * Usage: node --import tsx bench/exportSteps.bench.ts [--tasks 20000] [--quick]. Prints one JSON object.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -19,10 +19,10 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ok } from '../src/core/result';
 import { type EngineHarness, openEngine } from '../test/support/engineHarness';
 import { historyRowsPerTask, insertFinishedTasks } from './support/history';
+import { numberOption } from './support/options';
 import { round, tails } from './support/stats';
 
-const index = process.argv.indexOf('--tasks');
-const tasks = Number(index >= 0 ? process.argv[index + 1] : 20_000) || 20_000;
+const tasks = numberOption('tasks', 20_000, 500);
 const day = 86_400_000;
 
 /** An engine whose store holds `tasks` finished tasks from a day ago, none of it exported yet. */

@@ -13,7 +13,7 @@
  *                 exact size (sql.js's own load) and as the store loads it, with room to grow
  *                 (src/infra/db/imageFile.ts).
  *
- * Usage: node --import tsx bench/fileGrowth.bench.ts [--mib 16] [--writes 3000]. Prints one JSON object.
+ * Usage: node --import tsx bench/fileGrowth.bench.ts [--mib 16] [--writes 3000] [--quick]. Prints one JSON object.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -21,14 +21,8 @@ import * as path from 'node:path';
 import initSqlJs from 'sql.js';
 import type { Database } from 'sql.js';
 import { readImageFile, writeImageFile } from '../src/infra/db/imageFile';
+import { numberOption } from './support/options';
 import { round, tails } from './support/stats';
-
-function option(name: string, fallback: number): number {
-  const index = process.argv.indexOf(`--${name}`);
-  const value = Number((index >= 0 ? process.argv[index + 1] : undefined) ?? fallback);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} takes a positive number`);
-  return value;
-}
 
 const mib = 2 ** 20;
 const now = (): number => performance.now();
@@ -124,8 +118,8 @@ async function sqlJsWrites(size: number, writes: number): Promise<Record<string,
 }
 
 async function main(): Promise<void> {
-  const size = option('mib', 16) * mib;
-  const writes = option('writes', 3000);
+  const size = numberOption('mib', 16, 1) * mib;
+  const writes = numberOption('writes', 3000, 100);
   const result = {
     bench: 'fileGrowth',
     mib: size / mib,

@@ -13,7 +13,7 @@
  *     baseline, measured on the same store).
  * Ratios are against the 10-worker crew. Heartbeats are not fsync'd (ARCHITECTURE §2), so this is CPU.
  *
- * Usage: node --import tsx bench/heartbeatCost.bench.ts [--heartbeats 3000]. Prints one JSON object.
+ * Usage: node --import tsx bench/heartbeatCost.bench.ts [--heartbeats 3000] [--crews 10,200,800] [--quick]. Prints one JSON object.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
@@ -26,6 +26,7 @@ import type { StatusSnapshot } from '../src/engine/statusView';
 import { StateService } from '../src/engine/stateService';
 import { TaskCatalog } from '../src/engine/taskCatalog';
 import { openEngine } from '../test/support/engineHarness';
+import { numberOption, numbersOption, quick } from './support/options';
 import { round, tails } from './support/stats';
 
 /** A monitor of its own over the same settings, for the baseline: every worker's deadline read at once. */
@@ -39,12 +40,13 @@ function monitorOver(settings: EngineSettings): Monitor {
   return new Monitor(settings, state);
 }
 
-const index = process.argv.indexOf('--heartbeats');
-const fewestHeartbeats = Number(index >= 0 ? process.argv[index + 1] : 3000) || 3000;
+const fewestHeartbeats = numberOption('heartbeats', 3000, 50);
+/** The crews measured; the ratios (`…Over10Workers`) are against the first, 10 workers unless `--crews` says otherwise. */
+const crewSizes = numbersOption('crews', '10,200,800', '2,5');
 /** How often each worker beats, in the harness clock's time. */
 const beatEveryMs = 10_000;
-/** Beats per crew: at least `--heartbeats`, and at least 20 per worker (200 s: two liveness deadlines or more). */
-const heartbeatsFor = (size: number): number => Math.max(fewestHeartbeats, size * 20);
+/** Beats per crew: at least `--heartbeats`, and at least 20 per worker (200 s: two liveness deadlines or more; 5 in quick mode). */
+const heartbeatsFor = (size: number): number => Math.max(fewestHeartbeats, size * (quick ? 5 : 20));
 async function crewOf(size: number): Promise<Record<string, unknown>> {
   const harness = await openEngine({ concurrency: size });
   try {
@@ -89,9 +91,9 @@ async function crewOf(size: number): Promise<Record<string, unknown>> {
 }
 
 async function main(): Promise<void> {
-  await crewOf(10); // warms up the JIT, so the first crew measured is not the slowest for that reason alone
+  if (!quick) await crewOf(10); // warms up the JIT, so the first crew measured is not the slowest for that reason alone
   const crews = [];
-  for (const size of [10, 200, 800]) crews.push(await crewOf(size));
+  for (const size of crewSizes) crews.push(await crewOf(size));
   const base = crews[0] as { cpuPerHeartbeatMs: number; fullScan: { medianMs: number } };
   console.log(
     JSON.stringify(

@@ -7,24 +7,18 @@
  * timer alive, i.e. what any resident Node process costs when it does nothing.
  * /proc counts in clock ticks (10 ms here), so a figure under one tick reads as 0.
  *
- * Usage: node --import tsx bench/idleOwner.bench.ts [--seconds 60] [--workers 8] [--settle 60]. Needs dist/ (built
+ * Usage: node --import tsx bench/idleOwner.bench.ts [--seconds 60] [--workers 8] [--settle 60] [--quick]. Needs dist/ (built
  * when missing). Prints one JSON object.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { cliPath, foreman, git, startServe } from './support/cliProcesses';
 import { clockTicks, cpuOf, statusField } from './support/procfs';
+import { buildDist, numberOption } from './support/options';
 import { round } from './support/stats';
-
-function option(name: string, fallback: number): number {
-  const index = process.argv.indexOf(`--${name}`);
-  const value = Number((index >= 0 ? process.argv[index + 1] : undefined) ?? fallback);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} takes a positive number`);
-  return value;
-}
 
 async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
@@ -34,9 +28,9 @@ async function stop(child: ChildProcess): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const seconds = option('seconds', 60);
-  const workers = option('workers', 8);
-  if (!fs.existsSync(cliPath)) execFileSync(process.execPath, [path.join(__dirname, '..', 'scripts', 'build.mjs')], { stdio: 'ignore' });
+  const seconds = numberOption('seconds', 60, 1);
+  const workers = numberOption('workers', 8, 1);
+  buildDist({ whenMissing: [cliPath] });
   const repo = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'foreman-idle-bench-')));
   let serve: ChildProcess | undefined;
   let floor: ChildProcess | undefined;
@@ -47,7 +41,7 @@ async function main(): Promise<void> {
     for (let n = 1; n <= workers; n++) foreman(repo, 'worker', 'add', `w${n}`);
     serve = await startServe(repo, []);
     floor = spawn(process.execPath, ['-e', 'setInterval(() => {}, 2 ** 30)'], { stdio: 'ignore' });
-    await delay(option('settle', 60) * 1000);
+    await delay(numberOption('settle', 60, 1) * 1000);
     const [ownerPid, floorPid] = [serve.pid!, floor.pid!];
     const before = { owner: cpuOf(ownerPid).own, floor: cpuOf(floorPid).own };
     const started = performance.now();

@@ -12,7 +12,7 @@
  * (journal at 1 GB), so the baseline is measured at the largest size that completes.
  *
  * Usage: node --import tsx bench/lifetime.bench.ts [--tasks 1000000] [--active 10000] [--chunk 20000]
- *   [--batch 1000] [--baseline-tasks N]. Prints one JSON object.
+ *   [--batch 1000] [--baseline-tasks N] [--quick]. Prints one JSON object.
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -23,18 +23,12 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ok } from '../src/core/result';
 import { openEngine } from '../test/support/engineHarness';
 import { historyRowsPerTask, insertFinishedTasks, insertQueuedTasks } from './support/history';
+import { numberOption } from './support/options';
 import { round, tails } from './support/stats';
 
 const day = 86_400_000;
 /** Tasks per store write while seeding: one journal record each. */
 const tasksPerWrite = 1000;
-
-function option(name: string, fallback: number): number {
-  const index = process.argv.indexOf(`--${name}`);
-  const value = Number((index >= 0 ? process.argv[index + 1] : undefined) ?? fallback);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`--${name} takes a whole number`);
-  return value;
-}
 
 const sizeOf = (dir: string): number =>
   fs.existsSync(dir) ? fs.readdirSync(dir).reduce((sum, name) => sum + fs.statSync(path.join(dir, name)).size, 0) : 0;
@@ -104,17 +98,17 @@ async function lifetime(retention: boolean, tasks: number, active: number, chunk
 }
 
 async function main(): Promise<void> {
-  const tasks = option('tasks', 1_000_000);
-  const active = option('active', 10_000);
-  const chunk = Math.max(1, option('chunk', 20_000));
-  const batch = Math.max(1, option('batch', 1000));
+  const tasks = numberOption('tasks', 1_000_000, 1_000);
+  const active = numberOption('active', 10_000, 50);
+  const chunk = Math.max(1, numberOption('chunk', 20_000, 500));
+  const batch = Math.max(1, numberOption('batch', 1000, 250));
   const mode = process.argv[process.argv.indexOf('--child') + 1];
   if (process.argv.includes('--child')) {
     const result = await lifetime(mode === 'retention', tasks, active, chunk, batch);
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;
   }
-  const baselineTasks = option('baseline-tasks', Math.min(tasks, 100_000));
+  const baselineTasks = numberOption('baseline-tasks', Math.min(tasks, 100_000));
   // The child's JSON is one line: the engine harness uses node:test, which prints its TAP around it.
   const run = (childMode: string, size: number): Record<string, unknown> =>
     JSON.parse(

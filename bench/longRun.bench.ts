@@ -14,7 +14,7 @@
  * Also measured: opening after a crash with the journal at its maximum (no checkpoint since).
  *
  * Usage: node --import tsx bench/longRun.bench.ts [--sizes 100000] [--history 0] [--writes 40000] [--interval-ms auto]
- *   [--checkpoint-mib 2] [--before /path/to/older/checkout]
+ *   [--checkpoint-mib 2] [--before /path/to/older/checkout] [--quick]
  * `--history` seeds that many rows of finished work's history (transitions), one figure per size or
  * one for all: the issue's targets are `--sizes 100000,1000000 --history 0,1000000`.
  * `auto` arrives at three times the fsync floor's median measured first. A checkpoint's pause depends
@@ -28,16 +28,12 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { textOption } from './support/options';
 import { round, tails } from './support/stats';
 
 const child = path.join(__dirname, 'longRunChild.ts');
 const warmUpWrites = 100;
 const here = path.join(__dirname, '..');
-
-function option(name: string, fallback: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  return (index >= 0 ? process.argv[index + 1] : undefined) ?? fallback;
-}
 
 interface Run {
   readonly latencyMs?: number[];
@@ -156,13 +152,13 @@ function measure(size: Size, writes: number, interval: number, checkpointMiB: nu
 }
 
 function main(): void {
-  const sizes = option('sizes', '100000').split(',').map(Number);
-  const histories = option('history', '0').split(',').map(Number);
+  const sizes = textOption('sizes', '100000', '2000').split(',').map(Number);
+  const histories = textOption('history', '0').split(',').map(Number);
   const historyOf = (index: number): number => (histories.length === 1 ? (histories[0] ?? 0) : (histories[index] ?? NaN));
-  const writes = Number(option('writes', '40000'));
-  const intervalOption = option('interval-ms', 'auto');
-  const checkpointMiB = Number(option('checkpoint-mib', '2'));
-  const beforeOption = option('before', '');
+  const writes = Number(textOption('writes', '40000', '200'));
+  const intervalOption = textOption('interval-ms', 'auto', '2');
+  const checkpointMiB = Number(textOption('checkpoint-mib', '2', '0.25'));
+  const beforeOption = textOption('before', '');
   const before = beforeOption ? path.resolve(beforeOption) : undefined;
   // The seed queues three tasks in four, and every write claims one of them (and the store one more first).
   const tooSmall = sizes.find((size) => size - Math.floor(size / 4) < writes + 1);

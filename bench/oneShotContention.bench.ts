@@ -4,14 +4,14 @@
  * side by side in one run:
  *   - `node -e 0`: the floor of any Node program;
  *   - one client alone: a `foreman task add` with nobody else around;
- *   - 8 and 16 clients at once, each making `--calls` calls back to back, all on ONE workspace
+ *   - 8 and 16 clients at once (`--clients 8,16`), each making `--calls` calls back to back, all on ONE workspace
  *     (they queue for its lock) and, as the baseline, each on its OWN workspace (the same processes
  *     and CPU, no lock shared). On a 2-core machine 16 Node processes at once are slow whatever
  *     they do; the ratio shared/own is what the lock costs.
  * Every call must succeed, and every task written must be there at the end (read back with
  * `status --json`): a refused or lost call fails the bench instead of improving its figures.
  *
- * Usage: node --import tsx bench/oneShotContention.bench.ts [--calls 4]. Needs dist/ (built when
+ * Usage: node --import tsx bench/oneShotContention.bench.ts [--calls 4] [--clients 8,16] [--quick]. Needs dist/ (built when
  * missing). Prints one JSON object.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -19,12 +19,13 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { buildDist, numberOption, numbersOption, quick } from './support/options';
 import { percentile, round, tails } from './support/stats';
 
 const root = path.join(__dirname, '..');
 const cli = path.join(root, 'dist', 'cli.js');
-const callsIndex = process.argv.indexOf('--calls');
-const callsPerClient = Number(callsIndex >= 0 ? process.argv[callsIndex + 1] : 4) || 4;
+const callsPerClient = numberOption('calls', 4, 1);
+const clientCounts = numbersOption('clients', '8,16', '1');
 
 /** Spawn to exit of one command, in ms; fails loudly on a non-zero exit. */
 function timed(argv: readonly string[], cwd: string): Promise<number> {
@@ -96,15 +97,15 @@ async function compare(shared: string, clients: number): Promise<Record<string, 
 }
 
 async function main(): Promise<void> {
-  if (!fs.existsSync(cli)) execFileSync(process.execPath, [path.join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' });
+  buildDist({ whenMissing: [cli] });
   const repo = newRepo();
   try {
     const floor: number[] = [];
-    for (let index = 0; index < 10; index++) floor.push(await timed([process.execPath, '-e', '0'], repo));
+    for (let index = 0; index < (quick ? 2 : 10); index++) floor.push(await timed([process.execPath, '-e', '0'], repo));
     const alone = await contend([repo], 'alone');
-    const clients8 = await compare(repo, 8);
-    const clients16 = await compare(repo, 16);
-    const expected = callsPerClient * (1 + 8 + 16);
+    const byClients: Record<string, Record<string, unknown>> = {};
+    for (const clients of clientCounts) byClients[`clients${clients}`] = await compare(repo, clients);
+    const expected = callsPerClient * (1 + clientCounts.reduce((sum, clients) => sum + clients, 0));
     const found = taskCount(repo);
     if (found !== expected) throw new Error(`expected ${expected} tasks in the shared workspace, found ${found}`);
     console.log(
@@ -114,8 +115,7 @@ async function main(): Promise<void> {
           machine: { cpus: os.cpus().length, node: process.version },
           nodeFloor: tails(floor),
           alone: tails(alone),
-          clients8,
-          clients16,
+          ...byClients,
           tasksWrittenToShared: expected,
           tasksFoundInShared: found,
         },

@@ -14,12 +14,15 @@ const [mode, url, worker, startAtText] = process.argv.slice(2);
 if ((mode !== 'engine' && mode !== 'raw') || !url || !worker)
   throw new Error('usage: pgClaimsChild.ts <engine|raw> <url> <worker> <startAtMs>');
 const latencies: number[] = [];
+// Connected before the start: a claim's time is the claim's, not the connection's.
+const store = mode === 'engine' ? PgStore.open(url) : undefined;
+const client = mode === 'raw' ? new SyncPgClient(url) : undefined;
+client?.query('SELECT 1');
 // Every process starts at the same moment (after each has loaded), so the claims overlap.
 while (Date.now() < Number(startAtText)) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
 const startedAt = Date.now();
 
-if (mode === 'engine') {
-  const store = PgStore.open(url);
+if (store) {
   const statement = q.compileClaimNext('foreman/{worker}/{task}');
   for (;;) {
     const started = performance.now();
@@ -34,8 +37,7 @@ if (mode === 'engine') {
     latencies.push(performance.now() - started);
   }
   store.close();
-} else {
-  const client = new SyncPgClient(url);
+} else if (client) {
   for (;;) {
     const started = performance.now();
     const { rows } = client.query(

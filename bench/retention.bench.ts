@@ -8,7 +8,7 @@
  *   - a durable request (`task.add`) on the owner's thread, with its tails;
  * and every archive batch, itself one write on that thread (median, p99, max).
  *
- * Usage: node --expose-gc --import tsx bench/retention.bench.ts [--tasks 100000] [--batch 200]. Prints one JSON object.
+ * Usage: node --expose-gc --import tsx bench/retention.bench.ts [--tasks 100000] [--batch 200] [--quick]. Prints one JSON object.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -16,12 +16,11 @@ import { performance } from 'node:perf_hooks';
 import { ok } from '../src/core/result';
 import { openEngine } from '../test/support/engineHarness';
 import { insertFinishedTasks } from './support/history';
+import { numberOption } from './support/options';
 import { round, tails } from './support/stats';
 
-const index = process.argv.indexOf('--tasks');
-const finished = Number(index >= 0 ? process.argv[index + 1] : 100_000) || 100_000;
-const batchIndex = process.argv.indexOf('--batch');
-const batchTasks = Number(batchIndex >= 0 ? process.argv[batchIndex + 1] : 200) || 200;
+const finished = numberOption('tasks', 100_000, 2_000);
+const batchTasks = numberOption('batch', 200, 500);
 const day = 86_400_000;
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
 

@@ -4,13 +4,14 @@
  * Every measurement runs in a fresh child process on a fresh database in a temp folder, `--runs`
  * times (default 3, as PERF-FACTS measures); each figure is the median over those runs.
  *
- * Usage: node --import tsx bench/store.bench.ts [--sizes 1000,10000,100000] [--claims 200] [--runs 3]
+ * Usage: node --import tsx bench/store.bench.ts [--sizes 1000,10000,100000] [--claims 200] [--runs 3] [--quick]
  * Prints one JSON object: per size, medians and p95 in milliseconds, and the ratios that matter.
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { numberOption, textOption } from './support/options';
 
 const child = path.join(__dirname, 'storeBenchChild.ts');
 
@@ -38,11 +39,6 @@ interface SizeResult {
   };
   readonly naiveExportPerCommit: { readonly durableClaim: Stats };
   readonly betterSqlite3WalFull: { readonly durableClaim: Stats; readonly openToFirstClaimMs: number; readonly rssMiB: number };
-}
-
-function option(name: string, fallback: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  return (index >= 0 ? process.argv[index + 1] : undefined) ?? fallback;
 }
 
 function run(variant: string, tasks: number, dir: string, claims: number): ChildResult {
@@ -188,9 +184,9 @@ function targetsOf(results: readonly SizeResult[]): Record<string, boolean> {
 }
 
 function main(): void {
-  const sizes = option('sizes', '1000,10000,100000').split(',').map(Number);
-  const claims = Number(option('claims', '200'));
-  const runs = Number(option('runs', '3'));
+  const sizes = textOption('sizes', '1000,10000,100000', '1000').split(',').map(Number);
+  const claims = numberOption('claims', 200, 100);
+  const runs = numberOption('runs', 3, 1);
   if (sizes.some((size) => !Number.isInteger(size) || size < 1) || !(claims >= 100) || !(runs >= 1)) {
     throw new Error('usage: --sizes 1000,10000 --claims 200 (at least 100) --runs 3');
   }

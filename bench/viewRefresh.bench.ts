@@ -12,7 +12,7 @@
  * `tick` is one 5-second age tick with nothing changed (the Workers view's timer);
  * `heartbeatWithoutViews` the same heartbeat's CPU with no view attached (the engine's own share).
  *
- * Usage: node --import tsx bench/viewRefresh.bench.ts [--workers 200] [--tasks 10000] [--samples 15]
+ * Usage: node --import tsx bench/viewRefresh.bench.ts [--workers 200] [--tasks 10000] [--samples 15] [--quick]
  */
 import './support/vscodeShim';
 import { execFileSync } from 'node:child_process';
@@ -30,15 +30,12 @@ import { WorkersTreeProvider } from '../src/extension/tree/workersTree';
 import { crewSettingsOf, defaultEngineSettings } from '../src/engine/settings';
 import { SqlJsStore } from '../src/infra/db';
 import { protocolVersion } from '../src/shared/protocol';
+import { numberOption } from './support/options';
 import { round, tails } from './support/stats';
 
-const arg = (name: string, fallback: number) => {
-  const index = process.argv.indexOf(`--${name}`);
-  return index > 0 ? Number(process.argv[index + 1]) : fallback;
-};
-const workerCount = arg('workers', 200);
-const taskCount = arg('tasks', 10_000);
-const samples = arg('samples', 15);
+const workerCount = numberOption('workers', 200, 20);
+const taskCount = numberOption('tasks', 10_000, 500);
+const samples = numberOption('samples', 15, 3);
 /** The views are quiet when nothing was redrawn or posted for this long (the activity feed reads at most once a second). */
 const quietMs = 1_300;
 const quietLiveness = { warnMs: 3_600_000, staleMs: 7_200_000, deadMs: 10_800_000 };

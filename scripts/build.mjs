@@ -2,13 +2,18 @@
 // Bundles the extension host entry, the CLI (thin entry + full CLI) and the webview separately (STYLE: Tooling), and
 // copies sql.js's wasm next to the bundles that load it.
 import { build } from 'esbuild';
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 const require = createRequire(import.meta.url);
 const dist = join(root, 'dist');
+// `--production` (the .vsix, scripts/package.mjs): minified bundles in a dist/ emptied first, so
+// the package holds exactly what this build wrote. Source maps are still written, for a stack
+// trace from a user to be read here; .vscodeignore keeps them out of the package.
+const production = process.argv.includes('--production');
+if (production) rmSync(dist, { recursive: true, force: true });
 mkdirSync(dist, { recursive: true });
 
 /** The webview's zod: the same schemas, without every locale (scripts/webview-zod.mjs). */
@@ -20,7 +25,14 @@ const webviewZod = {
   },
 };
 
-const common = { bundle: true, sourcemap: true, logLevel: 'warning', absWorkingDir: root };
+const common = {
+  bundle: true,
+  sourcemap: true,
+  logLevel: 'warning',
+  absWorkingDir: root,
+  // keepNames: error and class names read the same in a user's report as in a development build.
+  ...(production ? { minify: true, keepNames: true } : {}),
+};
 const entries = [
   // The CLI is two bundles: the thin entry sends routable commands to a running owner and loads
   // the full CLI (zod, sql.js, the engine) only when it has to (src/cli/thin.ts).

@@ -1,27 +1,37 @@
 #!/usr/bin/env node
-// `npm test`: builds, then runs every suite and ends with ONE line: "N passed, N failed".
+// `npm test`: builds, passes the gates, then runs every suite and ends with ONE line: "N passed, N failed".
+// Gates, in order, before any suite; the first that fails ends the run (docs/testing.md):
+//   typecheck          tsc --noEmit over the project (src, test, bench) and over webview/
+//   lint               eslint over the repository (type-checked rules, the layering rule)
+// Suites:
 //   unit, integration  node's test runner over test/{unit,integration}/**/*.test.ts (TAP counts)
 //   vscode             in-host suites inside a real VS Code extension host (runInVsCode.mjs):
 //                      the harness's own suite, Foreman's (test/vscode/foreman/run.mjs) and the
 //                      multi-root one (test/vscode/multiroot/run.mjs)
 //   e2e                UI tests driving the workbench with Playwright + chromium (test/e2e/*.e2e.ts)
+//   bench              every bench in bench/ once in its quick mode (scripts/bench.mjs --quick): one
+//                      that throws or prints no JSON fails; its figures and own targets are not judged
 // The VS Code suites need code-server and chromium: scripts/vscode/provision.mjs installs them into
 // .vscode-test/ first (instant when already there). A suite that fails or cannot run fails the run.
 //
-// Usage: node scripts/test.mjs [unit] [integration] [vscode] [e2e]   (default: all of them)
+// Usage: node scripts/test.mjs [typecheck] [lint] [unit] [integration] [vscode] [e2e] [bench]
+//   (default: all of them; naming any runs only those, gates included)
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { benchFiles, runBenches } from './bench.mjs';
 
 const root = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
-const suites = ['unit', 'integration', 'vscode', 'e2e'];
+const gates = ['typecheck', 'lint'];
+const suites = ['unit', 'integration', 'vscode', 'e2e', 'bench'];
 const only = process.argv.slice(2);
-const unknown = only.filter((name) => !suites.includes(name));
+const unknown = only.filter((name) => !gates.includes(name) && !suites.includes(name));
 if (unknown.length) {
-  console.error(`test: unknown suite ${unknown.join(', ')}; known: ${suites.join(', ')}`);
+  console.error(`test: unknown suite ${unknown.join(', ')}; known: ${[...gates, ...suites].join(', ')}`);
   console.log('0 passed, 1 failed');
   process.exit(1);
 }
+const selectedGates = only.length ? gates.filter((name) => only.includes(name)) : gates;
 const selected = only.length ? suites.filter((name) => only.includes(name)) : suites;
 const results = dirResults();
 /** One entry per suite run: { name, passed, failed, seconds, note }. */
@@ -114,14 +124,56 @@ async function inVsCode(name, argv) {
   tally.push({ name, passed, failed, seconds: elapsed(started) });
 }
 
+/** Each gate's commands: the project's own tsc and eslint, run by node (argv, no shell). */
+const gateCommands = {
+  typecheck: [
+    ['tsc -p . --noEmit', 'node_modules/typescript/bin/tsc', '-p', '.', '--noEmit'],
+    ['tsc -p webview --noEmit', 'node_modules/typescript/bin/tsc', '-p', 'webview', '--noEmit'],
+  ],
+  lint: [['eslint .', 'node_modules/eslint/bin/eslint.js', '.']],
+};
+
+/** Runs a gate's commands in turn; false at the first that fails, after saying which. */
+async function gate(name) {
+  for (const [label, ...argv] of gateCommands[name]) {
+    const started = Date.now();
+    console.log(`\ntest: gate ${name}: ${label}`);
+    const { code } = await run([process.execPath, ...argv]);
+    tally.push({ name: `${name}: ${label}`, passed: code === 0 ? 1 : 0, failed: code === 0 ? 0 : 1, seconds: elapsed(started) });
+    if (code !== 0) {
+      console.log(`\ntest: ✖ the ${name} gate failed: \`${label}\` exited ${code} (its errors are above); no suite runs until it passes.`);
+      return false;
+    }
+  }
+  return true;
+}
+
+/** Prints what each gate and suite did, then the one line the run ends with; exits 0 only when nothing failed. */
+function finish() {
+  console.log('\ntest: summary');
+  for (const entry of tally) {
+    console.log(
+      `  ${entry.failed ? '✖' : '✔'} ${entry.name}: ${entry.passed} passed, ${entry.failed} failed (${entry.seconds}s)${entry.note ? ` — ${entry.note}` : ''}`,
+    );
+  }
+  console.log(`  total time ${elapsed(started)}s`);
+  const passed = tally.reduce((sum, entry) => sum + entry.passed, 0);
+  const failed = tally.reduce((sum, entry) => sum + entry.failed, 0);
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exit(failed === 0 ? 0 : 1);
+}
+
 const started = Date.now();
 console.log('test: building the extension, the CLI and the webview…');
 if (spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { cwd: root, stdio: 'inherit' }).status !== 0) {
   console.log('0 passed, 1 failed');
   process.exit(1);
 }
-// The UI tests build only when run on their own (test/e2e/support/repo.ts).
+// The UI tests and the benches build only when run on their own (test/e2e/support/repo.ts, bench/support/options.ts).
 env.FOREMAN_BUILT = '1';
+
+// Type errors and lint fail fast: a run that would go on for half an hour stops here instead.
+for (const name of selectedGates) if (!(await gate(name))) finish();
 
 const codeTests = selected.filter((name) => name === 'unit' || name === 'integration');
 if (selected.includes('integration')) {
@@ -145,6 +197,24 @@ if (selected.includes('integration')) {
   await nodeTests('integration (PostgreSQL)', findTests(join(root, 'test', 'integration', 'pg'), /\.test\.ts$/), { concurrency: 1 });
   const files = findTests(join(root, 'test', 'integration', 'engine'), /\.test\.ts$/);
   await nodeTests('integration (engine on PostgreSQL)', files, { concurrency: 1, extraEnv: { FOREMAN_TEST_STORE: 'postgres' } });
+}
+
+if (selected.includes('bench')) {
+  const benchStarted = Date.now();
+  console.log('\ntest: bench: every bench in bench/ once, quick (scripts/bench.mjs --quick --jobs 2; outputs in test-results/bench/)');
+  // Two at a time: the machine has two cores, and a quick run's figures are not read.
+  const outcomes = await runBenches({ quick: true, jobs: 2, extraEnv: env, outputDir: join(results, 'bench') });
+  const failed = outcomes.filter((outcome) => !outcome.ok);
+  tally.push({
+    name: 'bench (quick)',
+    passed: outcomes.length - failed.length,
+    failed: failed.length || (outcomes.length ? 0 : 1),
+    seconds: elapsed(benchStarted),
+    note: [
+      ...(failed.length ? [`failed: ${failed.map((outcome) => outcome.file).join(', ')}`] : []),
+      `${benchFiles().skipped.length} skipped (scripts/bench.mjs says why)`,
+    ].join('; '),
+  });
 }
 
 if (selected.includes('vscode') || selected.includes('e2e')) {
@@ -171,14 +241,4 @@ if (selected.includes('vscode') || selected.includes('e2e')) {
   }
 }
 
-console.log('\ntest: summary');
-for (const entry of tally) {
-  console.log(
-    `  ${entry.failed ? '✖' : '✔'} ${entry.name}: ${entry.passed} passed, ${entry.failed} failed (${entry.seconds}s)${entry.note ? ` — ${entry.note}` : ''}`,
-  );
-}
-console.log(`  total time ${elapsed(started)}s`);
-const passed = tally.reduce((sum, entry) => sum + entry.passed, 0);
-const failed = tally.reduce((sum, entry) => sum + entry.failed, 0);
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+finish();

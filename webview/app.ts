@@ -17,6 +17,7 @@ import { renderActivityFilters, renderActivityList } from './sections/activity';
 import { renderAttention } from './sections/attention';
 import { renderChains } from './sections/chains';
 import { renderHeader } from './sections/header';
+import { renderOwners } from './sections/owners';
 import { renderStats, renderTimeInState } from './sections/stats';
 import { renderTasks } from './sections/tasks';
 import { renderWorkers } from './sections/workers';
@@ -27,7 +28,8 @@ export interface AppPort {
   saveView(view: ViewState): void;
 }
 
-type SlotName = 'header' | 'stats' | 'attention' | 'workers' | 'chains' | 'tasks' | 'activityFilters' | 'activityList' | 'timeInState';
+type SlotName =
+  'header' | 'stats' | 'attention' | 'owners' | 'workers' | 'chains' | 'tasks' | 'activityFilters' | 'activityList' | 'timeInState';
 
 interface Slot {
   readonly element: HTMLElement;
@@ -69,6 +71,7 @@ export class App {
       header: slot('header'),
       stats: slot('stats'),
       attention: slot('attention'),
+      owners: slot('owners'),
       workers: slot('workers'),
       chains: slot('chains'),
       tasks: slot('tasks'),
@@ -85,6 +88,7 @@ export class App {
       s.header.element,
       s.stats.element,
       s.attention.element,
+      s.owners.element,
       s.workers.element,
       s.chains.element,
       el(
@@ -217,6 +221,7 @@ export class App {
     );
     this.update('stats', folder.stats, () => renderStats(ctx));
     this.update('attention', [folder.attention, pendingKey], () => renderAttention(ctx));
+    this.update('owners', folder.owners, () => renderOwners(ctx));
     this.update('workers', [folder.workers.items, folder.workers.total, folder.workers.page, folder.liveness, pendingKey], () =>
       renderWorkers(ctx),
     );

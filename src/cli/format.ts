@@ -15,6 +15,7 @@ import type { StatusSnapshot, TaskStatusView, WorkerStatus } from '../engine/sta
 import type { EndpointAnswer, EndpointResult } from '../infra/endpoint/wire';
 import { describeUsage, formatUsage, hasUsage } from '../shared/usageText';
 import { cell, duration, table } from './table';
+import { downMachineLines, hostCell, ownerTable } from './teamLines';
 
 type Failure = Extract<EndpointResult, { ok: false }>;
 
@@ -61,7 +62,7 @@ const chainLines = (chain: ChainView): string[] => [
 /** How each command's result reads for a person (one entry per command, typed by `CommandResults`). */
 const humanLines: { readonly [C in CommandName]: (value: ResultOf<C>) => string[] } = {
   'worker.add': workerLines,
-  'worker.list': (workers) => workerTable(workers),
+  'worker.list': (workers) => [...workerTable(workers), ...downMachineLines(workers, Date.now())],
   'task.add': taskLines,
   'chain.add': chainLines,
   'plan.start': taskLines,
@@ -112,6 +113,9 @@ const humanLines: { readonly [C in CommandName]: (value: ResultOf<C>) => string[
     `exported ${counts.transitions} transitions to .foreman/transitions.jsonl and ${counts.messages} messages to .foreman/bus.jsonl`,
   ],
   compact: (compacted) => [`compacted ${compacted.removed} messages below seq ${compacted.below}`],
+  'archive.state': (state) => [
+    `store ${state.store ?? '(no identity yet)'}: ${state.batch === 0 ? 'no archive segment applied' : `archive segments 1–${state.batch} applied, the last with hash ${state.hash ?? '(not recorded)'}`}`,
+  ],
   archive: (report) => [
     ...(report.recovered > 0 ? [`applied ${count(report.recovered, 'segment')} a crash had left written but not applied`] : []),
     report.batch === null
@@ -145,7 +149,13 @@ function statusLines(status: StatusSnapshot): string[] {
   const lines = [`base branch: ${status.baseBranch ?? '-'}`];
   if (hasUsage(status.usage)) lines.push(`usage: ${formatUsage(status.usage)} (${describeUsage(status.usage)})`);
   lines.push('');
-  lines.push(...(status.workers.length ? workerTable(status.workers) : ['no workers (add one: foreman worker add <id>)']), '');
+  // A shared store's owners, and the machines none runs on (issue 29): their workers only look idle.
+  const now = Date.now();
+  const owners = ownerTable(status.owners, now);
+  if (owners.length) lines.push(...owners, '');
+  lines.push(...(status.workers.length ? workerTable(status.workers) : ['no workers (add one: foreman worker add <id>)']));
+  const down = downMachineLines(status.workers, now);
+  lines.push(...(down.length ? ['', ...down] : []), '');
   const page = status.page;
   const none = page && page.total > 0 ? ['no task matches (drop a filter, or --all)'] : ['no tasks (add one: foreman task add <title>)'];
   lines.push(...(status.tasks.length ? taskTable(status.tasks) : none));
@@ -170,11 +180,12 @@ function statusLines(status: StatusSnapshot): string[] {
 function workerTable(workers: readonly WorkerStatus[]): string[] {
   // A crew on several machines (issue 14) says where each worker runs; a crew of one machine has no host column.
   const hosts = workers.some((w) => w.host !== null);
+  const now = Date.now();
   return table(
     ['WORKER', ...(hosts ? ['HOST'] : []), 'STATE', 'TASK', 'ATTEMPT', 'HEARTBEAT', 'USAGE', 'NOW', 'LIVENESS'],
     workers.map((w) => [
       w.id,
-      ...(hosts ? [cell(w.host)] : []),
+      ...(hosts ? [hostCell(w, now)] : []),
       w.state,
       cell(w.taskId),
       String(w.attempt),

@@ -211,6 +211,8 @@ const commands = {
     olderThanMs: z.number().int().min(0).optional(),
     limit: z.number().int().min(1).max(10_000).default(1000),
   }),
+  /** What the store records of its archive: its identity, the last segment applied and that segment's hash. */
+  'archive.state': z.object({}),
 } as const;
 
 export type CommandName = keyof typeof commands;

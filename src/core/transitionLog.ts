@@ -66,6 +66,8 @@ export class TransitionLogChecker {
   private moreErrors = 0;
   private lastTime = -Infinity;
   private lastSeq = 0;
+  /** The store the first line that named one belongs to. */
+  private store: string | undefined;
   private count = 0;
   private line = 0;
 
@@ -88,6 +90,7 @@ export class TransitionLogChecker {
   /** Checks the next line, already parsed from JSON by the caller (a merge that compared it). */
   checkParsed(json: unknown): void {
     const line = ++this.line;
+    this.checkStore(line, json);
     const parsed = transitionEventSchema.safeParse(json);
     if (!parsed.success) {
       this.problem({ line, message: describeIssues(parsed.error, 'event') });
@@ -113,6 +116,18 @@ export class TransitionLogChecker {
       this.problem({ line, message: `${event.entity_id}: starts from ${event.from_state} but its last state was ${previous}` });
     }
     this.lastState.set(key, this.shared(event.to_state));
+  }
+
+  /**
+   * Export lines name their store (issue 28): one log holds one store's lines. A line of another
+   * store is a problem (two stores' exports in one file); lines that name none are older, and pass.
+   */
+  private checkStore(line: number, json: unknown): void {
+    const store = typeof json === 'object' && json !== null ? (json as { store?: unknown }).store : undefined;
+    if (typeof store !== 'string') return;
+    if (this.store === undefined) this.store = store;
+    else if (store !== this.store)
+      this.problem({ line, message: `this line is store ${store}'s, the lines before it store ${this.store}'s` });
   }
 
   private problem(error: { line: number; message: string }): void {

@@ -136,6 +136,15 @@ export class AgentRunner {
       `crew: ${work.workerId} runs ${worker.agent} on ${work.taskId} (attempt ${work.attempt}, ${how}${continuity ? `, ${continuity}` : ''})`,
     );
     this.recordConfinement(work, launched.value);
+    // Foreman's own step ("setting up the worktree") is over once the agent runs. A supervised process
+    // says so with its first beat; a terminal's beats carry no words, so it is said here (issue 29).
+    if (launched.value.pid === undefined) {
+      this.tx.apply({
+        command: 'heartbeat',
+        args: { worker: work.workerId, status: 'working', attempt: work.attempt, activity: `started ${worker.agent} in a terminal` },
+        actor: 'crew',
+      });
+    }
     void launched.value.exited.then((exit) => this.serialized(work.workerId, () => this.finished(work, task, worktree, exit, continuity)));
   }
 

@@ -1,11 +1,10 @@
-import { type ArchiveLine, type RollupLine, archiveLineSchema } from '../core/archiveSegment';
+import { type ArchiveLine, type SegmentDraft, archiveLineSchema } from '../core/archiveSegment';
+import { type Result, ok, refused } from '../core/result';
+import { archivableTasks, deepestFirst, finishedStatus, rollupsOf } from './archiveBatch';
+import { appliedBatch, headHash, nextLinkBreak, recordApplied, strayMessage } from './archiveChain';
 import { type Exporter, toTransitionEvent } from './exporter';
 import type { ArchiveSink, Reader } from './ports';
 import {
-  type RollupRow,
-  type SessionRow,
-  type TransitionRow,
-  type WorkerTransitionRow,
   addRollup,
   countLiveRows,
   deleteArchivedTask,
@@ -15,17 +14,13 @@ import {
   findTask,
   hasMessage,
   hasTransition,
-  listFinishedTasksBefore,
   listMessagesBefore,
-  listReferrers,
   listSessionsOfTasks,
   listTransitionsOfTasks,
   listWorkerTransitionsBefore,
-  readMeta,
   reclaimFreePages,
-  writeMeta,
 } from './queries';
-import type { TaskRow } from './rows';
+import { ensureStoreId } from './storeIdentity';
 import type { Unit } from './unit';
 
 export interface ArchiveReport {
@@ -46,13 +41,11 @@ export interface ArchiveReport {
 export interface ArchivePlan {
   readonly batch: number;
   readonly lines: readonly ArchiveLine[];
-  /** The lines as the segment holds them. */
-  readonly texts: readonly string[];
+  /** The segment to write: the lines as it holds them, its store, the previous segment's hash. */
+  readonly draft: SegmentDraft;
   readonly report: ArchiveReport;
 }
 
-/** The last segment whose rows have left the live tables. */
-const appliedBatchKey = 'archive_batch';
 /** Worker transitions and messages per batch, for each task. */
 const rowsPerTask = 10;
 
@@ -81,35 +74,59 @@ export class Archiver {
    * as their rows are still the ones they hold. A segment is written before its rows leave, and
    * meanwhile a finished task may be reset or retried: such a segment is stale and is removed, to
    * be chosen again later; it was never applied, so nothing in it counted.
+   *
+   * Only this store's next link is applied or removed (issue 28): a segment file past the recorded
+   * chain that does not continue it (another store's, a gap in the numbers, reordered, unsealed) is
+   * refused with what to do, and never deleted. A segment from before segments named their store is
+   * taken as this store's when it is the next one and its rows are still live.
    */
-  recover(unit: Unit): number {
-    let applied = 0;
-    const last = this.sink.lastBatch();
-    for (let batch = appliedBatch(unit.tx) + 1; batch <= last; batch++) {
-      const texts = this.sink.read(batch);
-      if (!texts) {
-        throw new Error(
-          `archive segment ${batch} is missing or unsealed while segment ${last} exists; restore it from a backup of .foreman/archive/`,
-        );
+  recover(unit: Unit): Result<number> {
+    const problem = this.sink.problem();
+    if (problem) return refused('archiveFolder', `archive: ${problem}.`);
+    const store = ensureStoreId(unit.tx);
+    let applied = appliedBatch(unit.tx);
+    let head = headHash(unit.tx, this.sink, applied);
+    let recovered = 0;
+    let discarding = false;
+    for (const batch of this.sink.batches()) {
+      if (batch <= applied) continue;
+      const read = this.sink.read(batch);
+      // After a stale segment, this store's later ones are stale too (they were planned on top of it).
+      if (discarding && read.state === 'sealed' && read.end.store === store) {
+        this.sink.discard(batch);
+        continue;
       }
-      const lines = texts.map(parseArchiveLine);
-      if (!stillLive(unit.tx, lines)) {
-        this.sink.discardFrom(batch);
-        break;
+      const broken = nextLinkBreak(read, batch, applied, store, head);
+      const readable = read.state === 'sealed' && (broken === undefined || broken.kind === 'unchained');
+      const lines = readable ? read.lines.map(parseArchiveLine) : [];
+      if (read.state === 'sealed' && broken === undefined && !stillLive(unit.tx, lines)) {
+        this.sink.discard(batch);
+        discarding = true;
+        continue;
       }
-      this.apply(unit, batch, lines);
-      applied++;
+      if (read.state !== 'sealed' || (broken !== undefined && !(broken.kind === 'unchained' && legacyStillLive(unit.tx, lines)))) {
+        return refused('archiveStraySegment', strayMessage(this.sink, batch, applied, store, broken ?? { kind: 'unsealed' }), {
+          file: this.sink.fileOf(batch),
+        });
+      }
+      this.apply(unit, batch, read.hash, lines);
+      this.sink.index(batch, store, read.hash, taskIdsOf(lines));
+      applied = batch;
+      head = read.hash;
+      recovered++;
     }
-    return applied;
+    return ok(recovered);
   }
 
   /** Archives one batch of what finished (or was sent) before `before`: at most `limit` tasks, all in this transaction. */
-  archive(unit: Unit, before: number, limit: number): ArchiveReport {
-    const plan = this.plan(unit, before, limit);
-    if (!isPlan(plan)) return plan;
-    this.sink.write(plan.batch, plan.texts);
-    this.apply(unit, plan.batch, plan.lines);
-    return this.finished(unit, plan.report);
+  archive(unit: Unit, before: number, limit: number): Result<ArchiveReport> {
+    const planned = this.plan(unit, before, limit);
+    if (!planned.ok) return planned;
+    if (!isPlan(planned.value)) return ok(planned.value);
+    const plan = planned.value;
+    const hash = this.sink.write(plan.draft);
+    this.apply(unit, plan.batch, hash, plan.lines);
+    return ok(this.finished(unit, plan.report));
   }
 
   /**
@@ -119,11 +136,15 @@ export class Archiver {
    * that nothing is due. The segment is then written off the owner's
    * thread, and `applyPlanned` applies it in a later transaction.
    */
-  plan(unit: Unit, before: number, limit: number, exportRows = Number.POSITIVE_INFINITY): ArchivePlan | ArchiveReport {
-    const recovered = this.recover(unit);
+  plan(unit: Unit, before: number, limit: number, exportRows = Number.POSITIVE_INFINITY): Result<ArchivePlan | ArchiveReport> {
+    const recovering = this.recover(unit);
+    if (!recovering.ok) return recovering;
+    const recovered = recovering.value;
     // The continuous exports must hold every row before it leaves: they are the log tools follow.
     // A step of the owner's exports at most `exportRows` of each; until they are caught up, nothing leaves.
-    if (!this.exporter.exportSome(unit, exportRows)) return { batch: null, tasks: 0, transitions: 0, messages: 0, recovered, more: true };
+    const exported = this.exporter.exportSome(unit, exportRows);
+    if (!exported.ok) return exported;
+    if (!exported.value) return ok({ batch: null, tasks: 0, transitions: 0, messages: 0, recovered, more: true });
     const tasks = archivableTasks(unit.tx, before, limit);
     const ids = tasks.map((task) => task.id);
     const taskTransitions = ids.length > 0 ? listTransitionsOfTasks(unit.tx, ids) : [];
@@ -136,7 +157,7 @@ export class Archiver {
     const messages = listMessagesBefore(unit.tx, horizon, limit * rowsPerTask);
     const more = tasks.length === limit || workerTransitions.length === limit * rowsPerTask || messages.length === limit * rowsPerTask;
     if (tasks.length + workerTransitions.length + messages.length === 0) {
-      return { batch: null, tasks: 0, transitions: 0, messages: 0, recovered, more: false, live: countLiveRows(unit.tx) };
+      return ok({ batch: null, tasks: 0, transitions: 0, messages: 0, recovered, more: false, live: countLiveRows(unit.tx) });
     }
     this.assertExported(taskTransitions, workerTransitions, messages);
 
@@ -148,9 +169,18 @@ export class Archiver {
       ...messages.map((message) => ({ kind: 'message' as const, ...message })),
       ...rollupsOf(tasks, sessions, taskTransitions, workerTransitions),
     ];
-    const batch = appliedBatch(unit.tx) + 1;
+    const applied = appliedBatch(unit.tx);
+    const batch = applied + 1;
     const report = { batch, tasks: tasks.length, transitions: transitions.length, messages: messages.length, recovered, more };
-    return { batch, lines, texts: lines.map((line) => JSON.stringify(line)), report };
+    const draft: SegmentDraft = {
+      batch,
+      lines: lines.map((line) => JSON.stringify(line)),
+      store: ensureStoreId(unit.tx),
+      previous: headHash(unit.tx, this.sink, applied),
+      firstSeq: transitions[0]?.seq ?? null,
+      tasks: taskIdsOf(lines),
+    };
+    return ok({ batch, lines, draft, report });
   }
 
   /**
@@ -158,14 +188,14 @@ export class Archiver {
    * as written. Meanwhile a task may have been reset, or another call (`foreman archive`) may have
    * applied the segment already; a stale segment is removed and the batch chosen again next time.
    */
-  applyPlanned(unit: Unit, plan: ArchivePlan): ArchiveReport {
+  applyPlanned(unit: Unit, plan: ArchivePlan, hash: string): ArchiveReport {
     const applied = appliedBatch(unit.tx);
     if (applied >= plan.batch) return this.finished(unit, plan.report);
     if (applied !== plan.batch - 1 || !stillLive(unit.tx, plan.lines)) {
-      this.sink.discardFrom(plan.batch);
+      this.sink.discard(plan.batch);
       return { ...plan.report, batch: null, tasks: 0, transitions: 0, messages: 0, more: true };
     }
-    this.apply(unit, plan.batch, plan.lines);
+    this.apply(unit, plan.batch, hash, plan.lines);
     return this.finished(unit, plan.report);
   }
 
@@ -174,7 +204,7 @@ export class Archiver {
     return { ...report, ...(report.more ? {} : { live: countLiveRows(unit.tx) }) };
   }
 
-  private apply(unit: Unit, batch: number, lines: readonly ArchiveLine[]): void {
+  private apply(unit: Unit, batch: number, hash: string, lines: readonly ArchiveLine[]): void {
     const archived = lines.flatMap((line) => (line.kind === 'task' ? [line.id] : []));
     if (archived.length) unit.events.push({ kind: 'rowsChanged', workers: [], tasks: archived });
     for (const line of lines) {
@@ -196,7 +226,7 @@ export class Archiver {
           break;
       }
     }
-    writeMeta(unit.tx, appliedBatchKey, String(batch));
+    recordApplied(unit.tx, batch, hash);
     reclaimFreePages(unit.tx);
   }
 
@@ -215,7 +245,7 @@ export class Archiver {
 }
 
 export function isPlan(planned: ArchivePlan | ArchiveReport): planned is ArchivePlan {
-  return 'texts' in planned;
+  return 'draft' in planned;
 }
 
 /**
@@ -239,8 +269,18 @@ function stillLive(reader: Reader, lines: readonly ArchiveLine[]): boolean {
   });
 }
 
-function appliedBatch(reader: Reader): number {
-  return Number(readMeta(reader, appliedBatchKey) ?? 0);
+/**
+ * A segment from before segments named their store is this store's only on evidence no other
+ * store's rows could give: tasks, unchanged field for field (their times are this store's). A seq
+ * alone proves nothing: another store's transitions and messages have the same numbers.
+ */
+function legacyStillLive(reader: Reader, lines: readonly ArchiveLine[]): boolean {
+  return lines.some((line) => line.kind === 'task') && stillLive(reader, lines);
+}
+
+/** The ids of the tasks among a segment's lines, for the archive's index. */
+function taskIdsOf(lines: readonly ArchiveLine[]): string[] {
+  return lines.flatMap((line) => (line.kind === 'task' ? [line.id] : []));
 }
 
 /** Reads a segment line back through its schema: a segment is a file, and files are checked. */
@@ -249,76 +289,4 @@ export function parseArchiveLine(text: string): ArchiveLine {
   if (!parsed.success)
     throw new Error(`archive segment line is not valid: ${parsed.error.issues[0]?.message ?? 'unknown'}: ${text.slice(0, 200)}`);
   return parsed.data;
-}
-
-/** Finished tasks before `before` that no live task points at: a chain goes whole (parent and steps) or not at all. */
-function archivableTasks(reader: Reader, before: number, limit: number): TaskRow[] {
-  let tasks = listFinishedTasksBefore(reader, before, limit);
-  for (;;) {
-    const ids = new Set(tasks.map((task) => task.id));
-    if (ids.size === 0) return tasks;
-    // A chain's step goes only with its parent, so a chain is never shown half archived.
-    const whole = tasks.filter((task) => task.parent_task_id === null || ids.has(task.parent_task_id));
-    if (whole.length < tasks.length) {
-      tasks = whole;
-      continue;
-    }
-    const held = new Set(
-      listReferrers(reader, [...ids])
-        .filter((referrer) => !ids.has(referrer.id))
-        .map((referrer) => referrer.target),
-    );
-    if (held.size === 0) return tasks;
-    tasks = tasks.filter((task) => !held.has(task.id));
-  }
-}
-
-/** Children before their parents: a parent row cannot be deleted while a child points at it. */
-function deepestFirst(tasks: readonly TaskRow[]): TaskRow[] {
-  const parentOf = new Map(tasks.map((task) => [task.id, task.parent_task_id]));
-  const depth = (id: string): number => {
-    let levels = 0;
-    for (let parent = parentOf.get(id); parent && parentOf.has(parent) && levels < tasks.length; parent = parentOf.get(parent)) levels++;
-    return levels;
-  };
-  return [...tasks].sort((a, b) => depth(b.id) - depth(a.id));
-}
-
-function finishedStatus(task: TaskRow): 'done' | 'cancelled' {
-  if (task.status === 'done' || task.status === 'cancelled') return task.status;
-  throw new Error(`bug: task '${task.id}' in ${task.status} was picked for the archive`);
-}
-
-/** What the metrics counted of these rows, to be added to the rollups as they leave. */
-function rollupsOf(
-  tasks: readonly TaskRow[],
-  sessions: readonly SessionRow[],
-  taskTransitions: readonly TransitionRow[],
-  workerTransitions: readonly WorkerTransitionRow[],
-): RollupLine[] {
-  const rollups = new Map<string, RollupRow>();
-  const add = (metric: RollupRow['metric'], entity: string, a: string, b: string, count: number, amount: number) => {
-    const key = JSON.stringify([metric, entity, a, b]);
-    const row = rollups.get(key) ?? { metric, entity, a, b, count: 0, total: 0, max: 0 };
-    rollups.set(key, { ...row, count: row.count + count, total: row.total + amount, max: Math.max(row.max, amount) });
-  };
-  for (const row of [...taskTransitions, ...workerTransitions]) add('transition_pair', row.entity_type, row.from_state, row.to_state, 1, 0);
-  // A task leaves with its whole history, so its durations are its consecutive rows'; the last has none.
-  const byTask = new Map<string, TransitionRow[]>();
-  for (const row of taskTransitions) byTask.set(row.entity_id, [...(byTask.get(row.entity_id) ?? []), row]);
-  for (const rows of byTask.values()) {
-    rows
-      .slice(0, -1)
-      .forEach((row, index) => add('time_in_state', 'task', row.to_state, '', 1, (rows[index + 1]?.ts_ms ?? row.ts_ms) - row.ts_ms));
-  }
-  for (const row of workerTransitions) add('time_in_state', 'worker', row.to_state, '', 1, row.next_ts - row.ts_ms);
-  for (const task of tasks) add('finished', '', task.status, '', 1, 0);
-  for (const session of sessions) {
-    add('usage_input', '', session.worker_id, '', 0, session.input_tokens);
-    add('usage_output', '', session.worker_id, '', 0, session.output_tokens);
-    add('usage_cache_read', '', session.worker_id, '', 0, session.cache_read_tokens);
-    add('usage_cache_write', '', session.worker_id, '', 0, session.cache_write_tokens);
-    add('usage_cost', '', session.worker_id, '', 0, session.cost_usd);
-  }
-  return [...rollups.values()].map((row) => ({ kind: 'rollup' as const, ...row }));
 }

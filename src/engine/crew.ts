@@ -193,11 +193,16 @@ export class Crew implements Disposable {
     await this.stopAgent(workerId);
     // The merge (or squash) commit, and what the agent left uncommitted, read as the task's work.
     const message = taskCommitMessage(task, worker.summary);
-    let merged = await this.git.merge(work, this.settings.mergeStrategy, this.settings.verify, message);
-    if (!merged.ok && merged.code === 'worktreeMissing') {
-      // Deleted by hand: the branch holds the work, so recreate the worktree from it and merge.
+    // Another machine's worker: its worktree is there, its work here is the branch it pushed on
+    // submit, which this owner checks out in its own worktree for that worker, task after task.
+    const source = this.runsHere(worker) ? 'worktree' : 'remote';
+    const mergeOnce = () => this.git.merge(work, this.settings.mergeStrategy, this.settings.verify, message, source);
+    let merged = await mergeOnce();
+    if (!merged.ok && source === 'worktree' && (merged.code === 'worktreeMissing' || merged.code === 'wrongBranch')) {
+      // Deleted by hand, or on another branch (a worker of any host that ran elsewhere): the branch
+      // holds the work, so put the worktree back on it (never over uncommitted changes) and merge.
       const prepared = await this.git.prepare(work, this.baseBranch());
-      if (prepared.ok) merged = await this.git.merge(work, this.settings.mergeStrategy, this.settings.verify, message);
+      if (prepared.ok) merged = await mergeOnce();
     }
     if (merged.ok) {
       const done = this.recordMerge(request);

@@ -1,6 +1,7 @@
 import { WorkerState } from '../core/workerMachine';
+import type { Reader } from './ports';
 import type { QueuePicker } from './queuePicker';
-import { countBusyWorkers, listWorkersIn, listWorkersInOnHost } from './queries';
+import { countBusyWorkers, countBusyWorkersOnHost, listWorkersIn, listWorkersInOnHost } from './queries';
 import type { StateService } from './stateService';
 import type { Unit } from './unit';
 
@@ -10,14 +11,22 @@ export interface Assignment {
   readonly attempt: number;
 }
 
+/** How many workers may hold running work (ASSIGNED, WORKING or STALE) at once. */
+export interface DispatchLimits {
+  /** On this owner's machine (with one owner: in all). */
+  readonly concurrency: number;
+  /** Across every machine of a shared store; undefined: no team-wide cap. */
+  readonly teamConcurrency?: number | undefined;
+}
+
 /**
- * Hands runnable tasks to idle workers while the concurrency limit allows, preferring the worker
+ * Hands runnable tasks to idle workers while the concurrency limits allow, preferring the worker
  * that had the task before (its worktree already holds the previous attempt's branch). Workers of
  * an agent profile that is paused on a usage limit wait with it.
  */
 export class Dispatcher {
   constructor(
-    private readonly concurrency: number,
+    private readonly limits: DispatchLimits,
     private readonly picker: QueuePicker,
     private readonly state: StateService,
     /** With several owners: this owner's machine; it hands tasks only to workers it can launch (this host's or any host's). */
@@ -26,7 +35,7 @@ export class Dispatcher {
 
   dispatch(unit: Unit): Assignment[] {
     const assignments: Assignment[] = [];
-    let room = this.concurrency - countBusyWorkers(unit.tx);
+    let room = this.room(unit.tx);
     // It runs after every commit that frees a worker or a task; a full crew is the common answer.
     if (room <= 0) return assignments;
     const everyIdle =
@@ -48,5 +57,18 @@ export class Dispatcher {
       room--;
     }
     return assignments;
+  }
+
+  /**
+   * Places left: `concurrency` counts this machine's busy workers only (each machine's CPU and
+   * memory are its own; another machine's agents must not keep this one's idle), and the team's
+   * cap, when set, every busy worker.
+   */
+  private room(reader: Reader): number {
+    const { concurrency, teamConcurrency } = this.limits;
+    const everywhere = this.host === undefined || teamConcurrency !== undefined ? countBusyWorkers(reader) : 0;
+    const here = this.host === undefined ? everywhere : countBusyWorkersOnHost(reader, this.host);
+    const local = concurrency - here;
+    return teamConcurrency === undefined ? local : Math.min(local, teamConcurrency - everywhere);
   }
 }

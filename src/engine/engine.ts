@@ -4,10 +4,12 @@ import { ChainCoordinator } from './chainCoordinator';
 import { Crew, type CrewSettings } from './crew';
 import { Dispatcher } from './dispatcher';
 import { type Disposable, DisposableStore, Emitter, type Event } from './events';
-import { OwnerLease } from './ownerLease';
+import { type LeaseClock, LeaseNotice, OwnerLease, type Renewal, engineLeaseClock } from './ownerLease';
 import { Archiver, isPlan } from './archiver';
 import { RunOnceScheduler } from './async';
 import { Exporter } from './exporter';
+import { offsetLeaseClock } from './teamView';
+import { ensureStoreId } from './storeIdentity';
 import { type Services, createHandlers } from './handlers';
 import { HeartbeatService } from './heartbeats';
 import { MessageBus } from './messageBus';
@@ -25,6 +27,8 @@ import {
   systemClock,
 } from './ports';
 import { QueuePicker } from './queuePicker';
+import { ExternalChanges } from './externalChanges';
+import { lastTransitionSeq, listBeatSignsOffHost, listTransitionSubjects } from './queries';
 import { QueueWaker } from './queueWaker';
 import type { ResultOf, TxCommand } from './results';
 import type { EngineSettings } from './settings';
@@ -54,6 +58,11 @@ export interface EngineDeps {
    * none of that, as before.
    */
   readonly owner?: OwnerIdentity;
+  /**
+   * The clock owners' leases are kept by (ownerLease.ts): the shared server's on PostgreSQL, so that
+   * machines whose clocks differ agree on when a lease ran out. Default: `clock`.
+   */
+  readonly leaseClock?: LeaseClock;
 }
 
 /**
@@ -63,8 +72,12 @@ export interface EngineDeps {
  */
 const archiveFirstMs = 5_000;
 const archiveBacklogPauseMs = 50;
+/** How often status measures the lease clock (the server's) against this process's: teamView.ts. */
+const statusClockEveryMs = 10_000;
 /** The longest the exports lag behind a working crew: a pass comes at least this often. */
 const exportEveryMs = 3_600_000;
+/** After retention was refused (a stray segment waits for a person), how long until it is tried again. */
+const archiveRetryMs = 60_000;
 /**
  * Rows of each export stream per step: a step of ~14 ms here (p99 ~30 ms; bench/exportSteps.bench.ts),
  * so that a week's backlog is no stop-the-world.
@@ -87,12 +100,13 @@ export class Engine implements Disposable {
   /** Fires after every commit with the events it produced. */
   readonly onDidCommit: Event<readonly EngineEvent[]>;
 
-  private readonly _onDidChangeExternally = new Emitter<ChangedRows | undefined>();
+  private readonly external: ExternalChanges;
   /**
    * Another owner of the store committed a change (`noteExternalChange`): these rows, or (undefined)
-   * rows not known, to be read again by views.
+   * rows not known, to be read again by views. While someone listens, the other machines' workers'
+   * heartbeats are read on a timer and announced here too (they send no notification).
    */
-  readonly onDidChangeExternally: Event<ChangedRows | undefined> = this._onDidChangeExternally.event;
+  readonly onDidChangeExternally: Event<ChangedRows | undefined>;
 
   private readonly _onDidFailInBackground = new Emitter<unknown>();
   /**
@@ -122,7 +136,11 @@ export class Engine implements Disposable {
   constructor(private readonly deps: EngineDeps) {
     const { settings } = deps;
     this.clock = deps.clock ?? systemClock;
-    const picker = new QueuePicker({ leaseMs: settings.liveness.staleMs, branchTemplate: settings.branchTemplate });
+    const picker = new QueuePicker({
+      leaseMs: settings.liveness.staleMs,
+      branchTemplate: settings.branchTemplate,
+      recordInClaim: deps.store.dialect === 'postgres',
+    });
     const catalog = new TaskCatalog(settings.defaultMaxAttempts, deps.random);
     const chains = new ChainCoordinator(catalog);
     const state = new StateService(
@@ -146,17 +164,41 @@ export class Engine implements Disposable {
       chains,
       monitor,
       picker,
-      dispatcher: new Dispatcher(settings.concurrency, picker, state, deps.owner?.host),
+      dispatcher: new Dispatcher(
+        { concurrency: settings.concurrency, teamConcurrency: settings.teamConcurrency },
+        picker,
+        state,
+        deps.owner?.host,
+      ),
       heartbeats: new HeartbeatService(settings.liveness.staleMs),
       bus: new MessageBus(settings, deps.blobs),
       exporter,
       archiver: new Archiver(deps.archive, exporter),
       retainFinishedMs: settings.retainFinishedMs,
+      // Status shows a shared store's owners, their leases judged by the clock the leases are kept by.
+      team: deps.owner
+        ? {
+            leaseMs: settings.ownerLeaseMs,
+            clock: offsetLeaseClock(deps.leaseClock ?? engineLeaseClock(this.clock), () => this.clock.now(), statusClockEveryMs),
+          }
+        : undefined,
     };
     this.tx = this.disposables.add(new Transactor(deps.store, settings, this.clock, this.services, createHandlers(this.services)));
     this.onDidCommit = this.tx.onDidCommit;
+    const host = deps.owner?.host;
+    this.external = new ExternalChanges(
+      host === undefined
+        ? undefined
+        : {
+            beats: () => this.tx.read((reader) => listBeatSignsOffHost(reader, host)),
+            lastSeq: () => this.tx.read((reader) => lastTransitionSeq(reader)),
+            transitionsAfter: (seq, limit) => this.tx.read((reader) => listTransitionSubjects(reader, seq, limit)),
+          },
+      this.clock,
+    );
+    this.onDidChangeExternally = this.external.event;
     this.crew = this.disposables.add(new Crew(this.tx, deps.git, agents, deps.crew, deps.owner?.host));
-    this.lease = deps.owner ? new OwnerLease(deps.owner, settings.ownerLeaseMs) : undefined;
+    this.lease = deps.owner ? new OwnerLease(deps.owner, settings.ownerLeaseMs, deps.leaseClock ?? engineLeaseClock(this.clock)) : undefined;
     const tx = <C extends TxCommand>(request: RequestOf<C>) => Promise.resolve(this.tx.apply(request));
     this.routes = {
       'worker.add': tx,
@@ -191,13 +233,14 @@ export class Engine implements Disposable {
       status: tx,
       transitions: tx,
       metrics: tx,
-      export: tx,
+      export: (request) => this.withIdentity(() => tx(request)),
       compact: tx,
-      archive: tx,
+      archive: (request) => this.withIdentity(() => tx(request)),
+      'archive.state': tx,
     };
     this.plainRoutes = new Set((Object.keys(this.routes) as CommandName[]).filter((command) => this.routes[command] === tx));
     this.disposables.add(this._onDidFailInBackground);
-    this.disposables.add(this._onDidChangeExternally);
+    this.disposables.add(this.external);
   }
 
   get settings(): EngineSettings {
@@ -271,26 +314,31 @@ export class Engine implements Disposable {
   }
 
   /**
-   * Another owner of the shared store committed a change (its notification, src/infra/pg/listener.ts):
-   * the dispatcher runs (it may have queued work or freed a worker), the monitor reads those
-   * workers' deadlines again (all of them when `changed` is undefined), this owner's workers it
-   * assigned are started, and views hear of it through `onDidChangeExternally`.
+   * Another owner of the shared store committed a change (its notification, src/infra/pg/listener.ts).
+   * Each part acts only on what concerns it (issue 29), everything when `changed` is undefined or
+   * does not say: the dispatcher runs when work may have become runnable, the monitor reads the
+   * deadlines of the workers that moved into a watched state, the crew looks at the workers when
+   * some are this machine's (assigned here: started; moved away from work: stopped), and views
+   * hear of the rows through `onDidChangeExternally`.
    */
   noteExternalChange(changed?: ChangedRows): void {
     if (this.isDisposed) return;
-    this.waker?.noteExternal(changed?.workers);
-    this.crew.noteExternal(changed?.workers);
-    this._onDidChangeExternally.fire(changed);
+    this.waker?.noteExternal(changed && (changed.liveness ?? changed.workers), changed?.mayHaveWork ?? true);
+    const host = this.deps.owner?.host;
+    if (!changed?.hosts || host === undefined || changed.hosts.includes(host)) this.crew.noteExternal(changed?.workers);
+    this.external.fire(changed);
   }
 
   /** The lease of this owner: registered now, renewed every third of it, the others' checked each time. */
   private startLease(lease: OwnerLease): void {
     this.leaseRunning = true;
     try {
-      this.tx.internal('owner', (unit) => ok(lease.register(unit)), { quiet: true });
+      const at = this.tx.internal('owner', (unit) => ok(lease.register(unit)), { quiet: true });
+      if (at.ok) lease.succeeded('registered', at.value, this.clock.now());
     } catch (error) {
       // The server is away: the first renewal registers this owner once it answers.
-      this._onDidFailInBackground.fire(error);
+      const notice = lease.failed(error, this.clock.now());
+      if (notice) this._onDidFailInBackground.fire(notice);
     }
     const renewing = this.disposables.add(
       new RunOnceScheduler(
@@ -309,14 +357,19 @@ export class Engine implements Disposable {
     renewing.schedule();
   }
 
+  /** Renews first, then judges the others (ownerLease.ts): after an outage, each owner's own renewal comes before anyone's verdict. */
   private renewLease(lease: OwnerLease): void {
-    const renewed = this.tx.internal('owner', (unit) => ok(lease.renew(unit)), { quiet: true });
-    if (renewed.ok && renewed.value === 'lost') {
-      this._onDidFailInBackground.fire(
-        new Error(`owner ${lease.owner.id} had lost its lease (its work was taken back by another owner); it holds a new one now`),
-      );
+    let renewed: Result<{ renewal: Renewal; at: number }>;
+    try {
+      renewed = this.tx.internal('owner', (unit) => ok(lease.renew(unit)), { quiet: true });
+    } catch (error) {
+      const notice = lease.failed(error, this.clock.now());
+      if (notice) this._onDidFailInBackground.fire(notice);
+      return;
     }
-    const expired = this.tx.read((reader) => lease.expired(reader, this.clock.now()));
+    const notice = renewed.ok ? lease.succeeded(renewed.value.renewal, renewed.value.at, this.clock.now()) : undefined;
+    if (notice) this._onDidFailInBackground.fire(notice);
+    const expired = this.tx.read((reader) => lease.expired(reader));
     for (const owner of expired) {
       this.tx.internal('owner', (unit, s) => ok(lease.takeBack(unit, s.state, owner)));
     }
@@ -337,21 +390,46 @@ export class Engine implements Disposable {
     });
   }
 
+  /** The store's identity is committed (once, in a transaction of its own) before any file is written that names it. */
+  private identityKnown = false;
+
+  private withIdentity<T>(work: () => T): T {
+    if (!this.identityKnown) {
+      const made = this.tx.internal('store', (unit) => ok(ensureStoreId(unit.tx)), { quiet: true });
+      this.identityKnown = made.ok;
+    }
+    return work();
+  }
+
   private async archiveInSteps(): Promise<boolean> {
     try {
+      this.withIdentity(() => undefined);
       const before = this.clock.now() - this.deps.settings.retainFinishedMs;
-      const planned = this.tx.internal('archiver', (unit) =>
+      // A refusal is an answer here, not a rejected request: what was done before it stands (an export step).
+      const outcome = this.tx.internal('archiver', (unit) =>
         ok(this.services.archiver.plan(unit, before, archiveBatchTasks, exportRowsPerStep)),
       );
-      let done = planned.ok && !isPlan(planned.value) ? planned.value : undefined;
-      if (planned.ok && isPlan(planned.value)) {
+      if (!outcome.ok) return false;
+      const planned = outcome.value;
+      if (!planned.ok) return this.archiveRefused(planned.message);
+      let done = isPlan(planned.value) ? undefined : planned.value;
+      if (isPlan(planned.value)) {
         const plan = planned.value;
         // False: `foreman archive` wrote this batch meanwhile; choose again after the pause.
-        if (!(await this.deps.archive.writeInBackground(plan.batch, plan.texts))) return true;
-        const applied = this.tx.internal('archiver', (unit) => ok(this.services.archiver.applyPlanned(unit, plan)));
+        const hash = await this.deps.archive.writeInBackground(plan.draft);
+        if (hash === false) return true;
+        const applied = this.tx.internal('archiver', (unit) => ok(this.services.archiver.applyPlanned(unit, plan, hash)));
         done = applied.ok ? applied.value : undefined;
       }
       if (!done) return false;
+      if (this.archiveRefusal !== undefined) {
+        this.archiveRefusal = undefined;
+        this._onDidFailInBackground.fire(
+          new Error(
+            `archive: retention goes on${done.batch !== null ? ` (segment ${done.batch} written)` : ''}; what stood in its way is gone`,
+          ),
+        );
+      }
       const oldest = this.tx.read((reader, services) => services.archiver.oldestArchivable(reader));
       const archivable = oldest === undefined ? Number.POSITIVE_INFINITY : oldest + this.deps.settings.retainFinishedMs;
       this.archiveDueAt = Math.min(archivable, this.clock.now() + exportEveryMs);
@@ -362,12 +440,49 @@ export class Engine implements Disposable {
     }
   }
 
+  /**
+   * Retention refused (a stray segment, another store's export file, a file where the archive folder
+   * goes): said once until it changes, and tried again a minute on; the exports go on meanwhile
+   * unless they are what refused.
+   */
+  private archiveRefusal: string | undefined;
+
+  private archiveRefused(message: string): boolean {
+    if (message !== this.archiveRefusal) this._onDidFailInBackground.fire(new Error(message));
+    this.archiveRefusal = message;
+    this.tx.internal('exporter', (unit, services) => ok(services.exporter.exportSome(unit, exportRowsPerStep)));
+    this.archiveDueAt = this.clock.now() + archiveRetryMs;
+    return false;
+  }
+
   /** After an owner restart: agents of WORKING workers are gone; their work is saved and retried. */
   recoverOrphans(): Promise<void> {
     return this.crew.recoverOrphans();
   }
 
   private isDisposed = false;
+
+  /**
+   * A clean stop of a long-running owner (issue 29), right before `dispose` (which ends its renewals):
+   * its `owners` row goes, or its lease ends now while work still hangs on it (ownerLease.ts). A store
+   * that cannot take it (the server is away) leaves the lease to run out, as a crash would. `dispose`
+   * alone leaves the lease as it is: an owner that vanishes without a word.
+   */
+  endLease(): void {
+    const lease = this.lease;
+    if (!lease || !this.leaseRunning || this.isDisposed) return;
+    this.leaseRunning = false;
+    try {
+      this.tx.internal('owner', (unit) => ok(lease.stop(unit)), { quiet: true });
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      this._onDidFailInBackground.fire(
+        new LeaseNotice(
+          `owner ${lease.owner.id} stops without ending its lease (${reason}); the other owners take it for gone once it runs out`,
+        ),
+      );
+    }
+  }
 
   dispose(): void {
     this.isDisposed = true;

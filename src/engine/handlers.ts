@@ -3,6 +3,7 @@ import { type Result, notFound, ok } from '../core/result';
 import type { ChainCoordinator } from './chainCoordinator';
 import type { Dispatcher } from './dispatcher';
 import { recordUsage } from './agentSessions';
+import { readArchiveState } from './archiveChain';
 import type { Archiver } from './archiver';
 import { readTransitions, type Exporter } from './exporter';
 import type { HeartbeatService } from './heartbeats';
@@ -16,6 +17,7 @@ import type { ResultOf, TxCommand } from './results';
 import { findTask } from './rows';
 import type { StateService } from './stateService';
 import { readStatus } from './statusView';
+import type { TeamLeases } from './teamView';
 import type { TaskCatalog } from './taskCatalog';
 import type { Unit } from './unit';
 
@@ -32,6 +34,8 @@ export interface Services {
   readonly archiver: Archiver;
   /** How long finished work stays live before `archive` moves it out. */
   readonly retainFinishedMs: number;
+  /** A store several owners share (undefined: one owner): what status needs to show their leases. */
+  readonly team: TeamLeases | undefined;
 }
 
 type ReadHandler<C extends TxCommand> = {
@@ -56,7 +60,7 @@ const write = <C extends TxCommand>(run: WriteHandler<C>['run']): WriteHandler<C
 export function createHandlers(s: Services): HandlerMap {
   return {
     'worker.add': write((unit, args) => s.state.addWorker(unit, args)),
-    'worker.list': read((reader, _args, now) => ok(readStatus(reader, s.monitor, now).workers)),
+    'worker.list': read((reader, _args, now) => ok(readStatus(reader, s.monitor, now, {}, s.team).workers)),
     'task.add': write((unit, args) => s.catalog.add(unit, args)),
     'chain.add': write((unit, args) => s.chains.createChain(unit, args.name, args.steps)),
     'plan.start': write((unit, args) => s.chains.startPlanning(unit, args.parent)),
@@ -80,7 +84,7 @@ export function createHandlers(s: Services): HandlerMap {
     send: write((unit, args) => s.bus.publish(unit, args)),
     poll: read((reader, args) => ok(s.bus.poll(reader, args.agent, args.limit))),
     ack: write((unit, args) => s.bus.ack(unit, args.agent, args.seq)),
-    status: read((reader, args, now) => ok(readStatus(reader, s.monitor, now, args))),
+    status: read((reader, args, now) => ok(readStatus(reader, s.monitor, now, args, s.team))),
     transitions: read((reader, args) => {
       if (args.entity && !findTask(reader, args.entity) && !workerExists(reader, args.entity)) {
         const hint = `No worker or task with id '${args.entity}' is live; \`foreman history ${args.entity}\` reads the archive too.`;
@@ -96,9 +100,10 @@ export function createHandlers(s: Services): HandlerMap {
       );
     }),
     metrics: read((reader, _args, now) => ok(readMetrics(reader, now))),
-    export: write((unit) => ok(s.exporter.export(unit))),
+    export: write((unit) => s.exporter.export(unit)),
     compact: write((unit) => s.bus.compact(unit)),
-    archive: write((unit, args) => ok(s.archiver.archive(unit, unit.now - (args.olderThanMs ?? s.retainFinishedMs), args.limit))),
+    archive: write((unit, args) => s.archiver.archive(unit, unit.now - (args.olderThanMs ?? s.retainFinishedMs), args.limit)),
+    'archive.state': read((reader) => ok(readArchiveState(reader))),
   };
 }
 

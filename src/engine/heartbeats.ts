@@ -19,7 +19,9 @@ export interface HeartbeatReceipt {
 /**
  * Heartbeats (seed 002): an upsert per worker that renews the task's lease. They are written
  * without an fsync of their own (ARCHITECTURE §2: losing the last seconds of them is acceptable),
- * except when one brings a STALE worker back, which is a transition and therefore durable.
+ * except when one brings a STALE worker back, which is a transition and therefore durable. On a
+ * shared store a beat notifies no other owner (its `heartbeat` event names no row: unit.ts
+ * `changedRowsOf`); whoever needs another machine's liveness reads it from the table on a timer.
  */
 export class HeartbeatService {
   constructor(private readonly leaseMs: number) {}

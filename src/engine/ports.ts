@@ -4,6 +4,7 @@
  */
 import type { Result } from '../core/result';
 import type { AgentConfinement } from '../core/agentConfinement';
+import type { SegmentDraft, SegmentRead } from '../core/archiveSegment';
 
 /** A value bound to a `?` placeholder. Time and ids are always parameters, never computed in SQL. */
 export type SqlValue = string | number | null | Uint8Array;
@@ -21,6 +22,13 @@ export interface Tx extends Reader {
   run(sql: string, params?: readonly SqlValue[]): number;
   /** Runs a write statement with a RETURNING clause and returns the rows it returned. */
   returning<T extends object = Row>(sql: string, params?: readonly SqlValue[]): T[];
+  /**
+   * Runs a write whose outcome nobody reads (an audit row, a message, a heartbeat): the store may
+   * hold it and send it with the next statement (PostgreSQL pipelines them, pgTx.ts). It runs in
+   * order all the same, and one that fails fails the transaction. Absent: the store runs it at once
+   * (`appendRow`, queries/appendRow.ts).
+   */
+  append?(sql: string, params?: readonly SqlValue[]): void;
 }
 
 export interface WriteOptions {
@@ -33,16 +41,34 @@ export interface WriteOptions {
   /**
    * For a store that several owners share (PostgreSQL's NOTIFY): called once `fn` succeeded, before
    * the commit, for the rows it changed; undefined: which rows is not known (the others read all).
+   * A write that names no worker and no task (a plain heartbeat) is not announced at all.
    */
   readonly changed?: () => ChangedRows | undefined;
   /** The others need not hear of this write (a lease renewal): no notification. */
   readonly quiet?: boolean;
 }
 
-/** The workers and tasks a write changed, by id. */
+/**
+ * The workers and tasks a write changed, by id, and what the other owners of a shared store must do
+ * about it (issue 29: an owner acts only on what concerns it). An optional field that is absent is
+ * not known: the receiver does what it would for any change.
+ */
 export interface ChangedRows {
   readonly workers: readonly string[];
   readonly tasks: readonly string[];
+  /** Whether work may have become runnable (a task queued, a worker freed): the dispatchers run. */
+  readonly mayHaveWork?: boolean;
+  /** The workers whose liveness deadline may have come nearer (they moved into a watched state). */
+  readonly liveness?: readonly string[];
+  /** The hosts of the changed workers (null: a worker of any host): whose owners look at them. */
+  readonly hosts?: readonly (string | null)[];
+  /**
+   * Only views want to hear of this change, unless it moved another machine's workers (their
+   * owners act on that): no work became runnable, no row changed outside a transition. A shared
+   * store then announces it only when it did move another machine's worker; views read the rest
+   * from the transitions on their timer (engine/externalChanges.ts).
+   */
+  readonly onlyForViews?: boolean;
 }
 
 /**
@@ -57,6 +83,12 @@ export interface OwnerIdentity {
 
 /** The durable, single-writer store (ARCHITECTURE §2). */
 export interface Store {
+  /**
+   * Where the store's SQL can do more in one statement than SQLite's: `postgres` runs a claim with
+   * its audit and lease rows as one statement (data-modifying CTEs, queries/taskQueue.ts). Absent:
+   * SQLite's, which every query also runs on.
+   */
+  readonly dialect?: 'postgres';
   read<T>(fn: (reader: Reader) => T): T;
   /**
    * Runs `fn` in one transaction. A success is committed and journalled (fsync'd unless
@@ -99,12 +131,24 @@ export interface BlobStore {
 
 export type ExportStream = 'messages' | 'transitions';
 
+/** The last line of an export file, as far as the exporter trusts it. */
+export interface ExportedLine {
+  readonly seq: number;
+  readonly store: string | undefined;
+}
+
 /** Where incremental JSONL exports go (`.foreman/bus.jsonl`, `.foreman/transitions.jsonl`). */
 export interface ExportSink {
   /** Appends complete lines durably; `lastSeq` is the seq of the last line. */
   append(stream: ExportStream, lines: readonly string[], lastSeq: number): void;
-  /** The seq of the last complete line in the file, so a crash between append and bookkeeping never duplicates lines. */
-  lastExportedSeq(stream: ExportStream): number | undefined;
+  /**
+   * The seq and store of the last complete line in the file (a crash between append and bookkeeping
+   * never duplicates lines); `store` is undefined for a line written before lines named their store.
+   * Undefined when the file holds no line.
+   */
+  lastExported(stream: ExportStream): ExportedLine | undefined;
+  /** The file of `stream`, for messages. */
+  fileOf(stream: ExportStream): string;
 }
 
 /**
@@ -112,19 +156,29 @@ export interface ExportSink {
  * absent, never changed once written.
  */
 export interface ArchiveSink {
-  /** Writes segment `batch` (the lines, then a sealing `end` line) durably, reads it back, and throws unless it is what was written. */
-  write(batch: number, lines: readonly string[]): void;
+  /**
+   * Writes segment `draft.batch` (the lines, then the `end` line that seals them, their store and the
+   * previous segment's hash) durably, reads it back, notes its tasks in the index, and returns the
+   * segment's hash; throws unless it reads back as written.
+   */
+  write(draft: SegmentDraft): string;
   /**
    * The same, with the file work (writes, fsyncs, read-back) off the calling thread; false, with
    * nothing written, when segment `batch` appeared meanwhile (another call wrote it).
    */
-  writeInBackground(batch: number, lines: readonly string[]): Promise<boolean>;
-  /** Removes segments from `batch` on, written but never applied, once their rows have changed. */
-  discardFrom(batch: number): void;
-  /** The lines of sealed segment `batch`, without its `end` line; undefined when there is none. */
-  read(batch: number): string[] | undefined;
-  /** The highest batch with a sealed segment, 0 when there is none. */
-  lastBatch(): number;
+  writeInBackground(draft: SegmentDraft): Promise<string | false>;
+  /** Removes segment `batch`, written by this store but never applied, once its rows have changed. */
+  discard(batch: number): void;
+  /** Notes in the index that segment `batch` (of hash `hash`) holds these tasks, unless it says so already. */
+  index(batch: number, store: string, hash: string, tasks: readonly string[]): void;
+  /** Segment `batch`: sealed (its lines without the `end` line, the seal, its hash), missing, or unsealed. */
+  read(batch: number): SegmentRead;
+  /** The numbers of the segment files present, in order. */
+  batches(): number[];
+  /** Where segment `batch` is, for messages. */
+  fileOf(batch: number): string;
+  /** Why the archive cannot be written (a file stands where its folder goes); undefined when it can. */
+  problem(): string | undefined;
 }
 
 /** The task at hand for git and agent operations. */
@@ -136,6 +190,12 @@ export interface WorkRef {
 }
 
 export type MergeStrategy = 'rebase' | 'merge' | 'squash';
+
+/**
+ * Where a task's work is when it is merged: `worktree`, the worker's worktree in this clone (its
+ * own machine); `remote`, the shared remote's copy of its branch (a worker of another machine).
+ */
+export type MergeSource = 'worktree' | 'remote';
 
 /** Git as the engine needs it (ARCHITECTURE §5); implemented with simple-git in src/infra/git. */
 export interface GitPort {
@@ -155,12 +215,15 @@ export interface GitPort {
   /**
    * Rebases (or merges, or squashes) the task branch into the base; one merge at a time. `message`
    * (the task's title and summary) is the merge or squash commit's, and that of any edits still uncommitted.
+   * `source: 'remote'` (another machine's worker): this clone's own worktree for the worker is put on
+   * the remote's copy of the branch first, whatever it held.
    */
   merge(
     work: WorkRef,
     strategy: MergeStrategy,
     verify?: (worktree: string) => Promise<Result<void>>,
     message?: string,
+    source?: MergeSource,
   ): Promise<Result<{ baseBefore: string; baseAfter: string }>>;
   branchExists(branch: string): Promise<boolean>;
   worktreePath(workerId: string): string;

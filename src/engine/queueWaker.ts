@@ -2,45 +2,21 @@ import { RunOnceScheduler } from './async';
 import { DisposableBase, type Event, MutableDisposable } from './events';
 import { DeadlineQueue } from './deadlineQueue';
 import type { Clock } from './ports';
-import type { EngineEvent } from './unit';
+import { type EngineEvent, livenessWorkerOf, mayHaveWork } from './unit';
 
 /** How long internal work that failed waits before it is tried again. */
 const retryAfterFailureMs = 5_000;
 
-/** The worker whose liveness deadline an event may move, if any. */
-function workerOf(event: EngineEvent): string | undefined {
-  if (event.kind === 'worker') return event.id;
-  if (event.kind === 'heartbeat') return event.workerId;
-  if (event.kind === 'created' && event.entity === 'worker') return event.id;
-  return undefined;
-}
-
 /**
- * Events after which a timer may be due sooner: not a refusal, nor a plain heartbeat. A plain beat
- * only moves its worker's deadline later, so the queue keeps the earlier one; when that comes, the
- * worker is read again then (`checkLiveness`). A beating worker so costs one read per liveness
- * deadline, not a read and a re-arm per beat.
+ * Events after which the earliest `scheduled_for` may come sooner: a task queued (a retry's
+ * backoff, a scheduled start), or rows changed outside a transition. A task that leaves the queue
+ * can only make it later: the due timer then fires early, and the dispatcher finds nothing.
  */
-function mayMoveTimers(event: EngineEvent): boolean {
-  if (event.kind === 'heartbeat') return event.mayEndWait;
-  return event.kind !== 'rejected';
-}
-
-/** Events after which there may be new work to hand out. */
-function mayHaveWork(event: EngineEvent): boolean {
-  switch (event.kind) {
-    case 'task':
-      return event.to === 'queued';
-    case 'worker':
-      // A worker that leaves PAUSED lets the idle workers of its profile take work again.
-      return event.to === 'IDLE' || event.from === 'PAUSED';
-    case 'unblocked':
-      return true;
-    case 'created':
-      return event.entity === 'worker';
-    default:
-      return false;
-  }
+function mayMoveDue(event: EngineEvent): boolean {
+  if (event.kind === 'task') return event.to === 'queued';
+  if (event.kind === 'created') return event.entity === 'task';
+  if (event.kind === 'rowsChanged') return event.tasks.length > 0;
+  return event.kind === 'unblocked';
 }
 
 /** What the waker may do, given by the engine at construction (and nothing more of it). */
@@ -80,6 +56,8 @@ export class QueueWaker extends DisposableBase {
   private readonly touched = new Set<string>();
   /** Read every worker again at the next rearm: at start, and after each sweep as a safety net. */
   private rescan = true;
+  /** Read the earliest `scheduled_for` again at the next rearm: after a dispatch, or a task queued. */
+  private dueMoved = true;
 
   constructor(
     private readonly duties: WakerDuties,
@@ -99,25 +77,33 @@ export class QueueWaker extends DisposableBase {
     this._register(
       duties.onDidCommit((events) => {
         if (events.some(mayHaveWork)) this.wake();
-        const moving = events.filter(mayMoveTimers);
-        for (const event of moving) {
-          const worker = workerOf(event);
+        // A liveness deadline comes sooner only for a worker moved into a watched state, or whose
+        // wait for input may have ended: a claim, a plain heartbeat, a worker leaving work read
+        // nothing (a deadline left in the queue is read again when it comes, `checkLiveness`).
+        let rearm = false;
+        for (const event of events) {
+          const worker = livenessWorkerOf(event);
           if (worker !== undefined) this.touched.add(worker);
+          if (mayMoveDue(event)) this.dueMoved = true;
+          rearm ||= worker !== undefined || this.dueMoved;
         }
-        if (moving.length) this.rearm();
+        if (rearm) this.rearm();
       }),
     );
   }
 
   /**
-   * Another owner changed these workers (undefined: which is not known): their liveness deadlines
-   * are read again (every worker's), and the dispatcher runs, as after a commit of this owner's.
+   * Another owner changed something: the liveness deadlines of `workers` are read again (every
+   * worker's when undefined: which is not known), and the dispatcher runs only when the change may
+   * have made work runnable. A change that is neither costs nothing (issue 29: owner costs stay flat
+   * as machines join).
    */
-  noteExternal(workers?: readonly string[]): void {
+  noteExternal(workers: readonly string[] | undefined, mayHaveWork = true): void {
     if (this.isDisposed) return;
     if (workers === undefined) this.rescan = true;
     else workers.forEach((id) => this.touched.add(id));
-    this.wake();
+    if (mayHaveWork) this.wake();
+    else if (workers === undefined || workers.length > 0) this.rearm();
   }
 
   /** Dispatches once, soon; several wakes in one turn of the event loop coalesce into one. */
@@ -129,6 +115,7 @@ export class QueueWaker extends DisposableBase {
       if (this.isDisposed) return;
       this.dispatchedAt = this.clock.now();
       this.guarded(() => this.duties.dispatch());
+      this.dueMoved = true;
       this.rearm();
     });
   }
@@ -143,8 +130,11 @@ export class QueueWaker extends DisposableBase {
     this.rearmPending = false;
     if (this.isDisposed) return;
     const now = this.clock.now();
-    const due = this.duties.nextDue(Math.min(now, this.dispatchedAt ?? now));
-    this.dueTimer.value = due === undefined ? undefined : this.clock.setTimeout(() => this.wake(), Math.max(0, due - now) + 5);
+    if (this.dueMoved) {
+      this.dueMoved = false;
+      const due = this.duties.nextDue(Math.min(now, this.dispatchedAt ?? now));
+      this.dueTimer.value = due === undefined ? undefined : this.clock.setTimeout(() => this.wake(), Math.max(0, due - now) + 5);
+    }
     const deadline = this.nextDeadline();
     this.livenessTimer.value =
       deadline === undefined ? undefined : this.clock.setTimeout(() => this.checkLiveness(), Math.max(0, deadline - now) + 5);

@@ -2,6 +2,7 @@ import type { WorkerState } from '../core/workerMachine';
 import type { CommandName } from '../core/requests';
 import type { TransitionEvent } from '../core/transitionLog';
 import type { AgentSession } from './agentSessions';
+import type { ArchiveState } from './archiveChain';
 import type { ArchiveReport } from './archiver';
 import type { ChainView } from './chainCoordinator';
 import type { Assignment } from './dispatcher';
@@ -71,6 +72,7 @@ export interface CommandResults {
   export: Record<ExportStream, number>;
   compact: { removed: number; below: number };
   archive: ArchiveReport;
+  'archive.state': ArchiveState;
 }
 
 /** The value a successful `command` returns. */

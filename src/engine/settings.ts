@@ -16,8 +16,13 @@ export interface EngineSettings {
   readonly agentStall: AgentStallSettings;
   readonly backoff: BackoffSettings;
   readonly defaultMaxAttempts: number;
-  /** At most this many workers hold running work (ASSIGNED, WORKING or STALE) at once. */
+  /**
+   * At most this many workers hold running work (ASSIGNED, WORKING or STALE) at once: on this
+   * owner's machine when several owners share a store, in all with one owner.
+   */
   readonly concurrency: number;
+  /** With several owners on one store: at most this many busy workers across every machine; undefined: no team-wide cap. */
+  readonly teamConcurrency?: number;
   readonly branchTemplate: string;
   /** Idempotency keys are kept this long. */
   readonly idempotencyTtlMs: number;
@@ -107,6 +112,8 @@ export const settingsFileSchema = z
     retryMaxMs: z.number().int().min(0).optional(),
     defaultMaxAttempts: z.number().int().min(1).max(20).optional(),
     concurrency: z.number().int().min(1).max(256).optional(),
+    /** Busy workers across every machine of a shared store; absent: no team-wide cap (each machine's `concurrency` still holds). */
+    teamConcurrency: z.number().int().min(1).max(4096).optional(),
     branchTemplate: z
       .string()
       .regex(/^[A-Za-z0-9/_.{}-]+$/)
@@ -133,6 +140,7 @@ export const settingsFileSchema = z
 export type SettingsFile = z.infer<typeof settingsFileSchema>;
 
 export function mergeSettings(file: SettingsFile, base: EngineSettings = defaultEngineSettings): EngineSettings {
+  const teamConcurrency = file.teamConcurrency ?? base.teamConcurrency;
   return {
     ...base,
     liveness: {
@@ -149,6 +157,7 @@ export function mergeSettings(file: SettingsFile, base: EngineSettings = default
     backoff: { baseMs: file.retryBaseMs ?? base.backoff.baseMs, maxMs: file.retryMaxMs ?? base.backoff.maxMs },
     defaultMaxAttempts: file.defaultMaxAttempts ?? base.defaultMaxAttempts,
     concurrency: file.concurrency ?? base.concurrency,
+    ...(teamConcurrency !== undefined ? { teamConcurrency } : {}),
     branchTemplate: file.branchTemplate ?? base.branchTemplate,
     reviewTimeoutMs: file.reviewTimeoutMs ?? base.reviewTimeoutMs,
     reviewTimeoutMovesToStale: file.reviewTimeoutMovesToStale ?? base.reviewTimeoutMovesToStale,

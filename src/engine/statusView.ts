@@ -23,6 +23,7 @@ import {
 } from './queries';
 import { listFailedManualTasks } from './queries/failedManualTasks';
 import type { WorkerRow } from './rows';
+import { type HostOwner, type OwnerStatus, type TeamLeases, readTeam } from './teamView';
 
 /** A worker as `foreman status --json` and the UI show it. */
 export interface WorkerStatus {
@@ -69,6 +70,11 @@ export interface WorkerStatus {
   readonly lastTaskFailed?: LastTaskFailure;
   /** PAUSED on its agent's usage or rate limit: when it resumes the same session (epoch ms). */
   readonly pausedUntil?: number;
+  /**
+   * On a store several owners share, for a worker bound to a machine: that machine's owner. Not
+   * alive: a dead (or stopped) machine's worker, which nothing launches until an owner runs there.
+   */
+  readonly hostOwner?: HostOwner;
 }
 
 /** A manual task that failed on this worker and waits: what `livenessReason` then says, as data. */
@@ -103,6 +109,8 @@ export interface StatusSnapshot {
   readonly tasks: TaskStatusView[];
   /** Tokens and cost of every run so far. */
   readonly usage: Usage;
+  /** The owners of a store several machines share, with their leases (teamView.ts); empty with one owner. */
+  readonly owners: OwnerStatus[];
   /** With a `limit`: which part of the tasks this is, and how many there are of each status. */
   readonly page?: StatusPage;
 }
@@ -152,8 +160,9 @@ function sessionOf(reader: Reader, worker: WorkerRow): Pick<WorkerStatus, 'sessi
   return session?.sessionId ? { sessionId: session.sessionId, sessionKind: session.kind, confinement } : { confinement };
 }
 
-export function readStatus(reader: Reader, monitor: Monitor, now: number, query: StatusQuery = {}): StatusSnapshot {
+export function readStatus(reader: Reader, monitor: Monitor, now: number, query: StatusQuery = {}, team?: TeamLeases): StatusSnapshot {
   const only = query.ids;
+  const owners = team ? readTeam(reader, now, team) : undefined;
   const verdicts = monitor.verdicts(reader, now, only?.workers);
   const beats = new Map(
     (only ? inBatches(only.workers, (ids) => listBeatsOf(reader, ids)) : listBeats(reader)).map((row) => [row.agent_id, row]),
@@ -165,6 +174,7 @@ export function readStatus(reader: Reader, monitor: Monitor, now: number, query:
     const verdict = verdicts.get(worker.id);
     if (!verdict) throw new Error(`bug: no liveness verdict for worker '${worker.id}' in the same read`);
     const failure = failures.get(worker.id);
+    const hostOwner = owners?.hostOwner(worker.host);
     return {
       id: worker.id,
       state: worker.state,
@@ -187,6 +197,7 @@ export function readStatus(reader: Reader, monitor: Monitor, now: number, query:
       usage: usage.byWorker.get(worker.id) ?? zeroUsage,
       ...sessionOf(reader, worker),
       ...(failure ? { lastTaskFailed: failure } : {}),
+      ...(hostOwner ? { hostOwner } : {}),
     };
   });
   const { rows, page } = only
@@ -207,7 +218,14 @@ export function readStatus(reader: Reader, monitor: Monitor, now: number, query:
     manual: task.auto_dispatch === 0,
     usage: usage.byTask.get(task.id) ?? zeroUsage,
   }));
-  return { baseBranch: readMeta(reader, 'base_branch') ?? null, workers, tasks, usage: usage.total, ...(page ? { page } : {}) };
+  return {
+    baseBranch: readMeta(reader, 'base_branch') ?? null,
+    workers,
+    tasks,
+    usage: usage.total,
+    owners: owners?.owners ?? [],
+    ...(page ? { page } : {}),
+  };
 }
 
 /** Bounds the agent's reason inside the sentence: the whole of it is the task's last error. */

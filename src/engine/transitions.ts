@@ -81,12 +81,26 @@ function conflict(entity: 'worker' | 'task', id: string, from: string, trigger: 
   });
 }
 
-/** Fencing (ARCHITECTURE §3): a request that carries an attempt older than the task's is refused. */
+/**
+ * Fencing (ARCHITECTURE §3): a request that carries another attempt than the one the worker holds is
+ * refused. `current` is the worker's attempt: 0 while it holds no task (released with its last one).
+ */
 export function checkAttempt(current: number, claimed: number | undefined, subject: string, trigger: string): Result<void> {
   if (claimed === undefined || claimed === current) return ok(undefined);
-  return refused(
-    'staleAttempt',
-    `${trigger} for ${subject} carries attempt ${claimed} but the current attempt is ${current}; a late message from an old attempt cannot move the new one.`,
-    { claimed, current, trigger },
-  );
+  return refused('staleAttempt', `${trigger} for ${subject} was refused: ${attemptMismatch(current, claimed)}`, {
+    claimed,
+    current,
+    trigger,
+  });
+}
+
+/** Why an attempt's message no longer counts, in words (issue 29: not "the current attempt is 0"). */
+function attemptMismatch(current: number, claimed: number): string {
+  if (current === 0) {
+    return `it comes from attempt ${claimed} of a task the worker no longer holds (that attempt ended: the task was finished, cancelled, failed or taken back), so it changes nothing.`;
+  }
+  if (claimed < current) {
+    return `it comes from attempt ${claimed}, an earlier run of the task; attempt ${current} runs now, and a late message from an ended attempt cannot move it.`;
+  }
+  return `it names attempt ${claimed}, but the task has only reached attempt ${current}; pass the attempt the worker holds (foreman status shows it).`;
 }

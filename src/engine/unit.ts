@@ -1,4 +1,4 @@
-import type { Tx } from './ports';
+import type { ChangedRows, Tx } from './ports';
 import type { TaskStatus } from '../core/taskMachine';
 import type { WorkerState } from '../core/workerMachine';
 
@@ -31,19 +31,73 @@ export interface Unit {
   readonly events: EngineEvent[];
 }
 
-/** The workers and tasks a commit's events name (what another owner's views and waker read again). */
-export function changedRowsOf(events: readonly EngineEvent[]): { workers: string[]; tasks: string[] } {
+/** Events after which there may be new work to hand out (this owner's waker, and the others' through NOTIFY). */
+export function mayHaveWork(event: EngineEvent): boolean {
+  switch (event.kind) {
+    case 'task':
+      return event.to === 'queued';
+    case 'worker':
+      // A worker that leaves PAUSED lets the idle workers of its profile take work again.
+      return event.to === 'IDLE' || event.from === 'PAUSED';
+    case 'unblocked':
+      return true;
+    case 'created':
+      return event.entity === 'worker';
+    default:
+      return false;
+  }
+}
+
+/**
+ * The states in which the monitor keeps a liveness deadline for a worker (Monitor.deadlineOf): a
+ * worker moved into one of them has a deadline that the waker, this owner's or another's, reads.
+ */
+export const watchedStates: ReadonlySet<WorkerState> = new Set<WorkerState>(['WORKING', 'STALE', 'PAUSED', 'IN_REVIEW']);
+
+/**
+ * The worker whose liveness deadline an event may bring sooner, if any: one moved into a watched
+ * state, or one whose wait for input a beat or an answer may have ended. A plain beat only moves
+ * its worker's deadline later, so the waker keeps the earlier one and reads the worker again then.
+ */
+export function livenessWorkerOf(event: EngineEvent): string | undefined {
+  if (event.kind === 'worker') return watchedStates.has(event.to) ? event.id : undefined;
+  if (event.kind === 'heartbeat') return event.mayEndWait ? event.workerId : undefined;
+  return undefined;
+}
+
+/**
+ * The workers and tasks a commit's events name (what another owner's views read again), and what
+ * the other owners must do about them (ports.ts `ChangedRows`). A heartbeat names nothing: liveness
+ * is read from the table by whoever needs it (the waker at a deadline, views on a timer), so a beat
+ * wakes no other owner (issue 29). A change that makes no work runnable and changes no row outside
+ * a transition (a claim, an agent starting or submitting) is `onlyForViews`.
+ */
+export function changedRowsOf(events: readonly EngineEvent[]): Required<Omit<ChangedRows, 'hosts'>> {
   const workers = new Set<string>();
   const tasks = new Set<string>();
+  const liveness = new Set<string>();
+  let work = false;
+  // Rows a view cannot find in the transitions: new ones, and those changed outside a transition.
+  let outsideTransitions = false;
   for (const event of events) {
-    if (event.kind === 'worker') workers.add(event.id);
-    else if (event.kind === 'task' || event.kind === 'unblocked') tasks.add(event.id);
+    if (mayHaveWork(event)) work = true;
+    if (event.kind === 'created' || event.kind === 'rowsChanged') outsideTransitions = true;
+    if (event.kind === 'worker') {
+      workers.add(event.id);
+      const watched = livenessWorkerOf(event);
+      if (watched !== undefined) liveness.add(watched);
+    } else if (event.kind === 'task' || event.kind === 'unblocked') tasks.add(event.id);
     else if (event.kind === 'created') (event.entity === 'worker' ? workers : tasks).add(event.id);
-    else if (event.kind === 'heartbeat') workers.add(event.workerId);
     else if (event.kind === 'rowsChanged') {
       event.workers.forEach((id) => workers.add(id));
       event.tasks.forEach((id) => tasks.add(id));
     }
   }
-  return { workers: [...workers], tasks: [...tasks] };
+  return {
+    workers: [...workers],
+    tasks: [...tasks],
+    mayHaveWork: work,
+    liveness: [...liveness],
+    onlyForViews: !work && !outsideTransitions,
+  };
 }

@@ -22,6 +22,8 @@ const configurationSchema = z.object({
     .regex(/^[A-Za-z0-9/_.{}-]+$/)
     .refine((value) => value.includes('{task}'), 'must contain {task}'),
   concurrency: z.number().int().min(1).max(64),
+  /** Busy workers across every machine of a shared store; 0: no team-wide cap. */
+  teamConcurrency: z.number().int().min(0).max(4096),
   maxAttempts: z.number().int().min(1).max(20),
   warnSeconds: z.number().int().min(5),
   staleSeconds: z.number().int().min(10),
@@ -67,6 +69,7 @@ const defaults: ForemanConfiguration = {
   worktreeRoot: '',
   branchTemplate: '{worker}/{task}',
   concurrency: 4,
+  teamConcurrency: 0,
   maxAttempts: 3,
   warnSeconds: 30,
   staleSeconds: 100,
@@ -110,6 +113,7 @@ export function readConfiguration(scope: vscode.ConfigurationScope | undefined, 
     worktreeRoot: config.get('worktreeRoot'),
     branchTemplate: config.get('branchTemplate'),
     concurrency: config.get('concurrency'),
+    teamConcurrency: config.get('teamConcurrency'),
     maxAttempts: config.get('maxAttempts'),
     warnSeconds: config.get('heartbeat.warnSeconds'),
     staleSeconds: config.get('heartbeat.staleSeconds'),
@@ -164,6 +168,7 @@ export function engineSettingsOf(configuration: ForemanConfiguration): EngineSet
     },
     defaultMaxAttempts: configuration.maxAttempts,
     concurrency: configuration.concurrency,
+    ...(configuration.teamConcurrency > 0 ? { teamConcurrency: configuration.teamConcurrency } : {}),
     branchTemplate: configuration.branchTemplate,
     retainFinishedMs: Math.round(configuration.retentionDays * 86_400_000),
   };

@@ -5,6 +5,7 @@ import { profileAvailability } from '../infra/agents/availability';
 import { builtinProfiles } from '../infra/agents/profiles';
 import { readOwner } from '../infra/db';
 import { initWorkspace } from '../infra/workspace';
+import { contributeCli } from './cli/cliOnPath';
 import { CommandId } from './commands/commandIds';
 import { registerAnswerCommands } from './commands/answerCommands';
 import { registerTalkCommands } from './commands/talkCommands';
@@ -29,6 +30,7 @@ const settingsAppliedAtOpen = [
   'foreman.worktreeRoot',
   'foreman.branchTemplate',
   'foreman.concurrency',
+  'foreman.teamConcurrency',
   'foreman.maxAttempts',
   'foreman.heartbeat',
   'foreman.mergeStrategy',
@@ -206,6 +208,7 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
     registerSessionTerminalCommand(registry, () => configuration().agents),
     ...registerWorkspaceCommands(registry),
     registerTakeOver(registry),
+    contributeCli(context),
     ...registerDashboard(context, registry, { log }),
     vscode.workspace.onDidChangeWorkspaceFolders((change) => {
       change.removed.forEach((folder) => void registry.remove(folder.uri.fsPath));

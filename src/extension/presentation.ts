@@ -73,7 +73,8 @@ export function workerDescription(worker: WorkerStatus, titles: TaskTitles): str
   if (waiting) return [waiting, task].filter(Boolean).join(' · ');
   const parts: string[] = [worker.state];
   if (task) parts.push(task);
-  if (worker.host) parts.push(`on ${worker.host}`);
+  // A machine with no live owner launches nothing (issue 29): said in fixed words, so the row stays still.
+  if (worker.host) parts.push(worker.hostOwner && !worker.hostOwner.alive ? `on ${worker.host} (machine down)` : `on ${worker.host}`);
   // In review or approved the agent has exited: its progress is stale.
   const running = worker.taskId !== null && agentRunning.has(worker.state);
   if (worker.progress !== null && running) parts.push(`${Math.round(worker.progress * 100)}%`);

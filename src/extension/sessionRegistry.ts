@@ -71,9 +71,16 @@ export class SessionRegistry implements vscode.Disposable {
     this.updateTicker();
   }
 
-  /** Liveness (WARN, STALE) moves with the clock: read the workers again while some are busy, stop when nobody is. */
+  /**
+   * Liveness (WARN, STALE) moves with the clock: read the workers again while some are busy, stop when
+   * nobody is. So do the owners of a shared store (issue 29): an owner that stops renewing its lease
+   * commits nothing anyone hears, and is seen gone only by reading again.
+   */
   private updateTicker(): void {
-    const busy = this.sessions().some((session) => session.snapshot().workers.some((worker) => worker.taskId !== null));
+    const busy = this.sessions().some((session) => {
+      const snapshot = session.snapshot();
+      return snapshot.owners.length > 0 || snapshot.workers.some((worker) => worker.taskId !== null);
+    });
     if (busy && !this.ticker) this.ticker = setInterval(() => this.sessions().forEach((session) => session.recheckWorkers()), ageTickMs);
     if (!busy && this.ticker) {
       clearInterval(this.ticker);

@@ -1,5 +1,6 @@
 import { type Usage, zeroUsage } from '../core/agentEvents';
 import type { StatusSnapshot, TaskStatusView, WorkerStatus } from '../engine/statusView';
+import type { OwnerStatus } from '../engine/teamView';
 import type { Event } from '../engine/events';
 import type { EngineEvent } from '../engine/unit';
 
@@ -11,7 +12,7 @@ export interface StatusDelta {
   readonly tasks: ReadonlySet<string>;
   /** Rows appeared or went away: lists and groups may have changed shape, not only content. */
   readonly membership: boolean;
-  /** The usage total or the base branch changed. */
+  /** The usage total, the base branch or the owners (of a shared store) changed. */
   readonly totals: boolean;
 }
 
@@ -107,6 +108,9 @@ export class StatusModel {
   private tasks = new Map<string, { row: TaskStatusView; key: string }>();
   private baseBranch: string | null = null;
   private usage: Usage = zeroUsage;
+  private owners: OwnerStatus[] = [];
+  /** The owners as compared: without their lease age, which moves with the clock. */
+  private ownersKey = '[]';
   private cached: StatusSnapshot | undefined;
 
   /** Takes a full read; the delta is what differs from what the model held (everything, the first time). */
@@ -190,14 +194,19 @@ export class StatusModel {
       workers: [...this.workers.values()].map((entry) => entry.row),
       tasks: [...this.tasks.values()].map((entry) => entry.row),
       usage: this.usage,
+      owners: this.owners,
     };
     return this.cached;
   }
 
   private takeTotals(read: StatusSnapshot): boolean {
-    const changed = read.baseBranch !== this.baseBranch || JSON.stringify(read.usage) !== JSON.stringify(this.usage);
+    const ownersKey = JSON.stringify(read.owners.map((owner) => ({ ...owner, leaseAgeMs: null })));
+    const changed =
+      read.baseBranch !== this.baseBranch || JSON.stringify(read.usage) !== JSON.stringify(this.usage) || ownersKey !== this.ownersKey;
     this.baseBranch = read.baseBranch;
     this.usage = read.usage;
+    this.owners = read.owners;
+    this.ownersKey = ownersKey;
     if (changed) this.cached = undefined;
     return changed;
   }

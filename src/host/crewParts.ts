@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Request } from '../core/requests';
 import { Engine } from '../engine/engine';
+import type { LeaseClock } from '../engine/ownerLease';
 import type { ArchiveSink, BlobStore, Clock, ExportSink, OwnerIdentity, Store, WorktreeSetupPort } from '../engine/ports';
 import type { CrewSettingsFile, EngineSettings } from '../engine/settings';
 import { readMeta } from '../engine/rows';
@@ -90,6 +91,8 @@ export interface EngineParts {
   readonly clock?: Clock;
   /** With several owners on one PostgreSQL store: who this owner is (engine.ts `EngineDeps.owner`). */
   readonly owner?: OwnerIdentity;
+  /** The clock leases are kept by: the PostgreSQL server's (engine.ts `EngineDeps.leaseClock`). */
+  readonly leaseClock?: LeaseClock;
 }
 
 /** The engine over git and agents: one composition for `serve`, the CLI and VS Code. */
@@ -197,6 +200,7 @@ export function assembleCrew(repoRoot: string, foremanDir: string, parts: Engine
     ...(agents ? { agents } : {}),
     ...(parts.clock ? { clock: parts.clock } : {}),
     ...(parts.owner ? { owner: parts.owner } : {}),
+    ...(parts.leaseClock ? { leaseClock: parts.leaseClock } : {}),
     crew: {
       mergeStrategy: settings.mergeStrategy,
       log: options.log,

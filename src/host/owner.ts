@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { hostSchema, thisHost } from '../core/ids';
 import { type Result, invalid, ok, refused } from '../core/result';
 import type { Engine } from '../engine/engine';
+import { LeaseNotice } from '../engine/ownerLease';
 import type { Disposable } from '../engine/events';
 import type { Clock, OwnerIdentity, Store } from '../engine/ports';
 import type { CommandName, RequestOf } from '../core/requests';
@@ -17,6 +18,7 @@ import { FileArchiveSink, FileBlobStore, JsonlExportSink } from '../infra/fs';
 import { PgListener } from '../infra/pg/listener';
 import { PgMergeLock } from '../infra/pg/mergeLock';
 import { PgStore } from '../infra/pg/pgStore';
+import { pgLeaseClock } from '../infra/pg/serverClock';
 import { foremanDir as foremanDirOf, isInitialised } from '../infra/workspace/paths';
 import { loadWorkspaceSettings } from '../infra/workspace/settings';
 import { type StoreConfig, readStoreConfig } from '../infra/workspace/storeConfig';
@@ -165,6 +167,7 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
       archive: new FileArchiveSink(dir),
       ...(options.clock ? { clock: options.clock } : {}),
       ...(owner.value ? { owner: owner.value } : {}),
+      ...(store instanceof PgStore ? { leaseClock: pgLeaseClock(store) } : {}),
     },
     {
       launchAgents: options.launchAgents ?? false,
@@ -185,8 +188,13 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
   );
   const engine = parts.engine;
   // Dispatch and liveness checks retry by themselves; the log says why they are not happening now.
+  // News of the lease (the store lost or found again) is said as it is (ownerLease.ts).
   engine.onDidFailInBackground((error) =>
-    log(`background work failed and is retried in a few seconds: ${error instanceof Error ? error.message : String(error)}`),
+    log(
+      error instanceof LeaseNotice
+        ? error.message
+        : `background work failed and is retried in a few seconds: ${error instanceof Error ? error.message : String(error)}`,
+    ),
   );
   let listener: PgListener | undefined;
   const start = async (): Promise<void> => {
@@ -227,6 +235,8 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
       void listener?.close();
       void parts.supervisor?.dispose();
       void parts.terminals?.dispose();
+      // A clean stop leaves the team (issue 29): its owners row goes, or its lease ends now.
+      engine.endLease();
       engine.dispose();
       store.close();
     } finally {
@@ -238,6 +248,8 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
     (stopping ??= (async () => {
       if (closed) return;
       // The engine first: an agent ending now is this owner's stop, not a failed attempt to act on.
+      // A clean stop leaves the team (issue 29): its owners row goes, or its lease ends now.
+      engine.endLease();
       engine.dispose();
       try {
         await parts.supervisor?.dispose();

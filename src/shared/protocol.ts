@@ -15,7 +15,7 @@ import { workerStates } from '../core/workerMachine';
  */
 
 /** Bump when a message changes shape; a webview of another version is answered with nothing. */
-export const protocolVersion = 6;
+export const protocolVersion = 7;
 
 const id = z.string().regex(idPattern);
 /** A workspace folder's path, as the host's sessions know it. */
@@ -92,12 +92,36 @@ export const defaultViewState: ViewState = viewStateSchema.parse({});
 
 // ---------------------------------------------------------------- snapshot (host → webview)
 
+/** The owner of a worker's machine: the live one, else the one gone last (`ownerId` null: none known). */
+export const hostOwnerSchema = z.object({ ownerId: z.string().max(300).nullable(), alive: z.boolean(), goneSince: epochMs.nullable() });
+
+/**
+ * One owner of a store several machines share (issue 29), times on the host's clock: the webview
+ * ticks the lease's age from `renewedAt`, and shows a gone one with since when.
+ */
+export const ownerCardSchema = z.object({
+  id: z.string().max(300),
+  host: z.string().max(200),
+  pid: z.number().int().nullable(),
+  startedAt: epochMs,
+  renewedAt: epochMs,
+  alive: z.boolean(),
+  goneSince: epochMs.nullable(),
+  workTakenBackAt: epochMs.nullable(),
+  /** Workers on its machine: how many, and how many of them hold a task. */
+  workers: count,
+  busy: count,
+});
+export type OwnerCard = z.infer<typeof ownerCardSchema>;
+
 export const workerCardSchema = z.object({
   id,
   state: workerStateSchema,
   agent: z.string().max(200),
   /** The machine whose owner runs the worker's agents, with several machines on one store (Team setup). */
   host: z.string().max(200).nullable().optional(),
+  /** That machine's owner (issue 29); not alive: nothing launches this worker's agents until one runs there again. */
+  hostOwner: hostOwnerSchema.optional(),
   taskId: id.nullable(),
   /** The task's title, raw: the webview renders it as text. */
   taskTitle: text.nullable(),
@@ -223,6 +247,8 @@ export const folderViewSchema = z.object({
   /** How far back the heartbeat timelines reach. */
   heartbeatWindowMs: count,
   workerCounts: z.record(z.string(), count),
+  /** The owners of a store several machines share; empty with one owner. */
+  owners: z.array(ownerCardSchema).max(200),
   attention: z.array(attentionItemSchema).max(500),
   workers: page(workerCardSchema),
   chains: page(chainViewSchema),

@@ -23,6 +23,18 @@ describe('transitions log validator', () => {
     assert.deepEqual(validateTransitionLog(log), { ok: true, count: 3, errors: [] });
   });
 
+  it("takes lines that name their store, and names a line of another store (two stores' exports in one file)", () => {
+    const log = [
+      event(1, { from_state: 'IDLE', to_state: 'ASSIGNED', trigger: 'assign', store: 'aaaa' }),
+      event(2, { from_state: 'ASSIGNED', to_state: 'WORKING', trigger: 'start', store: 'aaaa' }),
+    ];
+    assert.deepEqual(validateTransitionLog(log.join('\n')), { ok: true, count: 2, errors: [] });
+    const mixed = [...log, event(3, { from_state: 'WORKING', to_state: 'IN_REVIEW', trigger: 'submit', store: 'bbbb' })].join('\n');
+    assert.deepEqual(validateTransitionLog(mixed).errors, [
+      { line: 3, message: "this line is store bbbb's, the lines before it store aaaa's" },
+    ]);
+  });
+
   it('names illegal transitions, broken continuity, time going back and bad lines', () => {
     const log = [
       event(1, { from_state: 'IDLE', to_state: 'WORKING', trigger: 'assign' }),

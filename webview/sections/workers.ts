@@ -5,7 +5,7 @@ import { confinementWords } from '../../src/shared/confinementWords';
 import { bar } from '../bar';
 import type { RenderContext } from '../context';
 import { el } from '../dom';
-import { duration } from '../format';
+import { clockTime, duration } from '../format';
 import { heartbeatStrip } from '../heartbeatStrip';
 import { icon } from '../icons';
 import { actionBar } from './actions';
@@ -64,7 +64,7 @@ function workerCard(ctx: RenderContext, worker: WorkerCard): HTMLElement {
       el('span', { class: 'spacer' }),
       busy && worker.confinement ? confinementBadge(worker.confinement) : null,
       el('span', { class: 'agent muted', attrs: { title: 'agent profile' } }, worker.agent),
-      worker.host ? el('span', { class: 'host muted', attrs: { title: 'the machine that runs its agent' } }, `on ${worker.host}`) : null,
+      worker.host ? hostTag(worker.host, worker.hostOwner) : null,
     ),
     busy
       ? el(
@@ -181,5 +181,20 @@ function activityLine(activity: NonNullable<WorkerCard['activity']>, now: number
     icon('tool'),
     el('span', { class: 'activity-text' }, activity.text),
     el('span', { class: 'activity-age muted' }, ticking(activity.at, 'ago', `${duration(now - activity.at)} ago`)),
+  );
+}
+
+/** Where its agent runs; a machine with no live owner is flagged: nothing there launches this worker's agent (issue 29). */
+function hostTag(host: string, owner: WorkerCard['hostOwner']): HTMLElement {
+  if (!owner || owner.alive) return el('span', { class: 'host muted', attrs: { title: 'the machine that runs its agent' } }, `on ${host}`);
+  const why =
+    owner.goneSince === null
+      ? `no owner runs on ${host}: nothing launches this worker's agent until one does (foreman serve, or VS Code, there)`
+      : `the owner of ${host} is gone since ${clockTime(owner.goneSince)}: nothing launches this worker's agent until an owner runs there again`;
+  return el(
+    'span',
+    { class: 'host host-down', attrs: { title: why, 'aria-label': why, role: 'status' } },
+    icon('warning'),
+    `on ${host} · machine down`,
   );
 }

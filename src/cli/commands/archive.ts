@@ -4,10 +4,12 @@ import * as readline from 'node:readline';
 import { booleanFlag, integerFlag, stringFlag } from '../argv';
 import { printFailure, processPrinter } from '../format';
 import { resolveTarget, route } from '../route';
-import { ExitCode, type Failure, type Result, invalid } from '../../core/result';
+import { ExitCode, type Failure, type Result, invalid, refused } from '../../core/result';
 import { TransitionLogChecker } from '../../core/transitionLog';
 import type { UnexpectedFailure } from '../../infra/endpoint';
-import { FileArchiveSink } from '../../infra/fs/archiveSegments';
+import type { ArchiveState } from '../../engine/archiveChain';
+import { ArchiveFolderError, FileArchiveSink } from '../../infra/fs/archiveSegments';
+import { type UsableSegment, surveyArchive } from '../../infra/fs/archiveSurvey';
 import { foremanDir } from '../../infra/workspace/paths';
 import { type PendingSource, type TrailEntry, arrayCursor, fileCursor, mergeBySeq, pagedCursor } from './auditTrail';
 import { draft } from './helpers';
@@ -31,11 +33,19 @@ function buildArchive(input: CommandInput): Result<RequestDraft> {
   if (olderThan !== undefined && olderThanMs === undefined) {
     return invalid('badFlag', `--older-than: '${olderThan}' is not a duration; give one such as 90s, 30m, 2h or 7d`);
   }
+  // A window past any date (more days than time has): said about the option, not the request's field.
+  if (olderThanMs !== undefined && olderThanMs > maxWindowMs) {
+    return invalid('badFlag', `--older-than: '${olderThan}' reaches back past any date Foreman can hold; give at most ${maxWindowDays}d`);
+  }
   return draft('archive', {
     ...(olderThanMs !== undefined ? { olderThanMs } : {}),
     ...(limit.value !== undefined ? { limit: limit.value } : {}),
   });
 }
+
+/** The longest window `--older-than` takes: 100,000 days (some 273 years) back from now stays a date. */
+const maxWindowDays = 100_000;
+const maxWindowMs = maxWindowDays * durationUnits.d;
 
 /**
  * Checks a transitions log (seed 003 "Validation"). With `--archive`, the whole trail: every
@@ -63,13 +73,17 @@ async function validateTransitions(input: CommandInput): Promise<number> {
     printer.err(`validate-transitions: ${checker.checked.toLocaleString('en-US')} transitions checked…`);
   };
   let label = file ?? '';
+  let chainProblems: string[] = [];
   try {
     if (archive) {
       const target = resolveTarget(stringFlag(input.argv, 'dir'), input.env, input.cwd);
       if (target.kind !== 'workspace') return printFailure(printer, invalid('badFlag', '--archive needs a workspace (--dir)'), json(input));
+      const sink = new FileArchiveSink(foremanDir(target.repoRoot));
+      const survey = surveyArchive(sink, await archiveState(target));
+      chainProblems = survey.problems;
       const cursors = [await pagedCursor((afterSeq) => livePage(target, afterSeq))];
       if (file !== undefined) cursors.push(await fileCursor(path.resolve(input.cwd, file), file));
-      for await (const entry of mergeBySeq(cursors, archivedSegments(foremanDir(target.repoRoot)))) {
+      for await (const entry of mergeBySeq(cursors, archivedSegments(sink, survey.usable))) {
         checker.checkParsed(entry.event);
         showProgress();
       }
@@ -83,19 +97,32 @@ async function validateTransitions(input: CommandInput): Promise<number> {
     }
   } catch (error) {
     if (error instanceof LiveLogUnreadable) return printFailure(printer, error.failure, json(input));
+    if (error instanceof ArchiveFolderError)
+      return printFailure(printer, refused('archiveFolder', `validate-transitions: ${error.message}.`), json(input));
     const code = (error as NodeJS.ErrnoException).code;
     const reason = code ? `cannot read '${file ?? ''}' (${code})` : String(error instanceof Error ? error.message : error);
     return printFailure(printer, invalid('unreadableFile', `validate-transitions: ${reason}.`), json(input));
   }
   const report = checker.report();
-  if (json(input)) printer.out(JSON.stringify(report));
-  else if (report.ok) printer.out(`${label}: ${report.count} transitions, all valid`);
+  const ok = report.ok && chainProblems.length === 0;
+  if (json(input)) printer.out(JSON.stringify({ ...report, ok, ...(archive ? { archiveProblems: chainProblems } : {}) }));
+  else if (ok) printer.out(`${label}: ${report.count} transitions, all valid${archive ? ", and the archive's segments are whole" : ''}`);
   else {
+    for (const problem of chainProblems) printer.err(problem);
     for (const error of report.errors) printer.err(`${label}:${error.line}: ${error.message}`);
     const more = report.moreErrors ? ` (the first ${report.errors.length} listed)` : '';
-    printer.err(`foreman: ${label}: ${report.errors.length + (report.moreErrors ?? 0)} problems in ${report.count} transitions${more}`);
+    const trail = `${report.errors.length + (report.moreErrors ?? 0)} problems in ${report.count} transitions${more}`;
+    const segments = chainProblems.length > 0 ? `${chainProblems.length} problems with the archive's segments, ` : '';
+    printer.err(`foreman: ${label}: ${segments}${trail}`);
   }
-  return report.ok ? ExitCode.ok : ExitCode.refused;
+  return ok ? ExitCode.ok : ExitCode.refused;
+}
+
+/** What the store records of its archive (its identity, its last segment and that one's hash), through the owner or a one-shot engine. */
+export async function archiveState(target: { kind: 'workspace'; repoRoot: string }): Promise<ArchiveState> {
+  const state = await route(target, { command: 'archive.state', args: {}, actor: 'cli' });
+  if (!state.ok) throw new LiveLogUnreadable(state);
+  return state.value;
 }
 
 /** The owner (or a one-shot engine) could not give the live log: its failure, as the CLI prints one. */
@@ -122,15 +149,15 @@ export async function livePage(target: { kind: 'workspace'; repoRoot: string }, 
 }
 
 /**
- * Every sealed segment that holds transitions, by its first seq; its transitions are read again
- * only when the merge reaches it. A segment that is not sealed (torn or edited) stops the check.
+ * Every usable segment that holds transitions, by its first seq (as its seal gives it, or read for
+ * a segment sealed before seals gave it); its transitions are read again only when the merge
+ * reaches it. A segment that is no longer sealed by then (changed during the check) stops it.
  */
-function archivedSegments(dir: string): PendingSource[] {
-  const sink = new FileArchiveSink(dir);
+function archivedSegments(sink: FileArchiveSink, usable: readonly UsableSegment[]): PendingSource[] {
   const sealed = (batch: number): string[] => {
-    const lines = sink.read(batch);
-    if (!lines) throw new Error(`archive segment ${batch} in ${sink.dir} is not sealed (torn or edited)`);
-    return lines;
+    const read = sink.read(batch);
+    if (read.state !== 'sealed') throw new Error(`archive segment ${batch} in ${sink.dir} is ${read.state} (changed during the check)`);
+    return read.lines;
   };
   // The checker parses each transition with the schema (TransitionLogChecker); here only its kind is read.
   const transitionsOf = (batch: number): TrailEntry[] => {
@@ -144,10 +171,12 @@ function archivedSegments(dir: string): PendingSource[] {
     return entries;
   };
   const sources: PendingSource[] = [];
-  for (const batch of sink.batches()) {
+  for (const { batch, firstSeq: sealedFirst } of usable) {
     // Only the first seq for now: each line is checked when the merge reads the segment.
-    const firstSeq = sealed(batch).reduce((lowest, line) => Math.min(lowest, transitionSeqOf(line)), Infinity);
-    if (firstSeq !== Infinity) sources.push({ firstSeq, open: () => Promise.resolve(arrayCursor(transitionsOf(batch))) });
+    const firstSeq =
+      sealedFirst === undefined ? sealed(batch).reduce((lowest, line) => Math.min(lowest, transitionSeqOf(line)), Infinity) : sealedFirst;
+    if (firstSeq !== null && firstSeq !== Infinity)
+      sources.push({ firstSeq, open: () => Promise.resolve(arrayCursor(transitionsOf(batch))) });
   }
   return sources;
 }

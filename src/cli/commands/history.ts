@@ -3,78 +3,32 @@
  * moves finished tasks and their transitions out of the live database (issue 13), after which
  * `status` and `transitions --entity` no longer find them; the archive keeps them, and this reads it.
  * A task that was archived is shown as the segment holds it (title, status, when it finished).
- * Every segment is read, with a progress line on stderr every 2 s; only the lines that name the id are
- * parsed (300,000 archived tasks: 1.9 s here, 0.85× a bare read and parse of the segments).
+ * Every segment is read once, with a progress line on stderr every 2 s; only the lines that name the
+ * id are parsed (300,000 archived tasks: 1.9 s here, 0.85× a bare read and parse of the segments).
+ *
+ * A segment the store recorded that is not there is said (issue 28): a task it held is "archived in
+ * segment 3, which is missing" (the archive's index knows), not "does not exist"; a history that may
+ * lack lines says so. A task of a store this folder had before, whose archive and exports `foreman
+ * init` moved aside, is shown from there, saying whose it is.
  */
+import * as path from 'node:path';
 import { stringFlag } from '../argv';
 import { type Printer, printFailure, processPrinter, transitionLines } from '../format';
 import { resolveTarget } from '../route';
 import { idPattern } from '../../core/idPattern';
 import { idRule } from '../../core/ids';
-import { type ArchiveLine, archiveLineSchema } from '../../core/archiveSegment';
-import { describeIssues } from '../../core/requests';
-import { ExitCode, invalid, notFound } from '../../core/result';
-import { type TransitionEvent, transitionEventSchema } from '../../core/transitionLog';
-import { FileArchiveSink } from '../../infra/fs/archiveSegments';
+import { ExitCode, invalid, notFound, refused } from '../../core/result';
+import type { TransitionEvent } from '../../core/transitionLog';
+import type { ArchiveState } from '../../engine/archiveChain';
+import { ArchiveFolderError } from '../../infra/fs/archiveSegments';
 import { foremanDir } from '../../infra/workspace/paths';
-import { LiveLogUnreadable, livePage } from './archive';
+import { LiveLogUnreadable, archiveState, livePage } from './archive';
+import { type Archived, findInMovedAside, indexedUnavailableSegment, readArchive } from './archivedHistory';
 import { pagedCursor } from './auditTrail';
 import { required } from './helpers';
 import type { CommandInput, CommandSpec } from './spec';
 
 const json = (input: CommandInput): boolean => input.argv.flags.get('json') === true;
-
-/** An archived task as its segment's `task` line holds it: the columns a person looks for. */
-interface ArchivedTask {
-  readonly id: string;
-  readonly title: string;
-  readonly status: string;
-  readonly finishedAt: string | null;
-  readonly segment: number;
-}
-
-interface Archived {
-  readonly task: ArchivedTask | undefined;
-  readonly transitions: TransitionEvent[];
-}
-
-/**
- * Everything the archive holds of `id`, segment by segment (each checked against its seal). Only
- * the lines that spell the id are parsed: a months-long archive is mostly other tasks' lines.
- */
-function readArchive(dir: string, id: string, printer: Printer): Archived {
-  const sink = new FileArchiveSink(dir);
-  const quoted = JSON.stringify(id);
-  let task: ArchivedTask | undefined;
-  const transitions: TransitionEvent[] = [];
-  const batches = sink.batches();
-  let shownAt = Date.now();
-  for (const [index, batch] of batches.entries()) {
-    if (Date.now() - shownAt >= 2_000) {
-      shownAt = Date.now();
-      printer.err(`history: ${index} of ${batches.length} archive segments read…`);
-    }
-    const lines = sink.read(batch);
-    if (!lines) throw new Error(`archive segment ${batch} in ${sink.dir} is not sealed (torn or edited)`);
-    for (const line of lines) {
-      if (!line.includes(quoted)) continue;
-      const parsed = archiveLineSchema.safeParse(JSON.parse(line));
-      if (!parsed.success)
-        throw new Error(`archive segment ${batch} in ${sink.dir}: a line naming '${id}' ${describeIssues(parsed.error, 'line')}`);
-      const row = parsed.data;
-      if (row.kind === 'task' && row.id === id) task = archivedTask(row, batch);
-      // The schema without `kind` strips it: the event as `transitions` prints it.
-      else if (row.kind === 'transition' && row.entity_id === id) transitions.push(transitionEventSchema.parse(row));
-    }
-  }
-  return { task, transitions };
-}
-
-function archivedTask(row: Extract<ArchiveLine, { kind: 'task' }>, segment: number): ArchivedTask {
-  const title = typeof row['title'] === 'string' ? row['title'] : '';
-  const finished = typeof row['finished_at'] === 'number' ? new Date(row['finished_at']).toISOString() : null;
-  return { id: row.id, title, status: row.status, finishedAt: finished, segment };
-}
 
 /** The live transitions of `id`, none when nothing live has that id (an archived task). */
 async function readLive(target: { kind: 'workspace'; repoRoot: string }, id: string): Promise<TransitionEvent[]> {
@@ -92,19 +46,30 @@ function inSeqOrder(archived: readonly TransitionEvent[], live: readonly Transit
   return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
 }
 
+/** "segment 3", "segments 3 and 5", "segments 3, 4 and 7". */
+function segmentList(batches: readonly number[]): string {
+  if (batches.length === 1) return `segment ${batches[0]}`;
+  return `segments ${batches.slice(0, -1).join(', ')} and ${batches.at(-1)}`;
+}
+
 async function history(input: CommandInput, printer: Printer = processPrinter): Promise<number> {
   const id = required(input, 'id');
   if (!idPattern.test(id))
     return printFailure(printer, invalid('invalidId', `id: '${id}' is not a worker or task id (${idRule})`), json(input));
   const target = resolveTarget(stringFlag(input.argv, 'dir'), input.env, input.cwd);
   if (target.kind !== 'workspace') return printFailure(printer, invalid('badFlag', 'history needs a workspace (--dir)'), json(input));
+  const dir = foremanDir(target.repoRoot);
+  let state: ArchiveState;
   let archived: Archived;
   let live: TransitionEvent[];
   try {
-    archived = readArchive(foremanDir(target.repoRoot), id, printer);
+    state = await archiveState(target);
+    archived = readArchive(dir, state, id, printer);
     live = await readLive(target, id);
   } catch (error) {
     if (error instanceof LiveLogUnreadable) return printFailure(printer, error.failure, json(input));
+    if (error instanceof ArchiveFolderError)
+      return printFailure(printer, refused('archiveFolder', `history: ${error.message}.`), json(input));
     return printFailure(
       printer,
       invalid('unreadableArchive', `history: ${error instanceof Error ? error.message : String(error)}.`),
@@ -112,15 +77,15 @@ async function history(input: CommandInput, printer: Printer = processPrinter): 
     );
   }
   const transitions = inSeqOrder(archived.transitions, live);
-  if (!archived.task && transitions.length === 0) {
-    return printFailure(
-      printer,
-      { ...notFound('worker or task', id), message: `No worker or task with id '${id}', live or archived.` },
-      json(input),
+  const gaps = archived.unavailable;
+  if (!archived.task && transitions.length === 0) return notInThisStore(input, printer, dir, state, archived, id);
+  if (gaps.length > 0) {
+    printer.err(
+      `history: ${segmentList(gaps)} of the archive cannot be read (\`foreman validate-transitions --archive\` says why): what ${gaps.length === 1 ? 'it holds' : 'they hold'} of '${id}' is not shown.`,
     );
   }
   if (json(input)) {
-    printer.out(JSON.stringify({ archivedTask: archived.task ?? null, transitions }));
+    printer.out(JSON.stringify({ archivedTask: archived.task ?? null, transitions, unavailableSegments: gaps }));
     return ExitCode.ok;
   }
   const task = archived.task;
@@ -130,6 +95,68 @@ async function history(input: CommandInput, printer: Printer = processPrinter): 
   }
   for (const line of transitionLines(transitions)) printer.out(line);
   return ExitCode.ok;
+}
+
+/**
+ * Nothing live or in this store's readable segments: a segment the index names and that is
+ * missing; else another store's archive or exports that `init` moved aside; else not found, saying
+ * which segments could have held it.
+ */
+async function notInThisStore(
+  input: CommandInput,
+  printer: Printer,
+  dir: string,
+  state: ArchiveState,
+  archived: Archived,
+  id: string,
+): Promise<number> {
+  const indexed = indexedUnavailableSegment(archived, state, id);
+  if (indexed !== undefined) {
+    const file = archived.sink.fileOf(indexed);
+    return printFailure(
+      printer,
+      refused(
+        'archiveSegmentMissing',
+        `'${id}' was archived in segment ${indexed}, which is missing or unreadable (${file}); restore it from a backup of ${archived.sink.dir} to read its history (\`foreman validate-transitions --archive\` says what is wrong with the archive).`,
+        { id, segment: indexed, file },
+      ),
+      json(input),
+    );
+  }
+  const moved = await findInMovedAside(dir, id);
+  if (moved) {
+    const where = path.relative(path.dirname(dir), moved.folder.dir);
+    const whose = moved.folder.note?.from ? `store ${moved.folder.note.from}` : 'a store from before stores had identities';
+    const when = moved.folder.note ? ` on ${moved.folder.note.movedAt}` : '';
+    const origin = `${whose}, whose archive and exports foreman init moved aside to ${where}/${when}; this store (${state.store ?? 'no identity yet'}) does not hold it`;
+    if (json(input)) {
+      printer.out(
+        JSON.stringify({
+          archivedTask: moved.task ?? null,
+          transitions: moved.transitions,
+          movedAside: { dir: moved.folder.dir, ...moved.folder.note },
+        }),
+      );
+      return ExitCode.ok;
+    }
+    const task = moved.task;
+    if (task) {
+      const finished = task.finishedAt ? ` at ${task.finishedAt}` : '';
+      printer.out(`task ${task.id} "${task.title}": ${task.status}${finished}; archived in segment ${task.segment} of ${origin}`);
+    } else printer.out(`${id}: not in this store; found in the history of ${origin}`);
+    for (const line of transitionLines(moved.transitions)) printer.out(line);
+    return ExitCode.ok;
+  }
+  const gaps = archived.unavailable;
+  const could =
+    gaps.length > 0
+      ? ` ${segmentList(gaps)} of the archive cannot be read, and may hold it: restore ${gaps.length === 1 ? 'it' : 'them'} from a backup (\`foreman validate-transitions --archive\` says what is wrong).`
+      : '';
+  return printFailure(
+    printer,
+    { ...notFound('worker or task', id), message: `No worker or task with id '${id}', live or archived.${could}` },
+    json(input),
+  );
 }
 
 export const historyCommands: readonly CommandSpec[] = [

@@ -2,7 +2,10 @@ import * as path from 'node:path';
 import { booleanFlag, stringFlag } from '../argv';
 import { type Printer, printFailure, processPrinter } from '../format';
 import { resolveTarget, route } from '../route';
-import { ExitCode } from '../../core/result';
+import { ExitCode, type Result } from '../../core/result';
+import type { StoreConfig } from '../../infra/workspace/storeConfig';
+import type { AdoptionReport } from '../../infra/workspace/archiveAdoption';
+import { passwordAfterInit, passwordStdinFlag, storePasswordOf } from './initPassword';
 import type { CommandInput, CommandSpec } from './spec';
 
 const json = (input: CommandInput): boolean => input.argv.flags.get('json') === true;
@@ -18,16 +21,15 @@ async function init(input: CommandInput): Promise<number> {
   const base = stringFlag(input.argv, 'base');
   const storeText = stringFlag(input.argv, 'store');
   const { initWorkspace } = await import('../../infra/workspace/init.js');
-  const { parseStoreArgument, passwordAdvice } = await import('../../infra/workspace/storeConfig.js');
+  const { parseStoreArgument, passwordAdvice, readStoreConfig } = await import('../../infra/workspace/storeConfig.js');
   const choice = storeText === undefined ? undefined : parseStoreArgument(storeText);
   if (choice && !choice.ok) return printFailure(printer, choice, json(input));
-  if (choice?.value.passwordRemoved) {
-    printer.err(`foreman: the password in --store was left out of .foreman/store.json (and every log). ${passwordAdvice}`);
-  }
+  const password = await storePasswordOf(input, choice?.value);
+  if (!password.ok) return printFailure(printer, password, json(input));
   const report = await initWorkspace(repoRoot, {
     ...(base !== undefined ? { base } : {}),
     ...(choice ? { store: choice.value.config } : {}),
-    ...(choice?.value.password !== undefined ? { storePassword: choice.value.password } : {}),
+    ...(password.value.password !== undefined ? { storePassword: password.value.password } : {}),
     log: logTo(printer),
   });
   if (report.ok) {
@@ -42,20 +44,65 @@ async function init(input: CommandInput): Promise<number> {
     if (value.changed.includes('store') && !value.created) {
       printer.err('foreman: tasks and workers in the previous store stay there; they are not copied to the new one.');
     }
+    const passwordNote = passwordAfterInit(password.value, choice?.value, passwordAdvice);
+    if (passwordNote) printer.err(passwordNote);
+    if (!json(input)) for (const line of adoptionLines(value.repoRoot, value.storeId, value.archive)) printer.out(line);
+    for (const problem of value.archive.problems) printer.err(`foreman: ${problem}`);
     return ExitCode.ok;
   }
-  // A running owner holds the store: report what exists through it, change nothing.
-  if (report.code === 'ownedByOther' && base === undefined && storeText === undefined) {
+  // A running owner holds the store: report what exists through it, change nothing. Naming the
+  // store already in use is no change either (issue 29: re-running the README's init while serving).
+  if (report.code === 'ownedByOther' && base === undefined && namesStoreInUse(repoRoot, choice?.value.config, readStoreConfig)) {
     const status = await route({ kind: 'workspace', repoRoot }, { command: 'status', args: { limit: 1 }, actor: 'cli' });
     if (status.ok) {
       const baseBranch = status.value.baseBranch ?? '-';
+      const current = readStoreConfig(path.join(repoRoot, '.foreman'));
+      const store = current.ok ? (current.value.kind === 'sqljs' ? 'sqljs' : current.value.url) : undefined;
+      const where = store && store !== 'sqljs' ? ` on ${store}` : '';
       if (json(input))
-        printer.out(JSON.stringify({ repoRoot, foremanDir: path.join(repoRoot, '.foreman'), baseBranch, created: false, changed: [] }));
-      else printer.out(`Foreman is already initialised in ${repoRoot} (base branch ${baseBranch}); nothing changed`);
+        printer.out(
+          JSON.stringify({
+            repoRoot,
+            foremanDir: path.join(repoRoot, '.foreman'),
+            baseBranch,
+            ...(store ? { store } : {}),
+            created: false,
+            changed: [],
+          }),
+        );
+      else printer.out(`Foreman is already initialised in ${repoRoot}${where} (base branch ${baseBranch}); nothing changed`);
       return ExitCode.ok;
     }
   }
   return printFailure(printer, report, json(input));
+}
+
+/**
+ * Whether `--store` (undefined: not given) names the store `.foreman/store.json` names already: the
+ * same kind, the same URL, and no other TLS options.
+ */
+function namesStoreInUse(repoRoot: string, asked: StoreConfig | undefined, readStoreConfig: (dir: string) => Result<StoreConfig>): boolean {
+  if (asked === undefined) return true;
+  const current = readStoreConfig(path.join(repoRoot, '.foreman'));
+  if (!current.ok) return false;
+  if (asked.kind === 'sqljs' || current.value.kind === 'sqljs') return asked.kind === current.value.kind;
+  return asked.url === current.value.url && (asked.ssl === undefined || JSON.stringify(asked.ssl) === JSON.stringify(current.value.ssl));
+}
+
+/** What `init` did with an archive and exports it found (issue 28), for a person. */
+function adoptionLines(repoRoot: string, storeId: string, archive: AdoptionReport): string[] {
+  const lines: string[] = [];
+  if (archive.adopted > 0)
+    lines.push(
+      `kept the archive in .foreman/archive/ (${archive.adopted} segments) as this store's (${storeId}), after checking its chain`,
+    );
+  if (archive.movedTo !== null) {
+    const where = path.relative(repoRoot, archive.movedTo);
+    lines.push(
+      `moved aside to ${where}/ what is not this store's (${storeId}): ${archive.moved.join(', ')}. Nothing was deleted; this store starts its own archive and exports, and \`foreman history <id>\` still finds what the moved files hold.`,
+    );
+  }
+  return lines;
 }
 
 /** Setting up and owning a workspace. */
@@ -63,10 +110,10 @@ export const workspaceCommands: readonly CommandSpec[] = [
   {
     kind: 'local',
     name: 'init',
-    usage: '[--base <branch>] [--store <postgres://user@host:port/db | sqljs>]',
+    usage: '[--base <branch>] [--store <postgres://user@host:port/db | sqljs> [--password-stdin]]',
     summary:
-      'create .foreman/ in a git repository (base: default the branch checked out; store: default sqljs, or a shared PostgreSQL whose password comes from PGPASSWORD or ~/.pgpass, never from a file)',
-    flags: { base: 'string', store: 'string' },
+      'create .foreman/ in a git repository (base: default the branch checked out; store: default sqljs, or a shared PostgreSQL whose password comes from PGPASSWORD, ~/.pgpass, --password-stdin or a prompt, never from the URL or a file)',
+    flags: { base: 'string', store: 'string', [passwordStdinFlag]: 'boolean' },
     run: init,
   },
   {

@@ -1,4 +1,5 @@
 import type { Reader, Tx } from '../ports';
+import { appendRow } from './appendRow';
 import type { WorkerRow } from '../rows';
 
 /**
@@ -66,7 +67,7 @@ export function upsertHeartbeat(
   endsWait: boolean,
 ): void {
   const ends = endsWait ? 1 : 0;
-  tx.run(upsertSql, [
+  appendRow(tx, upsertSql, [
     workerId,
     now,
     status,
@@ -138,4 +139,19 @@ export function listWorkerSigns(reader: Reader): WorkerSigns[] {
 /** One worker with its latest heartbeat (an indexed read: the waker asks after each commit). */
 export function findWorkerSigns(reader: Reader, workerId: string): WorkerSigns | undefined {
   return reader.get<WorkerSigns>(oneWorkerSignsSql, [workerId]);
+}
+
+/** What a view shows of a heartbeat changes when any of these does: its time, a wait, an answer. */
+const beatSignsSql = `SELECT heartbeats.agent_id, heartbeats.ts_ms, heartbeats.needs_input_at, heartbeats.input_answer FROM heartbeats
+       JOIN workers ON workers.id = heartbeats.agent_id WHERE workers.host IS NULL OR workers.host <> ?`;
+
+/**
+ * Each heartbeat of a worker not on `host`, as one comparable text: a view of another owner's
+ * workers reads this on a timer, since heartbeats are not announced (issue 29).
+ */
+export function listBeatSignsOffHost(reader: Reader, host: string): Map<string, string> {
+  const rows = reader.all<{ agent_id: string; ts_ms: number; needs_input_at: number | null; input_answer: string | null }>(beatSignsSql, [
+    host,
+  ]);
+  return new Map(rows.map((row) => [row.agent_id, `${row.ts_ms}:${row.needs_input_at ?? ''}:${row.input_answer ?? ''}`]));
 }

@@ -1,4 +1,5 @@
 import type { Reader, Tx } from '../ports';
+import { appendRow } from './appendRow';
 
 /** The `idempotency_keys` table (seed 004 §3): the first response to a request id, until it expires. */
 
@@ -17,7 +18,7 @@ export function findIdempotencyKey(reader: Reader, requestId: string, now: numbe
 }
 
 export function insertIdempotencyKey(tx: Tx, requestId: string, command: string, response: string, now: number, expiresAt: number): void {
-  tx.run('INSERT INTO idempotency_keys (request_id, command, response, created_at, expires_at) VALUES (?, ?, ?, ?, ?)', [
+  appendRow(tx, 'INSERT INTO idempotency_keys (request_id, command, response, created_at, expires_at) VALUES (?, ?, ?, ?, ?)', [
     requestId,
     command,
     response,
@@ -28,7 +29,7 @@ export function insertIdempotencyKey(tx: Tx, requestId: string, command: string,
 
 /** Forgets the keys that expired before `now`. */
 export function deleteExpiredIdempotencyKeys(tx: Tx, now: number): void {
-  tx.run('DELETE FROM idempotency_keys WHERE expires_at < ?', [now]);
+  appendRow(tx, 'DELETE FROM idempotency_keys WHERE expires_at < ?', [now]);
 }
 
 export function countIdempotencyKeys(reader: Reader): number {

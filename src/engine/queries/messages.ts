@@ -1,4 +1,5 @@
 import type { Reader, Tx } from '../ports';
+import { appendRow } from './appendRow';
 
 /** The bus (seed 002): the `messages` table and each agent's acknowledged position in `cursors`. */
 
@@ -58,7 +59,7 @@ export function insertMessage(tx: Tx, message: MessageInsert): number {
 
 /** Broadcasts a `state_change` from Foreman (ARCHITECTURE §7); `payload` is JSON text. */
 export function insertStateChangeMessage(tx: Tx, id: string, tsMs: number, payload: string): void {
-  tx.run(`INSERT INTO messages (id, ts_ms, from_agent, to_agent, type, payload) VALUES (?, ?, 'foreman', NULL, 'state_change', ?)`, [
+  appendRow(tx, `INSERT INTO messages (id, ts_ms, from_agent, to_agent, type, payload) VALUES (?, ?, 'foreman', NULL, 'state_change', ?)`, [
     id,
     tsMs,
     payload,

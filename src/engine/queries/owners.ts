@@ -73,3 +73,33 @@ export function hasLiveOwnerOnHost(reader: Reader, host: string, now: number, ex
     ]) !== undefined
   );
 }
+
+/**
+ * A clean stop (issue 29): the owner's row goes, unless work still hangs on it: a busy worker it
+ * handed a task, or one on its machine that no lease holds (then 0, and the lease is ended instead).
+ */
+export function deleteOwnerHoldingNothing(tx: Tx, id: string, host: string): number {
+  return tx.run(
+    `DELETE FROM owners WHERE id = ? AND NOT EXISTS (SELECT 1 FROM workers WHERE state IN ('ASSIGNED', 'WORKING', 'STALE')
+       AND (owner_id = ? OR (owner_id IS NULL AND host = ?)))`,
+    [id, id, host],
+  );
+}
+
+/**
+ * A clean stop also clears its machine's history: rows of owners there whose work was taken back and
+ * whose lease ended before `self` started (they are not coming back as themselves), so that status
+ * does not take an old crash for the machine's latest news.
+ */
+export function deleteReleasedOwnersBefore(tx: Tx, self: string, host: string): number {
+  return tx.run(
+    `DELETE FROM owners WHERE host = ? AND id <> ? AND released_at IS NOT NULL
+       AND lease_until_ms < (SELECT started_at FROM owners WHERE id = ?)`,
+    [host, self, self],
+  );
+}
+
+/** A clean stop while work hangs on the lease: it ends at `now`, so another owner takes that work back at its next check. */
+export function endOwnerLease(tx: Tx, id: string, now: number): number {
+  return tx.run('UPDATE owners SET lease_until_ms = ? WHERE id = ? AND released_at IS NULL AND lease_until_ms >= ?', [now - 1, id, now]);
+}

@@ -37,6 +37,46 @@ const claimTaskSql = `UPDATE tasks SET ${claimColumns('?')}
        WHERE id = ? AND status = ? AND blocked_by_task_id IS NULL AND planning_phase = 'none'
        RETURNING id, attempt, branch`;
 
+/**
+ * PostgreSQL only (data-modifying CTEs, which SQLite lacks): a claim `update` (an UPDATE … RETURNING
+ * id, attempt, branch) with the transition row that audits it and the lease row of the claim, as
+ * one statement: one round trip to the server where three were (issue 29). Its parameters, after
+ * the update's: the audit's time, from-status, trigger, actor, request id and metadata, then the
+ * lease's worker, time and end.
+ */
+function withAuditAndLease(update: string): string {
+  return `WITH claimed AS (${update}),
+  audit AS (INSERT INTO transitions (ts_ms, entity_type, entity_id, from_state, to_state, trigger, reason, actor, attempt, request_id, metadata)
+    SELECT ?, 'task', id, ?, 'running', ?, NULL, ?, attempt, ?, ? FROM claimed),
+  lease AS (INSERT INTO task_claims (task_id, claimed_by, attempt, claimed_at_ms, lease_until_ms) SELECT id, ?, attempt, ?, ? FROM claimed
+    ON CONFLICT (task_id) DO UPDATE SET claimed_by = excluded.claimed_by, attempt = excluded.attempt,
+      claimed_at_ms = excluded.claimed_at_ms, lease_until_ms = excluded.lease_until_ms)
+  SELECT id, attempt, branch FROM claimed`;
+}
+
+/** What a one-statement claim writes besides the task (`withAuditAndLease`). */
+export interface ClaimRecord {
+  readonly actor: string;
+  readonly requestId: string | null;
+  /** The transition's metadata, as JSON text. */
+  readonly metadata: string;
+  readonly leaseUntil: number;
+}
+
+const recordParams = (now: number, from: string, trigger: string, workerId: string, record: ClaimRecord) => [
+  now,
+  from,
+  trigger,
+  record.actor,
+  record.requestId,
+  record.metadata,
+  workerId,
+  now,
+  record.leaseUntil,
+];
+
+const claimTaskRecordedSql = withAuditAndLease(claimTaskSql);
+
 /** What a claim returns: the task, its new attempt and the branch that attempt works on. */
 export interface ClaimedRow {
   readonly id: string;
@@ -56,16 +96,20 @@ export function peekRunnableTask(reader: Reader, now: number): TaskRow | undefin
  */
 export interface ClaimNextStatement {
   readonly sql: string;
+  /** The same claim with its audit and lease rows, for PostgreSQL (`withAuditAndLease`). */
+  readonly recordedSql: string;
   readonly literals: readonly (string | null)[];
 }
 
 export function compileClaimNext(branchTemplate: string): ClaimNextStatement {
   const parts = branchTemplate.split(/(\{worker\}|\{task\})/).filter((part) => part !== '');
   const branchSql = parts.map((part) => (part === '{task}' ? 'id' : '?')).join(' || ') || "''";
-  return {
-    sql: `UPDATE tasks SET ${claimColumns(branchSql)}
+  const sql = `UPDATE tasks SET ${claimColumns(branchSql)}
        WHERE id = (${nextRunnableIdSql}) AND status = 'queued'
-       RETURNING id, attempt, branch`,
+       RETURNING id, attempt, branch`;
+  return {
+    sql,
+    recordedSql: withAuditAndLease(sql),
     literals: parts.filter((part) => part !== '{task}').map((part) => (part === '{worker}' ? null : part)),
   };
 }
@@ -74,6 +118,47 @@ export function compileClaimNext(branchTemplate: string): ClaimNextStatement {
 export function claimNextTask(tx: Tx, statement: ClaimNextStatement, now: number, workerId: string): ClaimedRow | undefined {
   const branchParams = statement.literals.map((literal) => literal ?? workerId);
   return tx.returning<ClaimedRow>(statement.sql, [now, workerId, workerId, ...branchParams, now])[0];
+}
+
+/** `claimNextTask` with its audit and lease rows in the same statement (PostgreSQL only). */
+export function claimNextTaskRecorded(
+  tx: Tx,
+  statement: ClaimNextStatement,
+  now: number,
+  workerId: string,
+  record: ClaimRecord,
+): ClaimedRow | undefined {
+  const branchParams = statement.literals.map((literal) => literal ?? workerId);
+  return tx.returning<ClaimedRow>(statement.recordedSql, [
+    now,
+    workerId,
+    workerId,
+    ...branchParams,
+    now,
+    ...recordParams(now, 'queued', 'claim', workerId, record),
+  ])[0];
+}
+
+/** `claimTask` with its audit and lease rows in the same statement (PostgreSQL only). */
+export function claimTaskRecorded(
+  tx: Tx,
+  taskId: string,
+  status: TaskStatus,
+  trigger: string,
+  now: number,
+  workerId: string,
+  branch: string,
+  record: ClaimRecord,
+): ClaimedRow | undefined {
+  return tx.returning<ClaimedRow>(claimTaskRecordedSql, [
+    now,
+    workerId,
+    workerId,
+    branch,
+    taskId,
+    status,
+    ...recordParams(now, status, trigger, workerId, record),
+  ])[0];
 }
 
 /** Claims one given task if it is still in `status` and runnable by hand (not blocked, not a chain parent). */

@@ -1,4 +1,5 @@
 import type { Reader, Tx } from '../ports';
+import { appendRow } from './appendRow';
 
 /** The `transitions` table: the audit log of every applied state change, in `seq` order. */
 
@@ -37,7 +38,8 @@ export function insertTransition(
   requestId: string | null,
   metadata: string | null,
 ): void {
-  tx.run(
+  appendRow(
+    tx,
     `INSERT INTO transitions (ts_ms, entity_type, entity_id, from_state, to_state, trigger, reason, actor, attempt, request_id, metadata)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [tsMs, entity, entityId, from, to, trigger, reason, actor, attempt, requestId, metadata],
@@ -101,4 +103,18 @@ export function summarizeTimeInState(
            FROM transitions) AS stays
      WHERE duration IS NOT NULL GROUP BY entity, state ORDER BY entity, state`,
   );
+}
+
+/** The latest transition's seq; 0 when there is none. */
+export function lastTransitionSeq(reader: Reader): number {
+  return reader.get<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM transitions')?.seq ?? 0;
+}
+
+/** What changed after `afterSeq`, oldest first, at most `limit`: which worker or task, no more (views read the rows). */
+export function listTransitionSubjects(
+  reader: Reader,
+  afterSeq: number,
+  limit: number,
+): Array<{ seq: number; entity_type: 'worker' | 'task'; entity_id: string }> {
+  return reader.all('SELECT seq, entity_type, entity_id FROM transitions WHERE seq > ? ORDER BY seq LIMIT ?', [afterSeq, limit]);
 }

@@ -68,9 +68,24 @@ export function listWorkersWithAgents(reader: Reader): WorkerRow[] {
   return reader.all<WorkerRow>(`SELECT * FROM workers WHERE state IN ('ASSIGNED', 'WORKING')`);
 }
 
-/** Workers that take a place under the concurrency limit. */
+/** Workers that take a place under the concurrency limit, on every machine. */
 export function countBusyWorkers(reader: Reader): number {
   return reader.get<{ n: number }>(`SELECT COUNT(*) AS n FROM workers WHERE state IN ('ASSIGNED', 'WORKING', 'STALE')`)?.n ?? 0;
+}
+
+/**
+ * Busy workers whose agents run on `host`: its own workers, and workers of any host (NULL) that an
+ * owner on `host` handed their task (their agent runs where that owner is). What one machine's
+ * `concurrency` limits.
+ */
+export function countBusyWorkersOnHost(reader: Reader, host: string): number {
+  return (
+    reader.get<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM workers WHERE state IN ('ASSIGNED', 'WORKING', 'STALE')
+       AND (host = ? OR (host IS NULL AND owner_id IN (SELECT id FROM owners WHERE host = ?)))`,
+      [host, host],
+    )?.n ?? 0
+  );
 }
 
 /** A new IDLE worker, on `host` (null: any machine). */

@@ -31,5 +31,6 @@ export const CommandId = {
   refresh: 'foreman.refresh',
   reopen: 'foreman.reopen',
   takeOver: 'foreman.takeOver',
+  installCli: 'foreman.installCli',
 } as const;
 export type CommandId = (typeof CommandId)[keyof typeof CommandId];

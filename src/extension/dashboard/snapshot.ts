@@ -19,6 +19,7 @@ import type { ActivityData } from './activityFeed';
 import type { StateSpan } from './heartbeatHistory';
 import { actionsForTask, actionsForWorker } from './actionPolicy';
 import { attention } from './attention';
+import { ownerCards } from './ownerCards';
 
 /** A folder the dashboard can show. */
 export interface FolderInfo {
@@ -134,6 +135,7 @@ function buildFolder(selected: SelectedFolder, view: ViewState, now: number): Fo
     liveness: { warnMs: selected.liveness.warnMs, staleMs: selected.liveness.staleMs, deadMs: selected.liveness.deadMs },
     heartbeatWindowMs: selected.heartbeatWindowMs,
     workerCounts,
+    owners: ownerCards(status),
     attention: attention(status, taskById, isParent),
     workers: { total: status.workers.length, page: workersPage, pageSize: pageSizes.workers, items: workerItems },
     chains: { total: parents.length, page: chainsPage, pageSize: pageSizes.chains, items: chainItems },
@@ -166,6 +168,7 @@ function workerCard(
     state: worker.state,
     agent: worker.agent,
     host: worker.host,
+    ...(worker.hostOwner ? { hostOwner: worker.hostOwner } : {}),
     taskId: worker.taskId,
     taskTitle: task?.title ?? null,
     branch: worker.branch,

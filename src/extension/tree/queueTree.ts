@@ -1,44 +1,46 @@
 import * as vscode from 'vscode';
 import type { StatusSnapshot, TaskStatusView } from '../../engine/statusView';
-import { WorkerState } from '../../core/workerMachine';
 import { stageIcon, taskIcon } from '../presentation';
 import type { ForemanSession } from '../session';
 import type { SessionRegistry } from '../sessionRegistry';
 import type { StatusDelta, ViewsChange } from '../statusModel';
+import { type Grouped, containerOf, groupTasks, rootKeys, rowText, stageWords } from './queueGrouping';
 
 /** Long groups show this many tasks and a row saying how many more there are. */
 const pageSize = 200;
-const groupOrder = ['running', 'queued', 'idle', 'failed', 'cancelled', 'done'] as const;
 
 export type QueueNode =
   | { readonly kind: 'folder'; readonly session: ForemanSession }
   | { readonly kind: 'chains'; readonly session: ForemanSession }
   | { readonly kind: 'chain'; readonly session: ForemanSession; parent: TaskStatusView }
   | { readonly kind: 'group'; readonly session: ForemanSession; readonly status: string }
-  | { readonly kind: 'task'; readonly session: ForemanSession; task: TaskStatusView; position?: number }
+  | { readonly kind: 'task'; readonly session: ForemanSession; task: TaskStatusView; position?: number; drawn?: DrawnTask }
   | { readonly kind: 'more'; readonly count: number };
 
-interface Grouped {
-  readonly parents: TaskStatusView[];
-  readonly childrenOf: Map<string, TaskStatusView[]>;
-  readonly free: Map<string, TaskStatusView[]>;
-  readonly byId: Map<string, TaskStatusView>;
-  /** A task's holder's state where the word "running" would hide it (its worker waits for review…). */
-  readonly stageOf: Map<string, string>;
-  /** The task each worker holds, to find the row a worker's change redraws. */
-  readonly taskOfWorker: Map<string, string>;
+/**
+ * A task row's item with what it was made from: a task's row object is replaced when the task
+ * changes (StatusModel), so an item made from the same object, stage and position is the same
+ * item. A full redraw after a change then makes only the changed rows' items, not 10,000.
+ */
+interface DrawnTask {
+  readonly task: TaskStatusView;
+  readonly stage: string | undefined;
+  readonly position: number | undefined;
+  readonly item: vscode.TreeItem;
 }
 
 /**
- * What a running task's row says instead of "running", by its worker's state: a task stays
- * `running` until it is merged, but a person looking for work to review looks for these words.
+ * The nodes kept for one folder's session, so that `fire(node)` finds the row VS Code holds:
+ * the top rows by key (`folder`, `chains`, `group#<status>`), chains and tasks by task id. Task ids
+ * are the keys rather than one joined string per row: a string made anew for every lookup is
+ * hashed anew, which was most of the cost of listing 10,000 rows.
  */
-const stageWords: Readonly<Record<string, string>> = {
-  [WorkerState.InReview]: 'in review',
-  [WorkerState.Approved]: 'approved',
-  [WorkerState.Stale]: 'worker stale',
-  [WorkerState.Paused]: 'worker paused',
-};
+interface FolderNodes {
+  readonly session: ForemanSession;
+  readonly top: Map<string, QueueNode>;
+  readonly chains: Map<string, QueueNode>;
+  readonly tasks: Map<string, QueueNode>;
+}
 
 /**
  * The Queue & Chains view: chains as parents with their tasks in order (blocked-by shown), and
@@ -57,7 +59,8 @@ export class QueueTreeProvider implements vscode.TreeDataProvider<QueueNode>, vs
   private readonly cache = new WeakMap<StatusSnapshot, Grouped>();
   /** The grouping each folder's rows were last given from, to tell where a changed task was. */
   private readonly shown = new Map<string, Grouped>();
-  private readonly nodes = new Map<string, QueueNode>();
+  /** The nodes kept for each folder's session, by root. */
+  private readonly nodes = new Map<string, FolderNodes>();
 
   constructor(private readonly registry: SessionRegistry) {
     this.subscription = registry.onDidChange((change) => this.changed(change));
@@ -94,8 +97,14 @@ export class QueueTreeProvider implements vscode.TreeDataProvider<QueueNode>, vs
         item.id = `${node.session.root}#group#${node.status}`;
         return item;
       }
-      case 'task':
-        return taskItem(node, this.grouped(node.session).stageOf.get(node.task.id));
+      case 'task': {
+        const stage = this.grouped(node.session).stageOf.get(node.task.id);
+        const { drawn } = node;
+        if (drawn?.task === node.task && drawn.stage === stage && drawn.position === node.position) return drawn.item;
+        const item = taskItem(node, stage);
+        node.drawn = { task: node.task, stage, position: node.position, item };
+        return item;
+      }
       case 'more':
         return Object.assign(new vscode.TreeItem(`… and ${node.count.toLocaleString('en')} more`), {
           iconPath: new vscode.ThemeIcon('ellipsis'),
@@ -109,7 +118,7 @@ export class QueueTreeProvider implements vscode.TreeDataProvider<QueueNode>, vs
       const [only] = sessions;
       return only && sessions.length === 1
         ? this.rootOf(only)
-        : sessions.map((session) => this.node(`${session.root}#folder`, () => ({ kind: 'folder', session })));
+        : sessions.map((session) => keep(this.nodesOf(session).top, 'folder', () => ({ kind: 'folder', session })));
     }
     switch (node.kind) {
       case 'folder':
@@ -121,7 +130,7 @@ export class QueueTreeProvider implements vscode.TreeDataProvider<QueueNode>, vs
           this.taskNode(node.session, task, index + 1),
         );
       case 'group':
-        return page((this.grouped(node.session).free.get(node.status) ?? []).map((task) => this.taskNode(node.session, task)));
+        return page(this.grouped(node.session).free.get(node.status) ?? [], (task) => this.taskNode(node.session, task));
       default:
         return [];
     }
@@ -161,16 +170,12 @@ export class QueueTreeProvider implements vscode.TreeDataProvider<QueueNode>, vs
       } else if (is && to === 'chains') {
         containers.add(`chain#${is.id}`);
       } else if (is) {
-        const node = this.nodes.get(`${session.root}#task#${id}`);
+        const node = this.nodes.get(session.root)?.tasks.get(id);
         if (node?.kind === 'task' && rowText(node.task, before) !== rowText(is, after)) redraw.add(node);
       }
     }
-    if (containers.has('chains')) {
-      const node = this.nodes.get(`${session.root}#chains`);
-      if (node) redraw.add(node);
-    }
     for (const key of containers) {
-      const node = this.nodes.get(`${session.root}#${key}`);
+      const node = this.heldNode(session.root, key);
       if (node) redraw.add(node);
     }
     this.shown.set(session.root, after);
@@ -185,62 +190,47 @@ export class QueueTreeProvider implements vscode.TreeDataProvider<QueueNode>, vs
   private rootOf(session: ForemanSession): QueueNode[] {
     const grouped = this.grouped(session);
     this.shown.set(session.root, grouped);
+    const { top } = this.nodesOf(session);
     return rootKeys(grouped).map((key) =>
-      key === 'chains'
-        ? this.node(`${session.root}#chains`, () => ({ kind: 'chains', session }))
-        : this.node(`${session.root}#${key}`, () => ({ kind: 'group', session, status: key.slice('group#'.length) })),
+      keep(top, key, () =>
+        key === 'chains' ? { kind: 'chains', session } : { kind: 'group', session, status: key.slice('group#'.length) },
+      ),
     );
   }
 
   private chainNode(session: ForemanSession, parent: TaskStatusView): QueueNode {
-    const node = this.node(`${session.root}#chain#${parent.id}`, () => ({ kind: 'chain', session, parent }));
+    const node = keep(this.nodesOf(session).chains, parent.id, () => ({ kind: 'chain', session, parent }));
     if (node.kind === 'chain') node.parent = parent;
     return node;
   }
 
   private taskNode(session: ForemanSession, task: TaskStatusView, position?: number): QueueNode {
-    const node = this.node(`${session.root}#task#${task.id}`, () => ({ kind: 'task', session, task }));
+    const node = keep(this.nodesOf(session).tasks, task.id, () => ({ kind: 'task', session, task }));
     if (node.kind === 'task') {
       node.task = task;
-      if (position === undefined) delete node.position;
-      else node.position = position;
+      node.position = position;
     }
     return node;
   }
 
-  /** The node kept for a key, made the first time (or again when its session was replaced). */
-  private node(key: string, make: () => QueueNode): QueueNode {
-    const held = this.nodes.get(key);
-    const fresh = make();
-    if (held && 'session' in held && 'session' in fresh && held.session === fresh.session) return held;
-    this.nodes.set(key, fresh);
-    return fresh;
+  /** The nodes kept for a session's folder; new ones when the folder's session was replaced. */
+  private nodesOf(session: ForemanSession): FolderNodes {
+    let held = this.nodes.get(session.root);
+    if (held?.session !== session) this.nodes.set(session.root, (held = { session, top: new Map(), chains: new Map(), tasks: new Map() }));
+    return held;
+  }
+
+  /** The node VS Code holds for a container key (`chains`, `chain#<id>`, `group#<status>`), if it was given one. */
+  private heldNode(root: string, key: string): QueueNode | undefined {
+    const held = this.nodes.get(root);
+    if (key.startsWith('chain#')) return held?.chains.get(key.slice('chain#'.length));
+    return held?.top.get(key);
   }
 
   private grouped(session: ForemanSession): Grouped {
     const snapshot = session.snapshot();
-    const cached = this.cache.get(snapshot);
-    if (cached) return cached;
-    const grouped: Grouped = {
-      parents: [],
-      childrenOf: new Map(),
-      free: new Map(),
-      byId: new Map(),
-      stageOf: new Map(),
-      taskOfWorker: new Map(),
-    };
-    for (const worker of snapshot.workers) {
-      if (!worker.taskId) continue;
-      grouped.taskOfWorker.set(worker.id, worker.taskId);
-      if (worker.state in stageWords) grouped.stageOf.set(worker.taskId, worker.state);
-    }
-    for (const task of snapshot.tasks) {
-      grouped.byId.set(task.id, task);
-      if (task.planningPhase !== 'none') grouped.parents.push(task);
-      else if (task.parentId) push(grouped.childrenOf, task.parentId, task);
-      else push(grouped.free, task.status, task);
-    }
-    this.cache.set(snapshot, grouped);
+    let grouped = this.cache.get(snapshot);
+    if (!grouped) this.cache.set(snapshot, (grouped = groupTasks(snapshot)));
     return grouped;
   }
 
@@ -248,26 +238,6 @@ export class QueueTreeProvider implements vscode.TreeDataProvider<QueueNode>, vs
     this.subscription.dispose();
     this.changeEmitter.dispose();
   }
-}
-
-/** The view's top rows: the chains row when there are chains, then each status group that has tasks. */
-function rootKeys(grouped: Grouped): string[] {
-  const keys = grouped.parents.length ? ['chains'] : [];
-  for (const status of groupOrder) if (grouped.free.get(status)?.length) keys.push(`group#${status}`);
-  return keys;
-}
-
-/** Where a task's row is: under a chain, in the chains row (a chain's parent), or in its status group. */
-function containerOf(task: TaskStatusView, grouped: Grouped): string {
-  if (task.planningPhase !== 'none') return 'chains';
-  if (task.parentId) return grouped.byId.has(task.parentId) ? `chain#${task.parentId}` : 'orphan';
-  return `group#${task.status}`;
-}
-
-/** What a task's row shows, as text to compare. */
-function rowText(task: TaskStatusView, grouped: Grouped): string {
-  const stage = grouped.stageOf.get(task.id);
-  return JSON.stringify([task.title, task.status, stage, task.blockedBy, task.workerId, task.attempt, task.maxAttempts, task.lastError]);
 }
 
 function taskItem(node: Extract<QueueNode, { kind: 'task' }>, stage: string | undefined): vscode.TreeItem {
@@ -288,14 +258,17 @@ function taskItem(node: Extract<QueueNode, { kind: 'task' }>, stage: string | un
   return item;
 }
 
-function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
+/** The node kept under `key`, made the first time it is asked for. */
+function keep(nodes: Map<string, QueueNode>, key: string, make: () => QueueNode): QueueNode {
+  let node = nodes.get(key);
+  if (!node) nodes.set(key, (node = make()));
+  return node;
 }
 
-function page(nodes: QueueNode[]): QueueNode[] {
-  return nodes.length <= pageSize ? nodes : [...nodes.slice(0, pageSize), { kind: 'more', count: nodes.length - pageSize }];
+/** A group's first page of rows (only those get nodes), and a row counting the rest. */
+function page(tasks: readonly TaskStatusView[], nodeOf: (task: TaskStatusView) => QueueNode): QueueNode[] {
+  const shown = tasks.slice(0, pageSize).map(nodeOf);
+  return tasks.length <= pageSize ? shown : [...shown, { kind: 'more', count: tasks.length - pageSize }];
 }
 
 function capitalize(text: string): string {

@@ -13,6 +13,12 @@ export type WorkerNode =
   | { readonly kind: 'worker'; readonly session: ForemanSession; worker: WorkerStatus; readonly titles?: TaskTitles }
   | { readonly kind: 'detail'; readonly label: string; readonly value: string; readonly icon: string };
 type WorkerRowNode = Extract<WorkerNode, { kind: 'worker' }>;
+/** A row VS Code was given, with the worker and task titles it was drawn from. */
+interface DrawnRow {
+  readonly node: WorkerRowNode;
+  worker: WorkerStatus;
+  titles: TaskTitles;
+}
 
 /**
  * The Workers view: one row per worker with its state icon, task, progress and liveness; its
@@ -29,8 +35,12 @@ export class WorkersTreeProvider implements vscode.TreeDataProvider<WorkerNode>,
   private readonly changeEmitter = new vscode.EventEmitter<WorkerNode | undefined>();
   readonly onDidChangeTreeData = this.changeEmitter.event;
   private readonly subscription: vscode.Disposable;
-  /** The row of each worker the view was given, by `root#id`, with what it showed. */
-  private readonly rows = new Map<string, { node: WorkerRowNode; shown: string }>();
+  /**
+   * The row of each worker the view was given, by root and worker id, with the worker and task
+   * titles it was drawn from: what it showed is worked out only when a change asks (a listing of
+   * every row must not build each row twice).
+   */
+  private readonly rows = new Map<string, Map<string, DrawnRow>>();
   private readonly folders = new Map<string, WorkerNode>();
   private readonly titles = new WeakMap<object, TaskTitles>();
 
@@ -83,18 +93,19 @@ export class WorkersTreeProvider implements vscode.TreeDataProvider<WorkerNode>,
       if (!session) continue;
       const snapshot = session.snapshot();
       // A worker came or went: the list itself changed.
-      const known = snapshot.workers.length === [...this.rows.keys()].filter((key) => key.startsWith(`${root}#`)).length;
-      if (!known || snapshot.workers.some((worker) => !this.rows.has(rowKey(root, worker.id)))) return this.redrawAll();
+      const rows = this.rows.get(root);
+      const known = snapshot.workers.length === (rows?.size ?? 0) && snapshot.workers.every((worker) => rows?.has(worker.id));
+      if (!known) return this.redrawAll();
+      const titles = this.titlesOf(session);
       for (const worker of snapshot.workers) {
         // A row shows its task's title, so a changed task may change its worker's row.
         if (!delta.workers.has(worker.id) && !(worker.taskId && delta.tasks.has(worker.taskId))) continue;
-        const row = this.rows.get(rowKey(root, worker.id));
+        const row = rows?.get(worker.id);
         if (!row) continue;
-        row.node.worker = worker;
-        const shown = shownOf(this.rowItem(row.node, this.titlesOf(session)), row.node, this.titlesOf(session));
-        if (shown === row.shown) continue;
-        row.shown = shown;
-        this.changeEmitter.fire(row.node);
+        const unchanged = this.shownOf(session, row.worker, row.titles) === this.shownOf(session, worker, titles);
+        row.node.worker = row.worker = worker;
+        row.titles = titles;
+        if (!unchanged) this.changeEmitter.fire(row.node);
       }
     }
   }
@@ -106,12 +117,12 @@ export class WorkersTreeProvider implements vscode.TreeDataProvider<WorkerNode>,
 
   private workersOf(session: ForemanSession): WorkerNode[] {
     const titles = this.titlesOf(session);
+    const rows = this.rows.get(session.root) ?? new Map<string, DrawnRow>();
+    this.rows.set(session.root, rows);
     return session.snapshot().workers.map((worker) => {
-      const key = rowKey(session.root, worker.id);
-      const held = this.rows.get(key);
-      const node: WorkerRowNode = held?.node ?? { kind: 'worker', session, worker };
+      const node: WorkerRowNode = rows.get(worker.id)?.node ?? { kind: 'worker', session, worker };
       node.worker = worker;
-      this.rows.set(key, { node, shown: shownOf(this.rowItem(node, titles), node, titles) });
+      rows.set(worker.id, { node, worker, titles });
       return node;
     });
   }
@@ -122,12 +133,25 @@ export class WorkersTreeProvider implements vscode.TreeDataProvider<WorkerNode>,
     return node;
   }
 
-  /** Task titles by id, once per snapshot (a row handed in by a command builds its own). */
+  /**
+   * The titles of the tasks workers hold, once per snapshot (a row handed in by a command builds its
+   * own): a row names only its worker's task, and 200 rows need not a map of 10,000 titles.
+   */
   private titlesOf(session: ForemanSession): TaskTitles {
     const snapshot = session.snapshot();
     let titles = this.titles.get(snapshot);
-    if (!titles) this.titles.set(snapshot, (titles = taskTitles(snapshot)));
+    if (!titles) {
+      const held = new Set(snapshot.workers.flatMap((worker) => (worker.taskId ? [worker.taskId] : [])));
+      titles = taskTitles({ tasks: held.size ? snapshot.tasks.filter((task) => held.has(task.id)) : [] });
+      this.titles.set(snapshot, titles);
+    }
     return titles;
+  }
+
+  /** Everything a worker's row and its details show, as one comparable string. */
+  private shownOf(session: ForemanSession, worker: WorkerStatus, titles: TaskTitles): string {
+    const node: WorkerRowNode = { kind: 'worker', session, worker };
+    return shownText(this.rowItem(node, titles), node, titles);
   }
 
   private rowItem(node: WorkerRowNode, titles: TaskTitles): vscode.TreeItem {
@@ -153,12 +177,8 @@ export class WorkersTreeProvider implements vscode.TreeDataProvider<WorkerNode>,
   }
 }
 
-function rowKey(root: string, workerId: string): string {
-  return `${root}#${workerId}`;
-}
-
 /** Everything a row and its details show, as one comparable string. */
-function shownOf(item: vscode.TreeItem, node: WorkerRowNode, titles: TaskTitles): string {
+function shownText(item: vscode.TreeItem, node: WorkerRowNode, titles: TaskTitles): string {
   const icon =
     item.iconPath instanceof vscode.ThemeIcon ? [item.iconPath.id, (item.iconPath.color as { id?: string } | undefined)?.id] : [];
   const rows = details(node.session, node.worker, titles).map((detail) => (detail.kind === 'detail' ? [detail.label, detail.value] : []));

@@ -1,11 +1,14 @@
 /**
  * The environment a launched agent sees (ARCHITECTURE §6) and where its command is found. Layers,
- * later winning: Foreman's own environment minus variables that would point git elsewhere, the
- * profile's env, the FOREMAN_* identity of this run, the caller's env (endpoint, token, base), and
- * finally PATH with the folder holding the `foreman` CLI first, so the agent's `foreman` is ours.
+ * later winning: Foreman's own environment minus variables that would point git elsewhere and the
+ * store's connection variables (PGPASSWORD, PGPASSFILE, …: storeSecrets.ts), the profile's env
+ * (which may set one of those for its agent on purpose), the FOREMAN_* identity of this run, the
+ * caller's env (endpoint, token, base), and finally PATH with the folder holding the `foreman` CLI
+ * first, so the agent's `foreman` is ours.
  */
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { withoutStoreConnection } from './storeSecrets';
 
 /**
  * Inherited git variables would redirect the agent's git from its worktree to whatever repository
@@ -40,8 +43,8 @@ export function agentEnvironment(
   profileEnv: Readonly<Record<string, string>> = {},
   callerEnv: Readonly<Record<string, string>> = {},
 ): Record<string, string> {
-  const environment: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) environment[key] = value;
+  // The team database's password and address stay with Foreman: an agent reaches the store only through it.
+  const environment = withoutStoreConnection(process.env);
   for (const key of redirectingGitVariables) delete environment[key];
   Object.assign(environment, profileEnv, {
     FOREMAN_WORKER_ID: run.workerId,

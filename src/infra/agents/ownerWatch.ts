@@ -92,16 +92,24 @@ export class OwnerWatch {
   static start(orders: WatchOrders, log: (line: string) => void): OwnerWatch | undefined {
     // An outcome left by an earlier run of this attempt must not speak for this one.
     rmSync(orders.outcomeFile, { force: true });
-    const child = spawn(process.execPath, [...watchdogArgs(), JSON.stringify(orders)], {
-      // Its own group and session: a Ctrl-C to the terminal's group, a hangup or a kill of the
-      // owner's group (code-server's, under `npm start`) must not end it before it has done its work.
-      detached: true,
-      shell: false,
-      windowsHide: true,
-      stdio: ['pipe', 'ignore', 'ignore'],
-      // Inside VS Code process.execPath is Electron; this makes it plain node (node ignores it).
-      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
-    });
+    let child: ChildProcess;
+    try {
+      child = spawn(process.execPath, [...watchdogArgs(), JSON.stringify(orders)], {
+        // Its own group and session: a Ctrl-C to the terminal's group, a hangup or a kill of the
+        // owner's group (code-server's, under `npm start`) must not end it before it has done its work.
+        detached: true,
+        shell: false,
+        windowsHide: true,
+        stdio: ['pipe', 'ignore', 'ignore'],
+        // Inside VS Code process.execPath is Electron; this makes it plain node (node ignores it).
+        env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+      });
+    } catch (error) {
+      // No watchdog script next to the bundle (an install that lacks owner-watch.js) and no tsx to
+      // run the source: the agent runs all the same, tracked by its owner, and this is said.
+      log(`watchdog of ${orders.workerId}'s agent could not start: ${error instanceof Error ? error.message : String(error)}`);
+      return undefined;
+    }
     child.on('error', (error) => log(`watchdog of ${orders.workerId}'s agent: ${error.message}`));
     // Writing to a watchdog that is gone is not the owner's failure.
     child.stdin?.on('error', () => undefined);

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { type Result, ok, refused } from '../../core/result';
+import { withoutStoreConnection } from './storeSecrets';
 
 /** Keep this much of the verify command's output for the failure message. */
 const tailBytes = 2000;
@@ -13,7 +14,9 @@ export function verifyRunner(argv: readonly string[], timeoutMs = 15 * 60_000): 
   if (!command) return undefined;
   return (worktree) =>
     new Promise((resolve) => {
-      const child = spawn(command, args, { cwd: worktree, shell: false, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+      // It runs code an agent wrote: the store's password and address stay with Foreman here too.
+      const env = withoutStoreConnection(process.env);
+      const child = spawn(command, args, { cwd: worktree, env, shell: false, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
       let output = '';
       const keep = (chunk: Buffer) => (output = (output + chunk.toString('utf8')).slice(-tailBytes));
       child.stdout.on('data', keep);

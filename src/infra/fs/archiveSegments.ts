@@ -2,42 +2,59 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
-import { segmentFileName, segmentFilePattern } from '../../core/archiveSegment';
+import { type SegmentDraft, type SegmentRead, segmentEndSchema, segmentFileName, segmentFilePattern } from '../../core/archiveSegment';
 import type { ArchiveSink } from '../../engine/ports';
+import { ArchiveIndex } from './archiveIndex';
 import { fsyncDirectory, writeFileAtomic } from './atomicFile';
 
 /** The archive's folder inside `.foreman/`. */
 export const archiveDirName = 'archive';
 
+/** The archive folder cannot be used (a file stands in its place): what is wrong and what to do. */
+export class ArchiveFolderError extends Error {
+  constructor(readonly folder: string) {
+    super(
+      `${folder} is not a folder: Foreman keeps its archive segments there. Move that file aside (for example \`mv ${folder} ${folder}.file\`) and run again; a new archive folder is made for the next segment`,
+    );
+  }
+}
+
 /**
  * Retention's segments on disk (`.foreman/archive/000001.jsonl`, …): each written once, whole, to
  * a temp file that is fsync'd and renamed (a crash leaves the old directory or the whole segment),
- * sealed by an `end` line that counts its lines and carries their sha256, and read back before the
- * rows it holds may leave the database.
+ * sealed by an `end` line that counts its lines, carries their sha256, names its store and seals
+ * the previous segment's hash (a chain: core/archiveSegment.ts), and read back before the rows it
+ * holds may leave the database. Beside them, `index.jsonl` says which tasks each segment holds.
  */
 export class FileArchiveSink implements ArchiveSink {
   readonly dir: string;
+  private readonly tasksIndex: ArchiveIndex;
 
+  /** `foremanDir`: the `.foreman/` folder (or a folder laid out as one, such as one `init` moved aside). */
   constructor(foremanDir: string) {
     this.dir = path.join(foremanDir, archiveDirName);
+    this.tasksIndex = new ArchiveIndex(this.dir);
   }
 
-  write(batch: number, lines: readonly string[]): void {
-    const file = this.fileFor(batch);
-    writeFileAtomic(file, segmentText(batch, lines));
-    this.assertReadsBack(batch, lines);
+  write(draft: SegmentDraft): string {
+    const file = this.fileFor(draft.batch);
+    const text = segmentText(draft);
+    writeFileAtomic(file, text);
+    const hash = this.assertReadsBack(draft);
+    this.tasksIndex.note({ batch: draft.batch, store: draft.store, hash, tasks: [...draft.tasks] });
+    return hash;
   }
 
   /**
    * As `write`, with every write, fsync and the read-back on the thread pool; false when another
    * call wrote segment `batch` meanwhile (that one stands).
    */
-  async writeInBackground(batch: number, lines: readonly string[]): Promise<boolean> {
-    const file = this.fileFor(batch);
+  async writeInBackground(draft: SegmentDraft): Promise<string | false> {
+    const file = this.fileFor(draft.batch);
     const temp = path.join(this.dir, `.${path.basename(file)}.${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
     const handle = await fsp.open(temp, 'wx', 0o600);
     try {
-      await handle.writeFile(segmentText(batch, lines), 'utf8');
+      await handle.writeFile(segmentText(draft), 'utf8');
       await handle.sync();
     } catch (error) {
       await handle.close();
@@ -60,92 +77,138 @@ export class FileArchiveSink implements ArchiveSink {
     } finally {
       await folder.close();
     }
-    this.assertReadsBack(batch, lines, await fsp.readFile(file, 'utf8'));
-    return true;
+    const hash = this.assertReadsBack(draft, await fsp.readFile(file, 'utf8'));
+    // No await from the check to the append: the index is noted once, whoever applies first.
+    this.tasksIndex.note({ batch: draft.batch, store: draft.store, hash, tasks: [...draft.tasks] });
+    return hash;
   }
 
-  discardFrom(batch: number): void {
-    for (const found of this.batches()) if (found >= batch) fs.rmSync(path.join(this.dir, segmentFileName(found)), { force: true });
+  discard(batch: number): void {
+    this.tasksIndex.forgetFrom(batch);
+    fs.rmSync(this.fileOf(batch), { force: true });
     fsyncDirectory(this.dir);
+  }
+
+  index(batch: number, store: string, hash: string, tasks: readonly string[]): void {
+    this.tasksIndex.note({ batch, store, hash, tasks: [...tasks] });
+  }
+
+  /** The index's lines that name task `id`, oldest first. */
+  indexedSegmentsOf(id: string): ReturnType<ArchiveIndex['segmentsOf']> {
+    return this.tasksIndex.segmentsOf(id);
+  }
+
+  fileOf(batch: number): string {
+    return path.join(this.dir, segmentFileName(batch));
+  }
+
+  problem(): string | undefined {
+    try {
+      return fs.statSync(this.dir).isDirectory() ? undefined : new ArchiveFolderError(this.dir).message;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return undefined;
+      return `${this.dir} cannot be read (${code ?? String(error)}); make it a folder Foreman can read and write, and run again`;
+    }
   }
 
   /** Where segment `batch` goes; throws if it exists (a segment is never written twice). */
   private fileFor(batch: number): string {
-    const file = path.join(this.dir, segmentFileName(batch));
+    const file = this.fileOf(batch);
     if (fs.existsSync(file)) throw new Error(`archive segment ${file} exists already; a segment is never written twice`);
+    this.assertFolder();
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     return file;
   }
 
-  private assertReadsBack(batch: number, lines: readonly string[], text?: string): void {
-    const back = text === undefined ? this.read(batch) : linesOf(batch, text);
-    if (!back || back.length !== lines.length || back.some((line, index) => line !== lines[index])) {
-      throw new Error(`archive segment ${path.join(this.dir, segmentFileName(batch))} does not read back as written; nothing was archived`);
+  /** The segment reads back as drafted: its hash. */
+  private assertReadsBack(draft: SegmentDraft, text?: string): string {
+    const back = text === undefined ? this.read(draft.batch) : segmentOf(text);
+    if (
+      back.state !== 'sealed' ||
+      back.end.batch !== draft.batch ||
+      back.lines.length !== draft.lines.length ||
+      back.lines.some((line, index) => line !== draft.lines[index])
+    ) {
+      throw new Error(`archive segment ${this.fileOf(draft.batch)} does not read back as written; nothing was archived`);
     }
+    return back.hash;
   }
 
-  read(batch: number): string[] | undefined {
+  read(batch: number): SegmentRead {
     let text: string;
     try {
-      text = fs.readFileSync(path.join(this.dir, segmentFileName(batch)), 'utf8');
+      text = fs.readFileSync(this.fileOf(batch), 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return { state: 'missing' };
+      if (code === 'ENOTDIR') throw new ArchiveFolderError(this.dir);
       throw error;
     }
-    return linesOf(batch, text);
+    return segmentOf(text);
   }
 
-  lastBatch(): number {
+  /** The numbers of every segment file on disk, in order. */
+  batches(): number[] {
     let names: string[];
     try {
       names = fs.readdirSync(this.dir);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return [];
+      if (code === 'ENOTDIR') throw new ArchiveFolderError(this.dir);
       throw error;
     }
-    return names.reduce((last, name) => Math.max(last, Number(segmentFilePattern.exec(name)?.[1] ?? 0)), 0);
-  }
-
-  /** The numbers of every segment on disk, in order. */
-  batches(): number[] {
-    if (!fs.existsSync(this.dir)) return [];
-    return fs
-      .readdirSync(this.dir)
+    return names
       .map((name) => Number(segmentFilePattern.exec(name)?.[1] ?? 0))
       .filter((batch) => batch > 0)
       .sort((a, b) => a - b);
   }
+
+  /** The highest batch with a segment file, 0 when there is none. */
+  lastBatch(): number {
+    return this.batches().at(-1) ?? 0;
+  }
+
+  private assertFolder(): void {
+    if (fs.existsSync(this.dir) && !fs.statSync(this.dir).isDirectory()) throw new ArchiveFolderError(this.dir);
+  }
 }
 
 /** A segment's text: its lines, then the `end` line that seals them. */
-function segmentText(batch: number, lines: readonly string[]): string {
-  const body = lines.map((line) => `${line}\n`).join('');
-  const end = JSON.stringify({ kind: 'end', batch, lines: lines.length, sha256: sha256(body) });
+function segmentText(draft: SegmentDraft): string {
+  const body = draft.lines.map((line) => `${line}\n`).join('');
+  const end = JSON.stringify({
+    kind: 'end',
+    batch: draft.batch,
+    lines: draft.lines.length,
+    sha256: sha256(body),
+    store: draft.store,
+    previous: draft.previous,
+    first_seq: draft.firstSeq,
+  });
   return `${body}${end}\n`;
 }
 
-/** The lines of a sealed segment's text, without its `end` line; undefined when the seal does not hold. */
-function linesOf(batch: number, text: string): string[] | undefined {
+/** A segment file's text read back: sealed when its `end` line holds for the lines before it. */
+function segmentOf(text: string): SegmentRead {
   const lines = text.split('\n');
-  if (lines.pop() !== '') return undefined;
+  if (lines.pop() !== '') return { state: 'unsealed' };
   const endLine = lines.pop();
-  const seal = endLine === undefined ? undefined : sealOf(endLine);
+  const end = endLine === undefined ? undefined : sealOf(endLine);
   const body = lines.map((line) => `${line}\n`).join('');
-  if (!seal || seal.batch !== batch || seal.lines !== lines.length || seal.sha256 !== sha256(body)) return undefined;
-  return lines;
+  if (!end || end.lines !== lines.length || end.sha256 !== sha256(body)) return { state: 'unsealed' };
+  return { state: 'sealed', lines, end, hash: sha256(text) };
 }
 
 function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
-function sealOf(line: string): { batch: number; lines: number; sha256: string } | undefined {
+function sealOf(line: string): ReturnType<typeof segmentEndSchema.parse> | undefined {
   try {
-    const seal = JSON.parse(line) as { kind?: unknown; batch?: unknown; lines?: unknown; sha256?: unknown } | null;
-    if (seal?.kind !== 'end' || typeof seal.batch !== 'number' || typeof seal.lines !== 'number' || typeof seal.sha256 !== 'string') {
-      return undefined;
-    }
-    return { batch: seal.batch, lines: seal.lines, sha256: seal.sha256 };
+    const parsed = segmentEndSchema.safeParse(JSON.parse(line));
+    return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
   }

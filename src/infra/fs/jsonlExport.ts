@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { ExportSink, ExportStream } from '../../engine/ports';
+import type { ExportSink, ExportStream, ExportedLine } from '../../engine/ports';
 import { fsyncDirectory } from './atomicFile';
+import { completeLength, lastCompleteLine } from './jsonlTail';
 
 /** The export files in `.foreman/` (ARCHITECTURE §7). */
 export const exportFileNames: Readonly<Record<ExportStream, string>> = {
@@ -9,11 +10,10 @@ export const exportFileNames: Readonly<Record<ExportStream, string>> = {
   transitions: 'transitions.jsonl',
 };
 
-const tailChunkBytes = 64 * 1024;
-
 /**
- * Incremental JSONL exports, appended and fsync'd. Every line carries a `seq`; the last complete
- * line of the file is the truth about what was exported, so a crash never duplicates lines.
+ * Incremental JSONL exports, appended and fsync'd. Every line carries a `seq` and, since issue 28,
+ * the `store` it came from; the last complete line of the file is the truth about what was
+ * exported, so a crash never duplicates lines.
  */
 export class JsonlExportSink implements ExportSink {
   constructor(private readonly foremanDir: string) {}
@@ -41,66 +41,23 @@ export class JsonlExportSink implements ExportSink {
     if (created) fsyncDirectory(this.foremanDir);
   }
 
-  lastExportedSeq(stream: ExportStream): number | undefined {
-    let fd: number;
-    try {
-      fd = fs.openSync(this.fileOf(stream), 'r');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
-    }
-    try {
-      const end = completeLength(fd, fs.fstatSync(fd).size);
-      if (end === 0) return undefined;
-      const seq = seqOf(readLastLine(fd, end));
-      if (seq === undefined) {
-        throw new Error(`The last line of ${this.fileOf(stream)} has no numeric "seq"; move the file aside to export afresh.`);
-      }
-      return seq;
-    } finally {
-      fs.closeSync(fd);
-    }
+  lastExported(stream: ExportStream): ExportedLine | undefined {
+    const line = lastCompleteLine(this.fileOf(stream));
+    if (line === undefined) return undefined;
+    const last = exportedLineOf(line);
+    if (!last) throw new Error(`The last line of ${this.fileOf(stream)} has no numeric "seq"; move the file aside to export afresh.`);
+    return last;
   }
 }
 
-function seqOf(line: string): number | undefined {
+/** An export line's seq and store; undefined when it has no numeric seq (not an export line). */
+export function exportedLineOf(line: string): ExportedLine | undefined {
   try {
-    const seq = (JSON.parse(line) as { seq?: unknown } | null)?.seq;
-    return typeof seq === 'number' && Number.isSafeInteger(seq) ? seq : undefined;
+    const parsed = JSON.parse(line) as { seq?: unknown; store?: unknown } | null;
+    const seq = parsed?.seq;
+    if (typeof seq !== 'number' || !Number.isSafeInteger(seq)) return undefined;
+    return { seq, store: typeof parsed?.store === 'string' ? parsed.store : undefined };
   } catch {
     return undefined;
   }
-}
-
-/** The length of the file up to and including its last newline: everything after is a torn line. */
-function completeLength(fd: number, size: number): number {
-  let end = size;
-  while (end > 0) {
-    const start = Math.max(0, end - tailChunkBytes);
-    const chunk = Buffer.alloc(end - start);
-    fs.readSync(fd, chunk, 0, chunk.length, start);
-    const newline = chunk.lastIndexOf(0x0a);
-    if (newline >= 0) return start + newline + 1;
-    end = start;
-  }
-  return 0;
-}
-
-/** The last line before `end` (which sits just after a newline), read backwards in chunks. */
-function readLastLine(fd: number, end: number): string {
-  const parts: Buffer[] = [];
-  let position = end - 1;
-  while (position > 0) {
-    const start = Math.max(0, position - tailChunkBytes);
-    const chunk = Buffer.alloc(position - start);
-    fs.readSync(fd, chunk, 0, chunk.length, start);
-    const newline = chunk.lastIndexOf(0x0a);
-    if (newline >= 0) {
-      parts.unshift(chunk.subarray(newline + 1));
-      return Buffer.concat(parts).toString('utf8');
-    }
-    parts.unshift(chunk);
-    position = start;
-  }
-  return Buffer.concat(parts).toString('utf8');
 }

@@ -1,4 +1,4 @@
-import type { GitPort, MergeStrategy, WorkRef } from '../../engine/ports';
+import type { GitPort, MergeSource, MergeStrategy, WorkRef } from '../../engine/ports';
 import { type Result, ok } from '../../core/result';
 import { resolveCommit, openGit } from './gitClient';
 import { GitWorkspace, type GitWorkspaceOptions } from './gitWorkspace';
@@ -92,6 +92,7 @@ export class GitPortAdapter implements GitPort {
     strategy: MergeStrategy,
     verify?: (worktree: string) => Promise<Result<void>>,
     message?: string,
+    source?: MergeSource,
   ): Promise<Result<{ baseBefore: string; baseAfter: string }>> {
     return this.workspace.merge({
       workerId: work.workerId,
@@ -102,6 +103,7 @@ export class GitPortAdapter implements GitPort {
       branch: work.branch,
       ...(verify ? { verify } : {}),
       ...(message ? { message } : {}),
+      ...(source ? { source } : {}),
     });
   }
 

@@ -196,7 +196,10 @@ export class GitWorkspace {
     return deleteBranch(this.repoRoot, branch, options);
   }
 
-  /** Merges the task branch from the worker's worktree into the base (one merge at a time). */
+  /**
+   * Merges the task branch from the worker's worktree into the base (one merge at a time); with
+   * `source: 'remote'`, from the remote's copy, checked out in this clone's worktree for the worker.
+   */
   async merge(request: Omit<MergeRequest, 'repoRoot' | 'worktreePath' | 'branch'> & { branch?: string }): Promise<Result<MergeOutcome>> {
     const path = this.worktreePathFor(request.workerId);
     if (!path.ok) return path;

@@ -29,6 +29,6 @@ export { listWorktrees, type WorktreeEntry } from './worktreeList';
 export { listWip, restoreWip, snapshotWip, type RestoreRequest, type SnapshotRequest, type WipSnapshot } from './snapshots';
 export { commitLeftovers, type ForemanTrailers, type LeftoversRequest } from './commits';
 export { changedFiles, commitsAhead, deleteBranch, type ChangedFile, type DeleteBranchOptions } from './branches';
-export { mergeBranch, syncLocalBase, type MergeOutcome, type MergeRequest, type MergeStrategy } from './mergeQueue';
+export { mergeBranch, syncLocalBase, type MergeOutcome, type MergeRequest, type MergeSource, type MergeStrategy } from './mergeQueue';
 export { InProcessMergeLock, MergeLockError, type MergeLease, type MergeLock } from './mergeLock';
 export { checkRemote, fetchBranch, pushFastForward, reviewRef, trackingRef } from './remote';

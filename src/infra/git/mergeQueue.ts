@@ -8,14 +8,18 @@
  * base moves by a plain push, a fast-forward or nothing: a push git refuses because the base moved
  * there meanwhile is `baseMoved`, like a local base that moved. The local base follows where that
  * is a fast-forward. Merges across machines take turns through a MergeLock (mergeLock.ts).
+ *
+ * A worker of another machine (issue 29) is merged from the remote's copy of its branch, checked out
+ * in this clone's own worktree for that worker (mergeCheckout.ts), as often as its tasks come.
  */
 import { resolve } from 'node:path';
 import type { SimpleGit } from 'simple-git';
-import { type Result, invalid, notFound, ok, refused } from '../../core/result';
+import { type Result, invalid, ok, refused } from '../../core/result';
 import { SequencerByKey } from '../../engine/async';
 import { branchTip, countCommits } from './branches';
 import { type MergeLease, type MergeLock, MergeLockError, heldForGood } from './mergeLock';
 import { fetchBranch, isAncestor, pushFastForward, trackingRef } from './remote';
+import { type MergeSource, catchUpWithRemote, operationInProgress, operationRefusal, taskBranchHere } from './mergeCheckout';
 import { type ForemanTrailers, commitLeftovers, trailerBlock, withTrailers } from './commits';
 import {
   GitExitError,
@@ -33,10 +37,11 @@ import { verifyWorktreeTopLevel } from './topLevel';
 import { listWorktreesWith, worktreeWithBranch } from './worktreeList';
 
 export type { MergeStrategy } from './mergeTip';
+export type { MergeSource } from './mergeCheckout';
 
 export interface MergeRequest extends ForemanTrailers {
   readonly repoRoot: string;
-  /** The worker's worktree, with `branch` checked out. */
+  /** The worker's worktree, with `branch` checked out (`source: 'remote'`: this clone's, prepared here). */
   readonly worktreePath: string;
   readonly branch: string;
   readonly base: string;
@@ -52,6 +57,11 @@ export interface MergeRequest extends ForemanTrailers {
   readonly remote?: string;
   /** Held around the whole merge (across machines); absent: this process's queue alone. */
   readonly lock?: MergeLock;
+  /**
+   * Where the work is (default `worktree`). `remote`: the worker is another machine's, so the
+   * remote's copy of `branch` is checked out in `worktreePath` first, whatever it held.
+   */
+  readonly source?: MergeSource;
 }
 
 export interface MergeOutcome {
@@ -96,10 +106,8 @@ async function mergeExclusively(request: MergeRequest, lease: MergeLease): Promi
   }
   const repository = openGit(request.repoRoot);
   const remote = request.remote;
-  if (remote !== undefined) {
-    const present = await ensureLocalBranch(request.repoRoot, remote, request.branch);
-    if (!present.ok) return present;
-  }
+  const present = await taskBranchHere(request);
+  if (!present.ok) return present;
   const branchCheck = await branchTip(repository, request.branch);
   if (!branchCheck.ok) return branchCheck;
   // With a remote the tip is built on the remote's base, whatever this clone's copy says.
@@ -112,9 +120,7 @@ async function mergeExclusively(request: MergeRequest, lease: MergeLease): Promi
   const worktree = topLevel.value;
   const worker = await openGitForCommits(worktree);
   const busy = await operationInProgress(worker, worktree);
-  if (busy !== undefined) {
-    return refused('operationInProgress', `A ${busy} is in progress in '${worktree}'; finish or abort it first.`, { path: worktree });
-  }
+  if (busy !== undefined) return operationRefusal(busy, worktree);
   if ((await currentBranch(worker)) !== request.branch) {
     return refused('wrongBranch', `The worktree '${worktree}' does not have '${request.branch}' checked out.`, { path: worktree });
   }
@@ -126,7 +132,8 @@ async function mergeExclusively(request: MergeRequest, lease: MergeLease): Promi
     message: request.message ?? `foreman: work left uncommitted before merging task ${request.taskId}`,
   });
   if (!leftovers.ok) return leftovers;
-  if (remote !== undefined) {
+  // A copy just checked out from the remote is its tip already.
+  if (remote !== undefined && request.source !== 'remote') {
     const caughtUp = await catchUpWithRemote(worker, worktree, remote, request.branch);
     if (!caughtUp.ok) return caughtUp;
   }
@@ -166,40 +173,6 @@ async function mergeExclusively(request: MergeRequest, lease: MergeLease): Promi
   const advanced = await advanceBase(repository, request.base, baseBefore, tip.value, subject);
   if (!advanced.ok) return advanced;
   return ok({ baseBefore, baseAfter: tip.value, commits: await countCommits(repository, baseBefore, tip.value) });
-}
-
-/**
- * Makes sure the task branch exists here: a merge on another machine than the one that made the
- * branch starts from the remote's copy (pushed on submit). A local branch is never replaced.
- */
-async function ensureLocalBranch(repoRoot: string, remote: string, branch: string): Promise<Result<void>> {
-  const repository = openGit(repoRoot);
-  if ((await resolveCommit(repository, `refs/heads/${branch}`)) !== undefined) return ok(undefined);
-  const fetched = await fetchBranch(repoRoot, remote, branch);
-  if (!fetched.ok) return fetched.kind === 'notFound' ? notFound('branch', branch) : fetched;
-  // The old value '' makes update-ref refuse if the branch appeared meanwhile.
-  await repository.raw(['update-ref', '-m', `foreman: ${branch} from ${remote}`, `refs/heads/${branch}`, fetched.value, '']);
-  return ok(undefined);
-}
-
-/**
- * The local task branch is the worker's and wins; it only catches up, by fast-forward, when the
- * remote's copy has commits it lacks and is a descendant (pushed from another clone). A remote copy
- * that diverged (the branch was rebased here after its push) is left as it is.
- */
-async function catchUpWithRemote(worker: SimpleGit, worktree: string, remote: string, branch: string): Promise<Result<void>> {
-  const fetched = await fetchBranch(worktree, remote, branch);
-  if (!fetched.ok) return fetched.kind === 'notFound' ? ok(undefined) : fetched;
-  const local = (await worker.raw(['rev-parse', 'HEAD'])).trim();
-  if (fetched.value === local || (await isAncestor(worker, fetched.value, local))) return ok(undefined);
-  if (!(await isAncestor(worker, local, fetched.value))) return ok(undefined);
-  try {
-    await worker.raw(['merge', '--quiet', '--ff-only', fetched.value]);
-  } catch (error) {
-    if (!isGitFailure(error)) throw error;
-    return refused('fastForwardFailed', `Could not bring '${branch}' up to '${remote}/${branch}': ${errorText(error)}`, { branch, remote });
-  }
-  return ok(undefined);
 }
 
 /**
@@ -273,22 +246,6 @@ function defaultSubject(request: MergeRequest): string {
     case 'squash':
       return `foreman: task ${request.taskId} (squashed from '${request.branch}')`;
   }
-}
-
-/** Which multi-step git operation a worktree is stopped in the middle of, if any. */
-async function operationInProgress(git: SimpleGit, worktree: string): Promise<string | undefined> {
-  const markers = [
-    ['rebase-merge', 'rebase'],
-    ['rebase-apply', 'rebase'],
-    ['MERGE_HEAD', 'merge'],
-    ['CHERRY_PICK_HEAD', 'cherry-pick'],
-    ['REVERT_HEAD', 'revert'],
-  ] as const;
-  for (const [marker, operation] of markers) {
-    const path = resolve(worktree, (await git.raw(['rev-parse', '--git-path', marker])).trim());
-    if (folderExists(path)) return operation;
-  }
-  return undefined;
 }
 
 /**

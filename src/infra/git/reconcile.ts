@@ -4,7 +4,7 @@
  * calls the caller makes deliberately, and none of them deletes a folder that still exists.
  */
 import { resolve } from 'node:path';
-import { type Result, refused } from '../../core/result';
+import { type Result, ok, refused } from '../../core/result';
 import { canonicalPath, commonDirectory, errorText, folderExists, isGitFailure, openGit } from './gitClient';
 import { verifyWorktreeTopLevel } from './topLevel';
 import { type EnsureWorktreeRequest, type EnsuredWorktree, ensureWorktree, lockedRefusal } from './worktrees';
@@ -80,20 +80,28 @@ export async function reconcileWorktrees(repoRoot: string, expected: readonly Ex
  * it again on its branch. A locked registration is left alone and reported.
  */
 export async function repairMissingWorktree(request: EnsureWorktreeRequest): Promise<Result<EnsuredWorktree>> {
-  const git = openGit(request.repoRoot);
   const path = await canonicalPath(resolve(request.worktreePath));
   if (folderExists(path)) return ensureWorktree(request);
+  const forgotten = await forgetMissingWorktree(request.repoRoot, path);
+  return forgotten.ok ? ensureWorktree(request) : forgotten;
+}
+
+/**
+ * Drops git's registration of the one worktree at `path`, whose folder is gone (nothing to do when
+ * git does not list it). A locked registration is left alone and reported.
+ */
+export async function forgetMissingWorktree(repoRoot: string, path: string): Promise<Result<void>> {
+  const git = openGit(repoRoot);
   const entry = (await listWorktreesWith(git)).find((candidate) => candidate.path === path);
-  if (entry !== undefined) {
-    if (entry.locked !== undefined) return lockedRefusal(entry);
-    try {
-      await git.raw(['worktree', 'remove', '--force', '--', path]);
-    } catch (error) {
-      if (!isGitFailure(error)) throw error;
-      return refused('worktreeRepairFailed', `Could not drop the stale worktree '${path}': ${errorText(error)}`, { path });
-    }
+  if (entry === undefined || folderExists(path)) return ok(undefined);
+  if (entry.locked !== undefined) return lockedRefusal(entry);
+  try {
+    await git.raw(['worktree', 'remove', '--force', '--', path]);
+  } catch (error) {
+    if (!isGitFailure(error)) throw error;
+    return refused('worktreeRepairFailed', `Could not drop the stale worktree '${path}': ${errorText(error)}`, { path });
   }
-  return ensureWorktree(request);
+  return ok(undefined);
 }
 
 /**

@@ -1,21 +1,22 @@
 /**
  * The other owners' writes, as they commit (issue 14): one asynchronous `pg` connection that
- * `LISTEN`s on the channel every PgStore write notifies (pgStore.ts), turning each notification from
- * another owner into `onChange` with the workers and tasks it changed (undefined: not known, read
- * everything). This is what wakes an owner's dispatcher, monitor and views when another machine
- * queues a task or moves a worker; there is no polling behind it.
+ * `LISTEN`s on the channel every PgStore write that changed a worker or a task notifies (pgStore.ts),
+ * turning each notification from another owner into `onChange` with what it changed and what this
+ * owner must do about it (notice.ts; undefined: not known, read everything). This is what wakes an
+ * owner's dispatcher, monitor and views when another machine queues a task or moves a worker, and
+ * only then: heartbeats send none (issue 29).
  *
  * When the server goes away the connection is opened again with a growing pause (up to
  * `maxBackoffMs`); notifications sent meanwhile are lost, so a reconnect reports `onChange(undefined)`
  * once: whatever happened in between is read again.
  */
 import type { Client } from 'pg';
-import { z } from 'zod';
-import type { ChangedRows } from '../../engine/ports';
 import { newPgClient } from './connect';
 import type { PgTls } from './tls';
-import { type ChangeNotice, notifyChannel } from './pgStore';
+import { type ChangeNotice, decodeNotice, notifyChannel } from './notice';
 import { describeServer } from './syncClient';
+
+export { decodeNotice } from './notice';
 
 export interface ListenerOptions {
   /** This owner's id: its own notifications are skipped (its engine already knows). */
@@ -29,25 +30,6 @@ export interface ListenerOptions {
   readonly ssl?: PgTls;
   readonly minBackoffMs?: number;
   readonly maxBackoffMs?: number;
-}
-
-const idList = z.array(z.string().max(200)).max(10_000);
-/** A payload as pgStore.ts writes it; anything else is read as "something changed". */
-const payloadSchema = z.object({ o: z.string(), w: idList.optional(), t: idList.optional() });
-
-/** A notification's payload; an unreadable one still counts as a change from nobody known. */
-export function decodeNotice(payload: string | undefined): ChangeNotice {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(payload ?? '');
-  } catch {
-    return { owner: '' };
-  }
-  const notice = payloadSchema.safeParse(parsed);
-  if (!notice.success) return { owner: '' };
-  const { o, w, t } = notice.data;
-  const changed: ChangedRows | undefined = w && t ? { workers: w, tasks: t } : undefined;
-  return changed ? { owner: o, changed } : { owner: o };
 }
 
 export class PgListener {
@@ -83,7 +65,7 @@ export class PgListener {
       if (this.client === client) this.client = undefined;
       client.end().catch(() => undefined);
       if (!this.closed) {
-        this.options.log?.(`foreman: lost the notifications of ${this.server} (${reason}); listening again soon`);
+        this.options.log?.(`lost the notifications of ${this.server} (${reason}); listening again soon`);
         this.scheduleReconnect();
       }
     };

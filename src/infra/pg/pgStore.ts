@@ -4,39 +4,27 @@
  * (syncClient.ts) and the dialect translation (dialect.ts); a write is one server transaction,
  * committed before `write` returns (the server's WAL makes it durable: there is no journal or
  * checkpoint of Foreman's own). The schema is the SQLite migrations' (pgMigrations.ts), applied under
- * an advisory lock so that owners starting together migrate once.
+ * an advisory lock so that owners starting together migrate once; they all open, waiting their turn
+ * within a start-up budget.
  *
  * The engine's claim takes its row with `FOR UPDATE SKIP LOCKED` here (dialect.ts), so owners
- * claiming at once never wait for each other's rows. A write that changed rows ends with
- * `pg_notify('foreman', …)` inside its transaction, so the server delivers it at the commit, to the
- * other owners' listeners (listener.ts): the owner's id and the workers and tasks it changed.
+ * claiming at once never wait for each other's rows. A write that changed a worker or a task ends
+ * with `pg_notify('foreman', …)` inside its transaction, so the server delivers it at the commit, to
+ * the other owners' listeners (listener.ts): the owner's id, the workers and tasks it changed, and
+ * what the others must do about them (notice.ts). A heartbeat sends none (issue 29).
  * `.foreman/store.json` selects this store (src/infra/workspace/storeConfig.ts). A server that
  * cannot be reached is a `StoreError` (`unreachable`) naming the server and saying whether the
  * change was written.
  */
 import { randomUUID } from 'node:crypto';
-import type { ChangedRows, Reader, Row, SqlValue, Store, Tx, WriteOptions } from '../../engine/ports';
+import type { Reader, Store, Tx, WriteOptions } from '../../engine/ports';
 import type { Result } from '../../core/result';
 import { StoreError } from '../db/storeError';
-import { toPostgres } from './dialect';
+import { defaultStartupBudgetMs, passingConnectFailure, sleepSync, startupPauseMs } from './connect';
+import { notifyStatement } from './notice';
 import { applyPgMigrations } from './pgMigrations';
-import { PgError, type SyncPgOptions, SyncPgClient } from './syncClient';
-
-/** PRAGMAs tune SQLite alone (retention's free-page accounting): on PostgreSQL they read nothing and do nothing. */
-const pragma = /^\s*PRAGMA\b/i;
-
-/** Runs one of the engine's statements; a refusal names the statement (its text, never its values). */
-function query<T extends object>(client: SyncPgClient, sql: string, params: readonly SqlValue[]): { rows: T[]; rowCount: number } {
-  const translated = toPostgres(sql);
-  try {
-    return client.query<T>(translated, params);
-  } catch (error) {
-    if (error instanceof PgError && !error.unreachable) {
-      throw new PgError(`${error.message} (in: ${translated.replace(/\s+/g, ' ').slice(0, 300)})`, error.code);
-    }
-    throw error;
-  }
-}
+import { PgReader, PgTx } from './pgTx';
+import { PgError, type PgStatement, type SyncPgOptions, SyncPgClient } from './syncClient';
 
 /** The connection failure in `error` or its causes (a migration wraps what it met), if that is what it is. */
 function unreachableIn(error: unknown): PgError | undefined {
@@ -52,57 +40,18 @@ function asStoreError(error: unknown, outcome: string): unknown {
   return lost ? new StoreError('unreachable', `${lost.message}${outcome}`, { cause: error }) : error;
 }
 
-class PgReader implements Reader {
-  constructor(protected readonly client: SyncPgClient) {}
+export { type ChangeNotice, encodeNotice, notifyChannel } from './notice';
 
-  get<T extends object = Row>(sql: string, params?: readonly SqlValue[]): T | undefined {
-    return this.all<T>(sql, params)[0];
-  }
-
-  all<T extends object = Row>(sql: string, params: readonly SqlValue[] = []): T[] {
-    if (pragma.test(sql)) return [];
-    return query<T>(this.client, sql, params).rows;
-  }
-}
-
-class PgTx extends PgReader implements Tx {
-  /** Whether a statement changed a row: only then do the other owners hear of the write. */
-  changedAny = false;
-
-  run(sql: string, params: readonly SqlValue[] = []): number {
-    if (pragma.test(sql)) return 0;
-    const count = query(this.client, sql, params).rowCount;
-    if (count > 0) this.changedAny = true;
-    return count;
-  }
-
-  returning<T extends object = Row>(sql: string, params?: readonly SqlValue[]): T[] {
-    const rows = this.all<T>(sql, params);
-    if (rows.length > 0) this.changedAny = true;
-    return rows;
-  }
-}
-
-/** The channel every owner of a database listens on (listener.ts). */
-export const notifyChannel = 'foreman';
-/** PostgreSQL refuses payloads of 8000 bytes or more; a longer list of ids is left out (the others read everything). */
-const maxPayloadChars = 7000;
-
-/** What a notification carries: the writing owner, and the rows it changed when they are known and few. */
-export interface ChangeNotice {
-  readonly owner: string;
-  readonly changed?: ChangedRows;
-}
-
-/** The payload: `{"o":owner,"w":[workers],"t":[tasks]}`, or `{"o":owner}` when the rows are unknown or too many. */
-export function encodeNotice(owner: string, changed: ChangedRows | undefined): string {
-  const bare = JSON.stringify({ o: owner });
-  if (!changed) return bare;
-  const full = JSON.stringify({ o: owner, w: changed.workers, t: changed.tasks });
-  return full.length <= maxPayloadChars ? full : bare;
+export interface PgStoreOptions extends SyncPgOptions {
+  /** The engine's owner identity; default: a new random one. */
+  readonly ownerId?: string;
+  /** How long opening keeps trying while the server is busy with others starting (default 60 s). */
+  readonly startupBudgetMs?: number;
 }
 
 export class PgStore implements Store {
+  /** A claim and its audit rows are one statement here (queries/taskQueue.ts). */
+  readonly dialect = 'postgres';
   private writing = false;
   private closed = false;
   private readonly reader: PgReader;
@@ -118,16 +67,27 @@ export class PgStore implements Store {
   /**
    * Connects to `url` and brings its schema up to date; throws (with the server named, never its
    * password) when it cannot. `ownerId`: the engine's owner identity (default: a new random one).
+   * A server busy with the owners that start at the same time (a statement past its time, too many
+   * connections, another owner migrating) is tried again with a growing pause until
+   * `startupBudgetMs` has passed; a refusal that will not pass (a wrong password, nothing listening)
+   * is said at once.
    */
-  static open(url: string, options: SyncPgOptions & { readonly ownerId?: string } = {}): PgStore {
+  static open(url: string, options: PgStoreOptions = {}): PgStore {
+    const deadline = Date.now() + (options.startupBudgetMs ?? defaultStartupBudgetMs);
     const client = new SyncPgClient(url, options);
-    try {
-      applyPgMigrations(client);
-    } catch (error) {
-      client.close();
-      throw asStoreError(error, '');
+    for (let attempt = 0; ; attempt++) {
+      try {
+        applyPgMigrations(client, { deadline });
+        return new PgStore(client, options.ownerId ?? randomUUID());
+      } catch (error) {
+        const pause = startupPauseMs(attempt);
+        if (!passingConnectFailure(unreachableIn(error)?.code) || Date.now() + pause > deadline) {
+          client.close();
+          throw asStoreError(error, '');
+        }
+        sleepSync(pause);
+      }
     }
-    return new PgStore(client, options.ownerId ?? randomUUID());
   }
 
   /** The server as messages name it, without its password. */
@@ -148,36 +108,37 @@ export class PgStore implements Store {
     this.assertOpen('write');
     if (this.writing) throw new Error('PgStore.write was called inside another write; compose the work into one transaction.');
     this.writing = true;
-    const tx = new PgTx(this.client);
+    // A write the engine need not fsync (a heartbeat: ARCHITECTURE §2 allows losing the last seconds
+    // of them) commits without waiting for the server's WAL flush, as on sql.js. The BEGIN goes with
+    // the transaction's first statement (pgTx.ts).
+    const tx = new PgTx(this.client, options.durable === false ? 'BEGIN; SET LOCAL synchronous_commit TO OFF' : 'BEGIN');
     try {
       let result: Result<T>;
       try {
-        // A write the engine need not fsync (a heartbeat: ARCHITECTURE §2 allows losing the last
-        // seconds of them) commits without waiting for the server's WAL flush, as on sql.js.
-        this.client.query(options.durable === false ? 'BEGIN; SET LOCAL synchronous_commit TO OFF' : 'BEGIN');
         result = fn(tx);
       } catch (error) {
         // A lost connection took its transaction with it: a ROLLBACK would only wait for a server that is gone.
-        if (!unreachableIn(error)) this.rollback();
+        if (!unreachableIn(error)) this.rollback(tx);
         throw asStoreError(error, ' Nothing of this change was written (the server rolls back an unfinished transaction).');
       }
       if (!result.ok) {
-        this.rollback();
+        this.rollback(tx);
         return result;
       }
-      if (tx.changedAny && !options.quiet) {
-        try {
-          // Delivered at the commit, and only if it commits.
-          this.client.query('SELECT pg_notify($1, $2)', [notifyChannel, encodeNotice(this.ownerId, options.changed?.())]);
-        } catch (error) {
-          this.rollback();
-          throw asStoreError(error, ' Nothing was written.');
-        }
+      const ending: PgStatement[] = [];
+      const changed = tx.changedAny && !options.quiet ? options.changed?.() : undefined;
+      // A write that names no worker and no task (a plain heartbeat) concerns no other owner (issue 29).
+      if (tx.changedAny && !options.quiet && (!changed || changed.workers.length > 0 || changed.tasks.length > 0)) {
+        // Delivered at the commit, and only if it commits.
+        ending.push(notifyStatement(this.ownerId, changed));
       }
       // Known only now (a heartbeat that moved no state): set before the COMMIT, in the same round trip.
       const lateNotDurable = typeof options.durable === 'function' && !options.durable();
+      ending.push({ sql: lateNotDurable ? 'SET LOCAL synchronous_commit TO OFF; COMMIT' : 'COMMIT', params: [] });
       try {
-        this.client.query(lateNotDurable ? 'SET LOCAL synchronous_commit TO OFF; COMMIT' : 'COMMIT');
+        // What the transaction held back, the notification and the COMMIT: one round trip. A statement
+        // the server refused there made it end the transaction at the COMMIT without saving anything.
+        tx.flush(ending);
       } catch (error) {
         throw asStoreError(
           error,
@@ -201,7 +162,8 @@ export class PgStore implements Store {
     this.client.close();
   }
 
-  private rollback(): void {
+  private rollback(tx: PgTx): void {
+    if (tx.discard()) return;
     try {
       this.client.query('ROLLBACK');
     } catch {

@@ -8,7 +8,7 @@ export interface PgWorkerStart {
   readonly url: string;
   /** Where the worker answers; the caller receives from it synchronously. */
   readonly port: MessagePort;
-  /** Int32 slot 0: the id of the last request answered, for `Atomics.wait`. */
+  /** Int32 slot 0: the id of the last request answered, for `Atomics.wait`; slot 1: 1 once the worker has loaded. */
   readonly signal: SharedArrayBuffer;
   /** Milliseconds to wait for a connection. */
   readonly connectTimeoutMs: number;
@@ -18,14 +18,29 @@ export interface PgWorkerStart {
 
 export type PgValue = string | number | boolean | null | Uint8Array;
 
-export interface PgRequest {
-  readonly id: number;
+/** One statement with `$1`-style parameters. */
+export interface PgStatement {
   readonly sql: string;
   readonly params: readonly PgValue[];
 }
 
+/**
+ * Statements sent together (pipelined: the server gets them all at once and answers them in order),
+ * answered together: one round trip for what the caller did not need to see in between.
+ */
+export interface PgRequest {
+  readonly id: number;
+  readonly statements: readonly PgStatement[];
+}
+
+/** What one statement answered. */
+export interface PgRows {
+  readonly rows: Record<string, unknown>[];
+  readonly rowCount: number;
+}
+
 export type PgReply =
-  | { readonly id: number; readonly ok: true; readonly rows: Record<string, unknown>[]; readonly rowCount: number }
+  | { readonly id: number; readonly ok: true; readonly results: readonly PgRows[] }
   | {
       readonly id: number;
       readonly ok: false;
@@ -33,4 +48,6 @@ export type PgReply =
       readonly code: string | undefined;
       /** The failure came while connecting (refused, unknown host, bad password), not from the statement. */
       readonly connecting: boolean;
+      /** Which statement of the request failed (the first that did); those after it did not take effect. */
+      readonly index: number;
     };

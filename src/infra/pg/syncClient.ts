@@ -15,10 +15,10 @@
 import * as path from 'node:path';
 import { MessageChannel, type MessagePort, type Worker, receiveMessageOnPort } from 'node:worker_threads';
 import { startWorker } from '../threads/startWorker';
-import type { PgReply, PgRequest, PgValue, PgWorkerStart } from './protocol';
+import type { PgReply, PgRequest, PgStatement, PgValue, PgWorkerStart } from './protocol';
 import type { PgTls } from './tls';
 
-export type { PgValue } from './protocol';
+export type { PgStatement, PgValue } from './protocol';
 
 export interface SyncPgOptions {
   /** How long a statement may take before it fails (and its connection is dropped). Default 10 s. */
@@ -48,6 +48,8 @@ export class PgError extends Error {
      * connects again. False for a statement the server itself refused.
      */
     readonly unreachable = false,
+    /** In a batch (`SyncPgClient.batch`), which statement failed (0 first). */
+    readonly statement = 0,
   ) {
     super(message);
     this.name = 'PgError';
@@ -91,6 +93,9 @@ interface Connection {
   readonly signal: Int32Array;
 }
 
+/** How long a new worker thread may take to load before its first statement's time starts. */
+const workerLoadMs = 60_000;
+
 export class SyncPgClient {
   private connection: Connection;
   private nextId = 1;
@@ -109,7 +114,8 @@ export class SyncPgClient {
   }
 
   private connect(): Connection {
-    const shared = new SharedArrayBuffer(4);
+    // Slot 0: the id of the last answer; slot 1: 1 once the worker has loaded (pgWorker.ts).
+    const shared = new SharedArrayBuffer(8);
     const { port1, port2 } = new MessageChannel();
     const start: PgWorkerStart = {
       url: this.url,
@@ -130,13 +136,25 @@ export class SyncPgClient {
 
   /** Runs one statement with `$1`-style parameters and returns its rows. */
   query<T extends object = Record<string, unknown>>(sql: string, params: readonly PgValue[] = []): PgResult<T> {
+    const [result] = this.batch([{ sql, params }]);
+    if (!result) throw new Error('bug: a batch of one statement answered none');
+    return { rows: result.rows as T[], rowCount: result.rowCount };
+  }
+
+  /**
+   * Runs statements in one round trip, in order (pipelined: the server has them all at once), and
+   * returns what each answered. The first that fails throws, with its place in `PgError.statement`;
+   * the server ran those after it too, so batch statements whose outcome depends on the earlier ones
+   * inside a transaction (an error there makes the rest fail).
+   */
+  batch(statements: readonly PgStatement[]): PgResult<Record<string, unknown>>[] {
     if (this.closed) throw new PgError(`The connection to ${this.server} was closed.`, undefined);
     const id = this.nextId++;
-    const request: PgRequest = { id, sql, params };
+    const request: PgRequest = { id, statements };
     this.connection.port.postMessage(request);
     const reply = this.waitFor(id);
     if (!reply.ok) throw this.failure(reply);
-    return { rows: reply.rows as T[], rowCount: reply.rowCount };
+    return reply.results.map((result) => ({ rows: result.rows, rowCount: result.rowCount }));
   }
 
   /** The error for a failed reply: a connection problem names the server and what to do; never the password. */
@@ -157,9 +175,10 @@ export class SyncPgClient {
           connectHint(undefined, ''),
         reply.code,
         true,
+        reply.index,
       );
     }
-    return new PgError(message, reply.code);
+    return new PgError(message, reply.code, false, reply.index);
   }
 
   /** A driver message could in principle quote the URL: the password, in any spelling, is cut out. */
@@ -190,7 +209,10 @@ export class SyncPgClient {
 
   private waitFor(id: number): PgReply {
     const { port, signal } = this.connection;
-    const deadline = Date.now() + this.statementTimeoutMs;
+    // A new worker's loading is no part of the statement's time: on a machine busy starting several
+    // owners at once it alone can take seconds (issue 29). It has its own, longer bound.
+    let loaded = Atomics.load(signal, 1) === 1;
+    let deadline = Date.now() + (loaded ? this.statementTimeoutMs : workerLoadMs + this.statementTimeoutMs);
     for (;;) {
       const received = receiveMessageOnPort(port);
       if (received) {
@@ -199,6 +221,10 @@ export class SyncPgClient {
         // An answer to a statement that timed out earlier: discarded.
         if (reply.id === id) return reply;
         continue;
+      }
+      if (!loaded && Atomics.load(signal, 1) === 1) {
+        loaded = true;
+        deadline = Math.min(deadline, Date.now() + this.statementTimeoutMs);
       }
       const left = deadline - Date.now();
       const answered = Atomics.load(signal, 0);
@@ -215,7 +241,8 @@ export class SyncPgClient {
         );
       }
       // Wakes when the worker signals any answer; a stale one is read and skipped above.
-      if (answered < id) Atomics.wait(signal, 0, answered, left);
+      // Until the worker has loaded, it is looked at every 50 ms (its load is signalled in the other slot).
+      if (answered < id) Atomics.wait(signal, 0, answered, loaded ? left : Math.min(left, 50));
     }
   }
 }

@@ -93,8 +93,12 @@ function checkPostgres(
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const password = passwordSource(config.url);
+      // Where the password came from, or why none was found (a password file others can read is ignored): in words too, not only in --json.
+      const said = password.startsWith('nowhere')
+        ? `${message.replace(/[.\s]+$/, '')}. No password was found: ${password.replace(/^nowhere:?\s*/, '')}`
+        : `${message.replace(/[.\s]+$/, '')} (password from ${password})`;
       return [
-        { name: 'store', status: 'fail', message, details: { kind: 'postgres', server, password } },
+        { name: 'store', status: 'fail', message: said, details: { kind: 'postgres', server, password } },
         { name: 'schema', status: 'skip', message: 'not checked: no connection' },
         { name: 'clock', status: 'skip', message: 'not checked: no connection' },
       ];
@@ -132,7 +136,7 @@ function passwordSource(url: string): string {
       user: decodeURIComponent(parsed.username) || process.env['PGUSER'],
     };
   } catch {
-    return 'nowhere (the URL does not parse)';
+    return 'nowhere: the URL does not parse';
   }
   if (target.database === undefined) target = { ...target, database: target.user };
   if (pgpassPassword(target) !== undefined) return file;
@@ -262,7 +266,7 @@ async function checkRemote(repoRoot: string, remote: string, timeoutMs: number):
     return {
       name: 'remote',
       status: 'pass',
-      message: `${remote} (${shown}) answers: ${heads} branches`,
+      message: `${remote} (${shown}) answers: ${heads} ${heads === 1 ? 'branch' : 'branches'}`,
       details: { remote, url: shown, heads },
     };
   } catch (error) {

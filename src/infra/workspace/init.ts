@@ -1,10 +1,15 @@
 import { type Result, invalid, ok, refused } from '../../core/result';
 import type { Reader, Store } from '../../engine/ports';
+import { readArchiveState } from '../../engine/archiveChain';
+import { readExportedSeq } from '../../engine/queries/exportState';
 import { writeMeta } from '../../engine/queries/meta';
+import { ensureStoreId, readStoreId } from '../../engine/storeIdentity';
 import { SqlJsStore, StoreError, acquireOwnerLock } from '../db';
 import { initRepoInfo, validateBranchName } from '../git';
 import { openGit, resolveCommit } from '../git/gitClient';
 import { PgStore } from '../pg/pgStore';
+import { type AdoptionReport, adoptArchiveAndExports } from './archiveAdoption';
+import { folderBefore, undoFailedInit } from './failedInit';
 import { foremanDir as foremanDirOf, isInitialised } from './paths';
 import { type StoreConfig, readStoreConfig, withPassword, writeStoreConfig } from './storeConfig';
 
@@ -29,6 +34,10 @@ export interface InitReport {
   readonly created: boolean;
   /** The meta keys this call wrote, and `store` when it chose another store (empty when nothing changed). */
   readonly changed: string[];
+  /** The store's identity, which its archive segments and export lines carry. */
+  readonly storeId: string;
+  /** The archive and exports found in the folder: kept as this store's, or moved aside (issue 28). */
+  readonly archive: AdoptionReport;
 }
 
 /**
@@ -42,6 +51,17 @@ export interface InitReport {
  * (invalid), and a workspace another live process owns (refused `ownedByOther`).
  */
 export async function initWorkspace(repoRoot: string, options: InitOptions = {}): Promise<Result<InitReport>> {
+  // A failed init takes back what it made (failedInit.ts, issue 29): a server that cannot be reached leaves no `.foreman/`.
+  const before = folderBefore(repoRoot);
+  let report: Result<InitReport> | undefined;
+  try {
+    return (report = await initWorkspaceOnce(repoRoot, options));
+  } finally {
+    if (!report?.ok) undoFailedInit(before);
+  }
+}
+
+async function initWorkspaceOnce(repoRoot: string, options: InitOptions): Promise<Result<InitReport>> {
   const repository = await initRepoInfo(repoRoot);
   if (!repository.ok) return repository;
   const root = repository.value.root;
@@ -71,7 +91,11 @@ export async function initWorkspace(repoRoot: string, options: InitOptions = {})
       throw error;
     }
     try {
-      const recorded = store.read((reader) => ({ base: metaValue(reader, 'base_branch'), root: metaValue(reader, 'repo_root') }));
+      const recorded = store.read((reader) => ({
+        base: metaValue(reader, 'base_branch'),
+        root: metaValue(reader, 'repo_root'),
+        storeId: readStoreId(reader),
+      }));
       const base = options.base ?? recorded.base ?? repository.value.currentBranch;
       if (base === undefined) {
         return invalid('detachedHead', `base: HEAD is detached in ${root}, so there is no branch to default to; pass --base <branch>.`, {
@@ -82,13 +106,21 @@ export async function initWorkspace(repoRoot: string, options: InitOptions = {})
       // The root is per machine: on a shared store each clone would overwrite the others'.
       if (!shared) wanted.push(['repo_root', root, recorded.root]);
       const changes = wanted.filter(([, value, before]) => before !== value);
-      if (changes.length > 0) {
+      if (changes.length > 0 || recorded.storeId === undefined) {
         const written = store.write((tx) => {
           for (const [key, value] of changes) writeMeta(tx, key, value);
+          // A store made before identities gets its own now, before its archive and exports are judged.
+          ensureStoreId(tx);
           return ok(undefined);
         });
         if (!written.ok) return written;
       }
+      const record = store.read((reader) => ({
+        ...readArchiveState(reader),
+        store: readStoreId(reader) ?? '',
+        exported: { transitions: readExportedSeq(reader, 'transitions'), messages: readExportedSeq(reader, 'messages') },
+      }));
+      const archive = adoptArchiveAndExports(dir, record, new Date());
       if (storeChanged) writeStoreConfig(dir, config);
       return ok({
         repoRoot: root,
@@ -97,6 +129,8 @@ export async function initWorkspace(repoRoot: string, options: InitOptions = {})
         store: describeStore(config),
         created: !existed,
         changed: [...changes.map(([key]) => key), ...(storeChanged ? ['store'] : [])],
+        storeId: record.store,
+        archive,
       });
     } finally {
       store.close();

@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { launchChromium } from '../../../scripts/vscode/browser.mjs';
 import { startCodeServer, type CodeServer } from '../../../scripts/vscode/codeServer.mjs';
-import { linkExtensions } from '../../../scripts/vscode/extensions.mjs';
+import { installVsix, linkExtensions } from '../../../scripts/vscode/extensions.mjs';
 import { newRunDir, repoRoot } from '../../../scripts/vscode/paths.mjs';
 import { type ConnectionProxy, startConnectionProxy } from './connectionProxy';
 
@@ -15,7 +15,9 @@ export interface LaunchOptions {
   /** Folder to open as the workspace. */
   folder: string;
   /** Extension folder(s) to load (each needs a package.json with publisher, name, version). */
-  extensionPath: string | string[];
+  extensionPath?: string | string[];
+  /** A packaged extension to install with code-server's `--install-extension` instead (what users run). */
+  vsix?: string;
   /** A built-in theme label, e.g. "Default Light Modern". */
   theme?: string;
   /** Workspace trust on: the folder opens in Restricted Mode (no startup dialog). Default off. */
@@ -41,6 +43,8 @@ export interface LaunchOptions {
 export interface Workbench {
   page: Page;
   url: string;
+  /** Where the extension was installed, for a workbench launched with `vsix`. */
+  installedFolder?: string;
   /** Saves test-results/<name>-<shot>.png and returns its path. */
   screenshot(shot: string): Promise<string>;
   /** Runs a command from the palette (F1) by its title as shown there, e.g. "Harness: Say Hello". */
@@ -83,9 +87,12 @@ const resultsDir = join(repoRoot, 'test-results');
 const keep = process.env.FOREMAN_VSCODE_KEEP === '1';
 
 export async function launchWorkbench(options: LaunchOptions): Promise<Workbench> {
-  const extensionPaths = [options.extensionPath].flat().map((path) => resolve(path));
   const runDir = newRunDir('e2e');
-  const extensionIds = linkExtensions(join(runDir, 'extensions'), extensionPaths);
+  const extensionsDir = join(runDir, 'extensions');
+  const installed = options.vsix ? installVsix(extensionsDir, options.vsix, { userDataDir: join(runDir, 'user-data') }) : undefined;
+  const extensionIds = installed
+    ? [installed.id]
+    : linkExtensions(extensionsDir, [options.extensionPath ?? []].flat().map((path) => resolve(path)));
 
   let server: CodeServer | undefined;
   let browser: Browser | undefined;
@@ -104,7 +111,7 @@ export async function launchWorkbench(options: LaunchOptions): Promise<Workbench
     }
     server = await startCodeServer({
       userDataDir: join(runDir, 'user-data'),
-      extensionsDir: join(runDir, 'extensions'),
+      extensionsDir,
       runDir,
       folder: options.folder,
       colorTheme: options.theme,
@@ -124,7 +131,8 @@ export async function launchWorkbench(options: LaunchOptions): Promise<Workbench
     await page.locator('.monaco-workbench .part.sidebar').waitFor({ timeout: options.timeoutMs ?? 60_000 });
     const cuttable = proxy;
     const cut = cuttable && (() => cuttable.cut());
-    return makeWorkbench(page, server.url, extensionIds, options.name ?? 'workbench', close, cut);
+    const workbench = makeWorkbench(page, server.url, extensionIds, options.name ?? 'workbench', close, cut);
+    return installed ? { ...workbench, installedFolder: installed.folder } : workbench;
   } catch (error) {
     await close();
     throw error;

@@ -27,7 +27,7 @@ test('archive: finished work leaves the live state, the metrics and the audit tr
   assert.equal(archived.code, 0, archived.stderr);
   assert.match(archived.stdout, /archived 2 tasks, \d+ transitions and \d+ messages to \.foreman\/archive\/ \(segment 1\)/);
   assert.match(archived.stdout, /live: 1 task, /);
-  assert.deepEqual(readdirSync(join(repo, '.foreman', 'archive')), ['000001.jsonl']);
+  assert.deepEqual(readdirSync(join(repo, '.foreman', 'archive')).sort(), ['000001.jsonl', 'index.jsonl']);
 
   const status = await foremanJson<StatusSnapshot>(repo, ['status', '--all']);
   assert.deepEqual(
@@ -73,14 +73,20 @@ test('archive: finished work leaves the live state, the metrics and the audit tr
   const count = (text: string) => Number(/(\d+) transitions, all valid/.exec(text)?.[1]);
   const live = await foremanJson<Array<Record<string, unknown>>>(repo, ['transitions', '--limit', '1000']);
   const sink = new FileArchiveSink(join(repo, '.foreman'));
-  sink.write(2, [JSON.stringify({ kind: 'transition', ...live[0] })]);
+  const first = sink.read(1);
+  assert.ok(first.state === 'sealed' && first.end.store, 'segment 1 is sealed and names its store');
+  const store = first.end.store;
+  const crashLeft = (lines: string[]) => ({ batch: 2, lines, store, previous: first.hash, firstSeq: Number(live[0]!['seq']), tasks: [] });
+  sink.write(crashLeft([JSON.stringify({ kind: 'transition', ...live[0] })]));
   const twice = await foreman(repo, ['validate-transitions', '--archive']);
   assert.equal(twice.code, 0, twice.stderr);
   assert.equal(count(twice.stdout), count(trail.stdout));
-  sink.write(3, [JSON.stringify({ kind: 'transition', ...live[0], actor: 'someone-else' })]);
+  sink.discard(2);
+  sink.write(crashLeft([JSON.stringify({ kind: 'transition', ...live[0], actor: 'someone-else' })]));
   const differs = await foreman(repo, ['validate-transitions', '--archive']);
   assert.equal(differs.code, 2);
   assert.match(differs.stderr, new RegExp(`seq ${String(live[0]!['seq'])} differs between two sources`));
+  sink.discard(2);
 
   const bad = await foreman(repo, ['archive', '--older-than', 'a week']);
   assert.equal(bad.code, 2);

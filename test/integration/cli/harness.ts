@@ -42,11 +42,17 @@ export type { Run };
 export interface RunOptions {
   readonly env?: Record<string, string>;
   readonly cwd?: string;
+  /** What the command reads on stdin (default: nothing). */
+  readonly stdin?: string;
 }
 
 /** Runs `foreman <args>` in `repo` and collects its output. */
 export function foreman(repo: string, args: readonly string[], options: RunOptions = {}): Promise<Run> {
-  return runProcess(process.execPath, [cliPath, ...args], { cwd: options.cwd ?? repo, env: { ...baseEnv, ...options.env } });
+  return runProcess(process.execPath, [cliPath, ...args], {
+    cwd: options.cwd ?? repo,
+    env: { ...baseEnv, ...options.env },
+    ...(options.stdin !== undefined ? { stdin: options.stdin } : {}),
+  });
 }
 
 /** Runs a command that must succeed with `--json` and returns its parsed value. */

@@ -37,13 +37,17 @@ function installFaults(t: TestContext, faultAt: number | undefined, mode: Mode):
   const fs = nodeFs as unknown as Record<string, (...args: unknown[]) => unknown>;
   for (const name of ['writeSync', 'fsyncSync'] as const satisfies readonly Faulted[]) {
     const original = fs[name]!;
-    t.mock.method(nodeFs, name as never, ((...args: unknown[]) => {
-      step++;
-      const failing = step === faultAt || (fired && mode === 'fromThenOn' && name === 'fsyncSync');
-      if (!failing) return original.apply(nodeFs, args);
-      fired = true;
-      throw Object.assign(new Error(`EIO: i/o error, ${name === 'writeSync' ? 'write' : 'fsync'}`), { code: 'EIO', errno: -5 });
-    }) as never);
+    t.mock.method(
+      nodeFs,
+      name as never,
+      ((...args: unknown[]) => {
+        step++;
+        const failing = step === faultAt || (fired && mode === 'fromThenOn' && name === 'fsyncSync');
+        if (!failing) return original.apply(nodeFs, args);
+        fired = true;
+        throw Object.assign(new Error(`EIO: i/o error, ${name === 'writeSync' ? 'write' : 'fsync'}`), { code: 'EIO', errno: -5 });
+      }) as never,
+    );
   }
   return { steps: () => step, fired: () => fired };
 }
@@ -57,7 +61,8 @@ class Ledger {
     const answer = answerOf(error);
     for (const id of ids) {
       this.answers.set(id, answer);
-      if (error !== undefined) this.codes.set(id, error instanceof StoreError ? error.code : String(error));
+      if (error !== undefined)
+        this.codes.set(id, error instanceof StoreError ? error.code : error instanceof Error ? error.message : JSON.stringify(error));
     }
   }
 

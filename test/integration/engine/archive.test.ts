@@ -2,9 +2,10 @@
 // .foreman/archive/, the live tables shrink, the metrics stay whole, and a crash between writing a
 // segment and deleting its rows loses nothing and duplicates nothing.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { segmentFilePattern } from '../../../src/core/archiveSegment';
 import { parseArchiveLine } from '../../../src/engine/archiver';
 import type { Metrics } from '../../../src/engine/metrics';
 import type { ArchiveSink } from '../../../src/engine/ports';
@@ -14,6 +15,21 @@ import { type EngineHarness, openEngine } from '../../support/engineHarness';
 import { pollUntil } from '../../support/pollUntil';
 
 const hour = 3600_000;
+
+/** A sink that is the real one except for the methods given. */
+function delegating(files: FileArchiveSink, overrides: Partial<ArchiveSink>): ArchiveSink {
+  return {
+    write: (draft) => files.write(draft),
+    writeInBackground: (draft) => files.writeInBackground(draft),
+    discard: (batch) => files.discard(batch),
+    index: (batch, store, hash, tasks) => files.index(batch, store, hash, tasks),
+    read: (batch) => files.read(batch),
+    batches: () => files.batches(),
+    fileOf: (batch) => files.fileOf(batch),
+    problem: () => files.problem(),
+    ...overrides,
+  };
+}
 const harnesses: EngineHarness[] = [];
 after(() => harnesses.forEach((h) => h.close()));
 
@@ -59,7 +75,7 @@ const comparable = (metrics: Metrics) => ({
 function segmentLines(harness: EngineHarness): ReturnType<typeof parseArchiveLine>[] {
   const dir = join(harness.dir, '.foreman', 'archive');
   return readdirSync(dir)
-    .filter((name) => name.endsWith('.jsonl'))
+    .filter((name) => segmentFilePattern.test(name))
     .sort()
     .flatMap((name) => readFileSync(join(dir, name), 'utf8').split('\n').filter(Boolean).map(parseArchiveLine));
 }
@@ -149,16 +165,13 @@ describe('retention: finished work to the archive', () => {
     let crash = true;
     const harness = await open((dir) => {
       const files = new FileArchiveSink(dir);
-      return {
-        write(batch, lines) {
-          files.write(batch, lines);
+      return delegating(files, {
+        write(draft) {
+          const hash = files.write(draft);
           if (crash) throw new Error('simulated crash after the segment reached the disk');
+          return hash;
         },
-        writeInBackground: (batch, lines) => files.writeInBackground(batch, lines),
-        discardFrom: (batch) => files.discardFrom(batch),
-        read: (batch) => files.read(batch),
-        lastBatch: () => files.lastBatch(),
-      };
+      });
     });
     await history(harness);
     const before = harness.query('metrics', {});
@@ -234,18 +247,14 @@ describe('retention: finished work to the archive', () => {
     let writing = false;
     const harness = await open((dir) => {
       const files = new FileArchiveSink(dir);
-      return {
-        write: (batch, lines) => files.write(batch, lines),
-        async writeInBackground(batch, lines) {
+      return delegating(files, {
+        async writeInBackground(draft) {
           writing = true;
-          const written = await files.writeInBackground(batch, lines);
+          const written = await files.writeInBackground(draft);
           await gate;
           return written;
         },
-        discardFrom: (batch) => files.discardFrom(batch),
-        read: (batch) => files.read(batch),
-        lastBatch: () => files.lastBatch(),
-      };
+      });
     });
     await harness.value('task.add', { title: 'Dropped', id: 'dropped' });
     await harness.value('cancel', { target: 'dropped' });
@@ -257,7 +266,7 @@ describe('retention: finished work to the archive', () => {
     await harness.value('retry', { task: 'dropped' });
     release();
     const segments = join(harness.dir, '.foreman', 'archive');
-    await pollUntil(() => readdirSync(segments).filter((name) => name.endsWith('.jsonl')).length === 0, {
+    await pollUntil(() => readdirSync(segments).filter((name) => segmentFilePattern.test(name)).length === 0, {
       what: 'the stale segment removed',
       intervalMs: 0,
     });
@@ -269,10 +278,16 @@ describe('retention: finished work to the archive', () => {
   it('a torn segment (no seal) is never applied, and a sealed one is read back exactly', async () => {
     const harness = await open();
     const sink = new FileArchiveSink(join(harness.dir, '.foreman'));
-    sink.write(1, ['{"kind":"rollup"}']);
-    assert.deepEqual(sink.read(1), ['{"kind":"rollup"}']);
+    const draft = { batch: 1, lines: ['{"kind":"rollup"}'], store: 'a1b2', previous: null, firstSeq: null, tasks: [] };
+    const hash = sink.write(draft);
+    const read = sink.read(1);
+    assert.equal(read.state, 'sealed');
+    assert.deepEqual(read.state === 'sealed' ? [read.lines, read.hash, read.end.store] : [], [['{"kind":"rollup"}'], hash, 'a1b2']);
     assert.equal(sink.lastBatch(), 1);
-    assert.throws(() => sink.write(1, ['again']), /never written twice/);
-    assert.equal(sink.read(2), undefined);
+    assert.throws(() => sink.write({ ...draft, lines: ['again'] }), /never written twice/);
+    assert.deepEqual(sink.read(2), { state: 'missing' });
+    // A torn segment: the seal no longer holds.
+    writeFileSync(sink.fileOf(1), readFileSync(sink.fileOf(1), 'utf8').slice(0, -20));
+    assert.deepEqual(sink.read(1), { state: 'unsealed' });
   });
 });

@@ -77,7 +77,7 @@ describe('engine: the worker path', () => {
     await harness.value('assign', { worker: 'w1', task: 't1' });
     const late = await harness.run('heartbeat', { worker: 'w1', attempt: 1 });
     assert.ok(!late.ok && late.code === 'staleAttempt', JSON.stringify(late));
-    assert.match(late.message, /attempt 1 but the current attempt is 2/);
+    assert.match(late.message, /comes from attempt 1, an earlier run of the task; attempt 2 runs now/);
     const lateSubmit = await harness.run('submit', { worker: 'w1', attempt: 1 });
     assert.ok(!lateSubmit.ok && lateSubmit.code === 'staleAttempt');
     assert.equal(worker('w1').state, 'ASSIGNED');

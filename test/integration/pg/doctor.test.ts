@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { chmodSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SyncPgClient } from '../../../src/infra/pg/syncClient';
@@ -81,7 +82,7 @@ describe('foreman doctor', () => {
     assert.equal(found['schema']!.details?.['schemaVersion'], migrations.at(-1)?.version);
     assert.equal(typeof found['clock']!.details?.['skewMs'], 'number');
     assert.ok(Math.abs(found['clock']!.details?.['skewMs'] as number) < 1_000, 'one machine: the same clock');
-    assert.match(found['remote']!.message, /^origin \(.*origin\.git\) answers: 1 branches/);
+    assert.match(found['remote']!.message, /^origin \(.*origin\.git\) answers: 1 branch$/, 'one branch, not "1 branches"');
     assert.match(
       run.stderr,
       /foreman: connecting to postgres:\/\/.*\nforeman: measuring the clock.*\nforeman: reaching the git remote origin/,
@@ -138,6 +139,33 @@ describe('foreman doctor', () => {
     } finally {
       await server.start();
     }
+  });
+
+  it('says in words why no password was found: a password file others can read is ignored', async () => {
+    const { repo } = await pgClone({ origin: true });
+    const home = tempFolder();
+    const passfile = path.join(home, '.pgpass');
+    writeFileSync(passfile, `127.0.0.1:${server.port}:*:foreman:${server.password}\n`, { mode: 0o644 });
+    chmodSync(passfile, 0o644);
+    const human = await foreman(repo, ['doctor'], { env: { PGPASSFILE: passfile } });
+    assert.equal(human.code, 1);
+    assert.ok(!`${human.stdout}${human.stderr}`.includes(server.password), 'the password is never printed');
+    const store = human.stdout.split('\n').find((line) => /^FAIL\s+store\s/.test(line)) ?? '';
+    assert.match(store, /the server asks for a password, and none was given/);
+    assert.ok(
+      store.endsWith(
+        `No password was found: PGPASSWORD is not set and ${passfile} can be read by others, so it is ignored (chmod 600 '${passfile}')`,
+      ),
+      store,
+    );
+    // Made private, the same file is used, and the line says where the password came from.
+    chmodSync(passfile, 0o600);
+    const fixed = await foreman(repo, ['doctor'], { env: { PGPASSFILE: passfile } });
+    assert.equal(fixed.code, 0, fixed.stdout);
+    assert.match(
+      fixed.stdout,
+      new RegExp(`^ok\\s+store\\s+PostgreSQL .* \\(password from ${passfile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\)$`, 'm'),
+    );
   });
 
   it('on sql.js: the store opens at this schema version, and no remote is needed', async () => {

@@ -1,7 +1,7 @@
 /**
  * An owner of a shared PostgreSQL store for the owners tests (owners.test.ts and its child
  * processes): a real engine with an owner identity on its own PgStore and its own clone (a git
- * repository in a temp folder), no agents, the system clock.
+ * repository in a temp folder), no agents, the system clock, leases by the server's clock.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,6 +16,7 @@ import { defaultEngineSettings, type EngineSettings } from '../../../src/engine/
 import { FileArchiveSink, FileBlobStore, JsonlExportSink } from '../../../src/infra/fs';
 import { GitPortAdapter } from '../../../src/infra/git/gitPort';
 import { PgStore } from '../../../src/infra/pg/pgStore';
+import { pgLeaseClock } from '../../../src/infra/pg/serverClock';
 
 export interface OwnerEngine {
   readonly engine: Engine;
@@ -45,6 +46,7 @@ export function openOwnerEngine(url: string, owner: OwnerIdentity, overrides: Pa
     git: new GitPortAdapter(dir, () => 'main', { branchTemplate: settings.branchTemplate }),
     crew: { mergeStrategy: 'rebase' },
     owner,
+    leaseClock: pgLeaseClock(store),
   });
   return {
     engine,

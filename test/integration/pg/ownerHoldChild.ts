@@ -1,16 +1,17 @@
 /**
- * Owner A of owners.test.ts: registers its lease, adds its workers (on its host), lets its
- * dispatcher hand them the queued tasks and starts them (worktrees in its own clone), prints the
- * assignments as one JSON line, and keeps renewing its lease until the test SIGKILLs it.
+ * Owner A of owners.test.ts (or another owner, by its id, host and worker prefix: outage.test.ts):
+ * registers its lease, adds its workers (on its host), lets its dispatcher hand them the queued
+ * tasks and starts them (worktrees in its own clone), prints the assignments as one JSON line, and
+ * keeps renewing its lease until the test SIGKILLs it.
  */
 import { WorkerState } from '../../../src/core/workerMachine';
 import * as q from '../../../src/engine/queries';
 import { openOwnerEngine } from './ownerEngine';
 
-const [url, workers, leaseMs] = process.argv.slice(2);
-if (!url || !workers || !leaseMs) throw new Error('usage: ownerHoldChild.ts <url> <workers> <leaseMs>');
-const owner = openOwnerEngine(url, { id: 'owner-a', host: 'host-a', pid: process.pid }, { ownerLeaseMs: Number(leaseMs) });
-const ids = Array.from({ length: Number(workers) }, (_, i) => `a${i + 1}`);
+const [url, workers, leaseMs, ownerId = 'owner-a', host = 'host-a', prefix = 'a'] = process.argv.slice(2);
+if (!url || !workers || !leaseMs) throw new Error('usage: ownerHoldChild.ts <url> <workers> <leaseMs> [<owner id> <host> <worker prefix>]');
+const owner = openOwnerEngine(url, { id: ownerId, host, pid: process.pid }, { ownerLeaseMs: Number(leaseMs) });
+const ids = Array.from({ length: Number(workers) }, (_, i) => `${prefix}${i + 1}`);
 
 void (async () => {
   for (const id of ids) {

@@ -66,7 +66,7 @@ describe('choosing PostgreSQL for a clone', () => {
   it('init --store writes the URL without its password, says where the password goes, and later calls find it there', async () => {
     const { url, bare } = database();
     const repo = makeRepo();
-    const init = await foreman(repo, ['init', '--store', url, '--json']);
+    const init = await foreman(repo, ['init', '--store', bare, '--password-stdin', '--json'], { stdin: `${server.password}\n` });
     assert.equal(init.code, 0, init.stderr);
     assertNoPassword(init.stdout, 'init');
     assert.match(init.stderr, /PGPASSWORD.*~\/\.pgpass/);
@@ -132,11 +132,9 @@ describe('choosing PostgreSQL for a clone', () => {
   });
 
   it('a wrong password is refused without showing it, and the clone is left as it was', async () => {
-    const { url } = database();
+    const { bare } = database();
     const repo = makeRepo();
-    const wrong = new URL(url);
-    wrong.password = 'not-the-password';
-    const run = await foreman(repo, ['init', '--store', wrong.toString()]);
+    const run = await foreman(repo, ['init', '--store', bare, '--password-stdin'], { stdin: 'not-the-password\n' });
     assert.equal(run.code, 3, run.stderr);
     assert.match(run.stderr, /password authentication failed/);
     assert.ok(!`${run.stdout}${run.stderr}`.includes('not-the-password'));

@@ -7,7 +7,7 @@
  * and afterwards the remote's main holds every change exactly once, by fast-forwards only.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
@@ -59,23 +59,32 @@ function storeUrl(): string {
   return url.toString();
 }
 
-/** The README's team-setup block: the `foreman` commands each machine runs in its clone, as argvs. */
-function teamSetupSteps(): string[][] {
-  const lines = readFileSync(join(__dirname, '..', '..', '..', 'README.md'), 'utf8').split('\n');
-  const marker = lines.findIndex((line) => line.startsWith('<!-- team-setup:'));
-  assert.ok(marker >= 0, 'README.md has no <!-- team-setup: … --> marker');
-  assert.equal(lines[marker + 1], '```sh', 'the team-setup marker is followed by a ```sh block');
+/** The lines of the README block marked `<!-- team-setup: <step> -->`, whose fence must be `language`. */
+function readmeBlock(step: string, language: 'sh' | 'json'): string[] {
+  const lines = readFileSync(join(__dirname, '..', '..', '..', 'docs', 'team.md'), 'utf8').split('\n');
+  const marker = lines.findIndex((line) => line === `<!-- team-setup: ${step} -->`);
+  assert.ok(marker >= 0, `docs/team.md has no <!-- team-setup: ${step} --> marker`);
+  assert.equal(lines[marker + 1], `\`\`\`${language}`, `the team-setup ${step} marker is followed by a \`\`\`${language} block`);
   const close = lines.findIndex((line, index) => index > marker + 1 && line === '```');
-  const steps = lines.slice(marker + 2, close).filter((line) => line.trim() !== '');
-  return steps.map((line) => line.trim().split(/\s+/));
+  return lines.slice(marker + 2, close).filter((line) => line.trim() !== '');
+}
+
+/** A README team-setup block of commands: each a `foreman` command, as an argv. */
+function teamSetupSteps(step: string): string[][] {
+  return readmeBlock(step, 'sh').map((line) => {
+    const words = line.trim().split(/\s+/);
+    assert.equal(words[0], 'foreman', `a team-setup step runs foreman: ${line}`);
+    return words.slice(1);
+  });
 }
 
 /** The README's example values, and what this test uses instead. */
 const readmeUrl = 'postgres://foreman@db.example.com:5432/foreman';
 
 /**
- * A clone of `remote` on a machine named `host`, set up as the README's team-setup block says (its
- * example server, host, worker and agent replaced by this test's), with `workers` on it.
+ * A clone of `remote` on a machine named `host`, set up as the README's team-setup steps 3 to 6 say
+ * (its example server, host, worker and agent replaced by this test's, its settings given this test's
+ * short times), with `workers` on it.
  */
 async function machine(remote: string, host: string, workers: readonly string[]): Promise<CrewRepo> {
   const folder = sandboxPath(host);
@@ -83,18 +92,17 @@ async function machine(remote: string, host: string, workers: readonly string[])
   const root = join(folder, 'repo');
   gitIn(folder, ['clone', '--quiet', remote, root]);
   const clone = new Clone(root, join(folder, 'worktrees'), { FOREMAN_HOST: host, PGPASSWORD: postgres.password });
-  for (const step of teamSetupSteps()) {
-    assert.equal(step[0], 'foreman', `a team-setup step runs foreman: ${step.join(' ')}`);
-    const args = step.slice(1).map((word) => (word === readmeUrl ? storeUrl() : word === 'build-1' ? host : word));
-    if (args[0] === 'worker') {
-      for (const id of workers) await clone.ok(args.map((word) => (word === 'ada' ? id : word === 'claude' ? 'demo' : word)));
-    } else {
-      await clone.ok(args);
-    }
-    if (args[0] === 'init') {
-      const settings = { ...fastSettings, worktreeRoot: clone.worktreeRoot, remote: 'origin', ownerLeaseMs: 3000 };
-      writeFileSync(join(root, '.foreman', 'settings.json'), JSON.stringify(settings, null, 2));
-    }
+  const ours = (args: readonly string[]) => args.map((word) => (word === readmeUrl ? storeUrl() : word === 'build-1' ? host : word));
+  for (const args of [...teamSetupSteps('init'), ...teamSetupSteps('check')]) await clone.ok(ours(args));
+  // Step 5: the file init does not write, as the README gives it, with this test's times added.
+  const settingsPath = join(root, '.foreman', 'settings.json');
+  assert.equal(existsSync(settingsPath), false, 'init writes no settings.json: the README has the person create it');
+  const readmeSettings = JSON.parse(readmeBlock('settings', 'json').join('\n')) as Record<string, unknown>;
+  assert.equal(readmeSettings['remote'], 'origin');
+  const settings = { ...fastSettings, worktreeRoot: clone.worktreeRoot, ownerLeaseMs: 3000, ...readmeSettings };
+  writeFileSync(settingsPath, JSON.stringify(settings, null, 2));
+  for (const args of teamSetupSteps('workers')) {
+    for (const id of workers) await clone.ok(ours(args).map((word) => (word === 'ada' ? id : word === 'claude' ? 'demo' : word)));
   }
   return clone;
 }

@@ -68,11 +68,11 @@ describe('file-backed ports', () => {
   it('appends JSONL, reads the last complete seq, and cuts a torn tail before appending', () => {
     const dir = mkdtempSync(join(root, 'exports-'));
     const sink = new JsonlExportSink(dir);
-    assert.equal(sink.lastExportedSeq('transitions'), undefined);
+    assert.equal(sink.lastExported('transitions')?.seq, undefined);
     sink.append('transitions', [JSON.stringify({ seq: 1 }), JSON.stringify({ seq: 2, text: 'x'.repeat(100_000) })], 2);
-    assert.equal(sink.lastExportedSeq('transitions'), 2);
+    assert.equal(sink.lastExported('transitions')?.seq, 2);
     appendFileSync(join(dir, 'transitions.jsonl'), '{"seq":3,"tor');
-    assert.equal(sink.lastExportedSeq('transitions'), 2);
+    assert.equal(sink.lastExported('transitions')?.seq, 2);
     sink.append('transitions', [JSON.stringify({ seq: 3 })], 3);
     const lines = readFileSync(join(dir, 'transitions.jsonl'), 'utf8').trimEnd().split('\n');
     assert.deepEqual(
@@ -80,7 +80,7 @@ describe('file-backed ports', () => {
       [1, 2, 3],
     );
     sink.append('messages', [JSON.stringify({ seq: 7 })], 7);
-    assert.equal(sink.lastExportedSeq('messages'), 7);
+    assert.equal(sink.lastExported('messages')?.seq, 7);
     assert.ok(readdirSync(dir).includes('bus.jsonl'));
   });
 });

@@ -49,7 +49,7 @@ export function makeStatus(options: { workers: number; tasks: number; chainLengt
       usage: busy ? { inputTokens: 1200 * (i + 1), outputTokens: 300 * (i + 1), cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.01 * (i + 1) } : zeroUsage,
     });
   }
-  return { baseBranch: 'main', workers, tasks, usage: zeroUsage };
+  return { baseBranch: 'main', workers, tasks, usage: zeroUsage, owners: [] };
 }
 
 function task(id: string, title: string, status: string, extra: Partial<TaskStatusView>): TaskStatusView {

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { CommandId } from '../../../src/extension/commands/commandIds';
+import { englishManifest } from '../../support/manifest';
 
 const root = join(__dirname, '..', '..', '..');
 
@@ -26,7 +27,7 @@ interface Manifest {
   };
 }
 
-const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Manifest;
+const manifest = englishManifest() as Manifest;
 const settings = manifest.contributes.configuration.properties;
 const contributedCommands = new Set(manifest.contributes.commands.map((entry) => entry.command));
 /** Scopes whose values VS Code applies per workspace folder (`window` and `application` ignore a folder's value). */

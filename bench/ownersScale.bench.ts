@@ -1,0 +1,321 @@
+/**
+ * Owner costs as machines join (issue 29, finding 6), in one run on one PostgreSQL: for 1, 2, 5 and
+ * 10 owner processes (each an engine wired as `foreman serve` wires it, with the listener of the
+ * other owners' notifications; with `--views` also a view that reads what they name;
+ * bench/ownersScaleChild.ts),
+ * started at once on a fresh database,
+ *
+ *   open        how many opened, and how long it took (they migrate the new database together);
+ *   claims      each owner's `--workers` workers claim through the engine's front door, `--claim-rounds`
+ *               times each; against raw `FOR UPDATE SKIP LOCKED` claims from as many processes
+ *               (bench/pgClaimsChild.ts, the same synchronous client) on the same queue size;
+ *   heartbeats  each worker beats `--beat-rounds` times; the owner's CPU per heartbeat of its own,
+ *               and what the others' notifications made it do meanwhile (store transactions and
+ *               reads beyond its own beats, notifications heard, view reads).
+ *
+ * Ratios: engine claims per second ÷ raw, engine claim p99 ÷ raw p99, and CPU per heartbeat at N
+ * owners ÷ at 1. The server runs on the same machine as every owner: on 2 cores, 10 owners and the
+ * server compete for the CPU, which is in every figure at 10.
+ *
+ * Usage: node --import tsx bench/ownersScale.bench.ts [--owners 1,2,5,10] [--workers 10]
+ *        [--claim-rounds 30] [--beat-rounds 60] [--views]. Prints one JSON object. `--views` gives
+ * each owner a view of the others' changes as a VS Code window's dashboard reads them.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
+import { SyncPgClient } from '../src/infra/pg/syncClient';
+import { createDatabase, startPostgres } from '../test/support/postgres';
+import { stealMs } from './support/procfs';
+import { round, tails } from './support/stats';
+
+const run = promisify(execFile);
+const ownerChild = path.join(__dirname, 'ownersScaleChild.ts');
+const rawChild = path.join(__dirname, 'pgClaimsChild.ts');
+
+function option(name: string, fallback: string): string {
+  const index = process.argv.indexOf(`--${name}`);
+  return (index >= 0 ? process.argv[index + 1] : undefined) ?? fallback;
+}
+
+function count(name: string, fallback: number): number {
+  const value = Number(option(name, String(fallback)));
+  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} takes a whole number of at least 1`);
+  return value;
+}
+
+const ownerCounts = option('owners', '1,2,5,10')
+  .split(',')
+  .map((text) => {
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < 1) throw new Error('--owners takes whole numbers separated by commas: 1,2,5,10');
+    return value;
+  });
+const workers = count('workers', 10);
+const claimRounds = count('claim-rounds', 30);
+const beatRounds = count('beat-rounds', 60);
+/** Each owner with a dashboard-like view of the others' changes (a VS Code window), not as `foreman serve`. */
+const views = process.argv.includes('--views');
+
+/** Raw SQL on the server, for seeding. */
+function sql(url: string, text: string, params: readonly (string | number)[] = []): void {
+  const client = new SyncPgClient(url);
+  try {
+    client.query(text, params);
+  } finally {
+    client.close();
+  }
+}
+
+function seedTasks(url: string, tasks: number): void {
+  sql(url, 'DELETE FROM tasks');
+  sql(
+    url,
+    `INSERT INTO tasks (id, title, prompt, status, sort_order, created_at, max_attempts)
+     SELECT 't-' || n, 'task ' || n, '', 'queued', n, 1000, 3 FROM generate_series(0, $1 - 1) AS n`,
+    [tasks],
+  );
+}
+
+function seedWorkers(url: string, owners: number): void {
+  for (let i = 0; i < owners; i++) {
+    sql(
+      url,
+      `INSERT INTO workers (id, state, agent, state_changed_at, created_at, host)
+       SELECT $2 || '-' || n, 'IDLE', 'demo', 1000, 1000, $3 FROM generate_series(0, $1 - 1) AS n`,
+      [workers, `o${i}`, `machine-${i}`],
+    );
+  }
+}
+
+/** An owner process and its answers, one JSON line per phase. */
+class Owner {
+  private readonly answers: Array<Record<string, unknown>> = [];
+  private waiting: ((answer: Record<string, unknown>) => void) | undefined;
+  readonly exited: Promise<number | null>;
+  private stderr = '';
+
+  constructor(
+    readonly child: ChildProcess,
+    readonly name: string,
+  ) {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const answer = JSON.parse(line) as Record<string, unknown>;
+      if (this.waiting) {
+        const waiting = this.waiting;
+        this.waiting = undefined;
+        waiting(answer);
+      } else this.answers.push(answer);
+    });
+    child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
+    this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+  }
+
+  /** The next answer; rejects if the process ends first. */
+  next(): Promise<Record<string, unknown>> {
+    const queued = this.answers.shift();
+    if (queued) return Promise.resolve(queued);
+    return Promise.race([
+      new Promise<Record<string, unknown>>((resolve) => (this.waiting = resolve)),
+      this.exited.then((code) => {
+        throw new Error(`${this.name} exited (${code}) without answering: ${this.stderr.slice(-2000)}`);
+      }),
+    ]);
+  }
+
+  send(line: string): void {
+    this.child.stdin!.write(`${line}\n`);
+  }
+}
+
+const spanPerSecond = (total: number, spans: ReadonlyArray<readonly [number, number]>): number => {
+  const seconds = (Math.max(...spans.map((span) => span[1])) - Math.min(...spans.map((span) => span[0]))) / 1000;
+  return round(total / seconds, 0);
+};
+
+async function rawClaims(url: string, processes: number, tasks: number) {
+  seedTasks(url, tasks);
+  const startAt = Date.now() + 5_000 + processes * 1_000;
+  const outputs = await Promise.all(
+    Array.from({ length: processes }, (_, i) =>
+      run(process.execPath, ['--import', 'tsx', rawChild, 'raw', url, `raw-${i}`, String(startAt)]),
+    ),
+  );
+  const runs = outputs.map(({ stdout }) => JSON.parse(stdout) as { latencies: number[]; startedAt: number; endedAt: number });
+  const latencies = runs.flatMap((one) => one.latencies);
+  return {
+    perSecond: spanPerSecond(
+      latencies.length,
+      runs.map((one) => [one.startedAt, one.endedAt] as const),
+    ),
+    latency: tails(latencies, 2),
+  };
+}
+
+async function ownersRun(baseUrl: string, owners: number) {
+  const url = createDatabase(baseUrl, `scale_${owners}_${process.pid}`);
+  // The schema comes from the owners themselves, opened at once; the rows are seeded after.
+  const processes = Array.from(
+    { length: owners },
+    (_, i) =>
+      new Owner(
+        spawn(
+          process.execPath,
+          [
+            '--import',
+            'tsx',
+            ownerChild,
+            url,
+            `owner-${i}`,
+            `machine-${i}`,
+            `o${i}`,
+            String(workers),
+            String(claimRounds),
+            String(beatRounds),
+            views ? 'view' : 'serve',
+          ],
+          { stdio: ['pipe', 'pipe', 'pipe'] },
+        ),
+        `owner-${i}`,
+      ),
+  );
+  try {
+    const opened = await Promise.all(processes.map((owner) => owner.next()));
+    const failed = opened.filter((answer) => answer['ok'] !== true);
+    if (failed.length) throw new Error(`${failed.length} of ${owners} owners did not open: ${String(failed[0]?.['error'])}`);
+    seedWorkers(url, owners);
+    seedTasks(url, owners * workers * claimRounds);
+
+    for (const owner of processes) owner.send('claims');
+    const claimRuns = await Promise.all(processes.map((owner) => owner.next()));
+    const claimLatencies = claimRuns.flatMap((answer) => answer['latencies'] as number[]);
+    const handMs = claimRuns.reduce((sum, answer) => sum + (answer['handMs'] as number), 0) / owners;
+    const claimSpans = claimRuns.map((answer) => answer['span'] as [number, number]);
+    // The bench's own resets between rounds are not claims: their time comes off the span.
+    const claimSeconds = (Math.max(...claimSpans.map((span) => span[1])) - Math.min(...claimSpans.map((span) => span[0])) - handMs) / 1000;
+
+    const stealBefore = stealMs();
+    for (const owner of processes) owner.send('heartbeats');
+    const beatRuns = await Promise.all(processes.map((owner) => owner.next()));
+    const steal = stealMs() - stealBefore;
+    for (const owner of processes) owner.send('end');
+    const ends = await Promise.all(processes.map((owner) => owner.next()));
+    await Promise.all(processes.map((owner) => owner.exited));
+
+    const beats = beatRuns.reduce((sum, answer) => sum + (answer['latencies'] as number[]).length, 0);
+    const sum = (key: string) => beatRuns.reduce((total, answer) => total + (answer[key] as number), 0);
+    const raw = await rawClaims(url, owners, owners * workers * claimRounds);
+    const engineClaims = {
+      perSecond: round(claimLatencies.length / claimSeconds, 0),
+      latency: tails(claimLatencies, 2),
+      // Each owner's phase: its span, the time its claims took, and the bench's resets, in ms.
+      perOwner: claimRuns.map((answer) => {
+        const span = answer['span'] as [number, number];
+        const latencies = answer['latencies'] as number[];
+        return {
+          spanMs: span[1] - span[0],
+          inClaimsMs: round(
+            latencies.reduce((total, value) => total + value, 0),
+            0,
+          ),
+          resetsMs: round(answer['handMs'] as number, 0),
+          cpuMs: round(answer['cpuMs'] as number, 0),
+          onNoticesMs: round(answer['noticesMs'] as number, 0),
+          viewReadsMs: round(answer['viewMs'] as number, 0),
+          noticesHeard: answer['notices'] as number,
+          viewReads: answer['viewReads'] as number,
+          storeWrites: answer['storeWrites'] as number,
+          storeReads: answer['storeReads'] as number,
+        };
+      }),
+    };
+    return {
+      owners,
+      open: {
+        opened: opened.length,
+        failed: failed.length,
+        latency: tails(
+          opened.map((answer) => answer['openMs'] as number),
+          0,
+        ),
+      },
+      engineClaims,
+      rawSkipLocked: raw,
+      heartbeats: {
+        perSecond: spanPerSecond(
+          beats,
+          beatRuns.map((answer) => answer['span'] as [number, number]),
+        ),
+        latency: tails(
+          beatRuns.flatMap((answer) => answer['latencies'] as number[]),
+          2,
+        ),
+        ownerCpuMsPerHeartbeat: round(sum('cpuMs') / beats, 3),
+        // Each owner's store transactions beyond its own beats, per beat of its own: what woke it.
+        otherWritesPerHeartbeat: round((sum('storeWrites') - beats) / beats, 3),
+        readsPerHeartbeat: round(sum('storeReads') / beats, 3),
+        noticesHeardPerHeartbeat: round(sum('notices') / beats, 3),
+        viewReadsPerHeartbeat: round(sum('viewReads') / beats, 3),
+        hypervisorStealMs: round(steal, 0),
+      },
+      noticesHeardInAll: ends.reduce((total, answer) => total + (answer['notices'] as number), 0),
+      ratios: {
+        engineClaimsOverRaw: round(engineClaims.perSecond / raw.perSecond, 2),
+        engineClaimP99OverRaw: round((engineClaims.latency['p99Ms'] ?? 0) / (raw.latency['p99Ms'] ?? 1), 2),
+        engineClaimP50OverRaw: round((engineClaims.latency['medianMs'] ?? 0) / (raw.latency['medianMs'] ?? 1), 2),
+      },
+    };
+  } finally {
+    for (const owner of processes) if (owner.child.exitCode === null) owner.child.kill();
+  }
+}
+
+async function main(): Promise<void> {
+  const server = await startPostgres();
+  const loadBefore = os.loadavg();
+  try {
+    const runs = [];
+    for (const owners of ownerCounts) runs.push(await ownersRun(server.url, owners));
+    const one = runs.find((entry) => entry.owners === 1);
+    const most = runs.at(-1);
+    const cpuGrowth = one && most ? round(most.heartbeats.ownerCpuMsPerHeartbeat / one.heartbeats.ownerCpuMsPerHeartbeat, 2) : Number.NaN;
+    const result = {
+      bench: 'ownersScale',
+      environment: {
+        node: process.version,
+        cpus: os.cpus().length,
+        loadAverageBefore: loadBefore.map((value) => round(value, 1)),
+        loadAverageAfter: os.loadavg().map((value) => round(value, 1)),
+      },
+      ownersWith: views ? 'a dashboard-like view each (a VS Code window)' : 'no view (foreman serve)',
+      workersPerOwner: workers,
+      claimRounds,
+      beatRounds,
+      runs,
+      targets: {
+        engineClaimsOverRawAtLeast0_5: runs.map((entry) => ({
+          owners: entry.owners,
+          value: entry.ratios.engineClaimsOverRaw,
+          met: entry.ratios.engineClaimsOverRaw >= 0.5,
+        })),
+        engineClaimP99AtMost3xRaw: runs.map((entry) => ({
+          owners: entry.owners,
+          value: entry.ratios.engineClaimP99OverRaw,
+          met: entry.ratios.engineClaimP99OverRaw <= 3,
+        })),
+        cpuPerHeartbeatAtMostOwnersOver1AtMost1_3: { owners: most?.owners, value: cpuGrowth, met: cpuGrowth <= 1.3 },
+        everyOwnerOpened: runs.every((entry) => entry.open.failed === 0),
+      },
+    };
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  } finally {
+    await server.stop();
+  }
+}
+
+void main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});
