@@ -129,7 +129,8 @@ describe('foreman serve and leftover agent records', { skip }, () => {
 
   it('still stops a real agent orphaned by a killed serve, next to an unrelated recorded pid', { timeout: 60_000 }, async () => {
     const crew = await makeCrew({ workers: ['w1'] });
-    await crew.addTask('orphan', 'Edit then think', 'write g.txt unsaved edit\nsleep 4000');
+    // Long enough to outlive both owners on a loaded machine: the second serve is what stops it.
+    await crew.addTask('orphan', 'Edit then think', 'write g.txt unsaved edit\nsleep 60000');
     const first = await crew.serve();
     await crew.waitForLog('orphan', 1, /sleep \d+ ms/);
     const record = crew.agentRecord('w1') as { pid: number; identity?: AgentIdentity; watchdog?: number } | undefined;
