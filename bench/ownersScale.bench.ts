@@ -9,17 +9,21 @@
  *   claims      each owner's `--workers` workers claim through the engine's front door, `--claim-rounds`
  *               times each; against raw `FOR UPDATE SKIP LOCKED` claims from as many processes
  *               (bench/pgClaimsChild.ts, the same synchronous client) on the same queue size;
- *   heartbeats  each worker beats `--beat-rounds` times; the owner's CPU per heartbeat of its own,
- *               and what the others' notifications made it do meanwhile (store transactions and
- *               reads beyond its own beats, notifications heard, view reads).
+ *   heartbeats  each worker beats `--beat-rounds` times, each owner `--beat-rate` beats a second (as
+ *               agents beat, not flat out: on 2 cores ten owners beating flat out measure the fight
+ *               for the CPU); the owner's CPU per heartbeat of its own, and what the others'
+ *               notifications made it do meanwhile (store transactions and reads beyond its own
+ *               beats, notifications heard, view reads).
  *
  * Ratios: engine claims per second ÷ raw, engine claim p99 ÷ raw p99, and CPU per heartbeat at N
  * owners ÷ at 1. The server runs on the same machine as every owner: on 2 cores, 10 owners and the
  * server compete for the CPU, which is in every figure at 10.
  *
  * Usage: node --import tsx bench/ownersScale.bench.ts [--owners 1,2,5,10] [--workers 10]
- *        [--claim-rounds 30] [--beat-rounds 60] [--views]. Prints one JSON object. `--views` gives
- * each owner a view of the others' changes as a VS Code window's dashboard reads them.
+ *        [--claim-rounds 30] [--beat-rounds 60] [--beat-rate 20] [--views] [--quick]. Prints one JSON
+ * object. `--views` gives each owner a view of the others' changes as a VS Code window's dashboard
+ * reads them; `--quick` runs 1 and 2 owners of 3 workers for a few claims and beats (a check that it
+ * runs, not figures).
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import * as os from 'node:os';
@@ -28,6 +32,7 @@ import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { SyncPgClient } from '../src/infra/pg/syncClient';
 import { createDatabase, startPostgres } from '../test/support/postgres';
+import { numberOption, numbersOption } from './support/options';
 import { stealMs } from './support/procfs';
 import { round, tails } from './support/stats';
 
@@ -35,29 +40,21 @@ const run = promisify(execFile);
 const ownerChild = path.join(__dirname, 'ownersScaleChild.ts');
 const rawChild = path.join(__dirname, 'pgClaimsChild.ts');
 
-function option(name: string, fallback: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  return (index >= 0 ? process.argv[index + 1] : undefined) ?? fallback;
-}
-
-function count(name: string, fallback: number): number {
-  const value = Number(option(name, String(fallback)));
-  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} takes a whole number of at least 1`);
+/** A whole number of at least 1 (`numberOption` takes any number ≥ 0). */
+function whole(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} takes a whole number of at least 1, not ${value}`);
   return value;
 }
 
-const ownerCounts = option('owners', '1,2,5,10')
-  .split(',')
-  .map((text) => {
-    const value = Number(text);
-    if (!Number.isInteger(value) || value < 1) throw new Error('--owners takes whole numbers separated by commas: 1,2,5,10');
-    return value;
-  });
-const workers = count('workers', 10);
-const claimRounds = count('claim-rounds', 30);
-const beatRounds = count('beat-rounds', 60);
+// Quick mode (`--quick`, npm test's bench pass): two owner counts, a few claims and beats, seconds in all.
+const ownerCounts = numbersOption('owners', '1,2,5,10', '1,2').map((value) => whole('owners', value));
+const workers = whole('workers', numberOption('workers', 10, 3));
+const claimRounds = whole('claim-rounds', numberOption('claim-rounds', 30, 2));
+const beatRounds = whole('beat-rounds', numberOption('beat-rounds', 60, 2));
 /** Each owner with a dashboard-like view of the others' changes (a VS Code window), not as `foreman serve`. */
 const views = process.argv.includes('--views');
+/** Each owner's heartbeats per second in the heartbeat phase (its agents' beats); 0: as fast as they go. */
+const beatRate = numberOption('beat-rate', 20, 0);
 
 /** Raw SQL on the server, for seeding. */
 function sql(url: string, text: string, params: readonly (string | number)[] = []): void {
@@ -175,6 +172,7 @@ async function ownersRun(baseUrl: string, owners: number) {
             String(claimRounds),
             String(beatRounds),
             views ? 'view' : 'serve',
+            String(beatRate),
           ],
           { stdio: ['pipe', 'pipe', 'pipe'] },
         ),
@@ -293,6 +291,7 @@ async function main(): Promise<void> {
       workersPerOwner: workers,
       claimRounds,
       beatRounds,
+      beatsPerSecondPerOwner: beatRate,
       runs,
       targets: {
         engineClaimsOverRawAtLeast0_5: runs.map((entry) => ({

@@ -25,10 +25,15 @@ import { PgStore } from '../src/infra/pg/pgStore';
 import { SyncPgClient } from '../src/infra/pg/syncClient';
 import { CountingStore } from './support/countingStore';
 
-const [url = '', ownerId = '', host = '', prefix = '', workersText, claimRoundsText, beatRoundsText, viewText] = process.argv.slice(2);
+const [url = '', ownerId = '', host = '', prefix = '', workersText, claimRoundsText, beatRoundsText, viewText, beatRateText] =
+  process.argv.slice(2);
 if (!url || !ownerId || !host || !prefix) {
-  throw new Error('usage: ownersScaleChild.ts <url> <owner> <host> <prefix> <workers> <claimRounds> <beatRounds> [view]');
+  throw new Error(
+    'usage: ownersScaleChild.ts <url> <owner> <host> <prefix> <workers> <claimRounds> <beatRounds> <view|serve> <beatsPerSecond>',
+  );
 }
+/** This owner's heartbeats per second, as its agents would send them (0: as fast as they go). */
+const beatRate = Number(beatRateText ?? 0);
 const withView = viewText === 'view';
 const workers = Number(workersText);
 const claimRounds = Number(claimRoundsText);
@@ -163,8 +168,12 @@ async function main(): Promise<void> {
       const before = { ...store.snapshot(), notices, viewReads };
       const cpuBefore = process.cpuUsage();
       const started = Date.now();
+      let sent = 0;
       for (let round = 0; round < beatRounds; round++) {
         for (const worker of ids) {
+          // Paced like agents' beats: the CPU measured is the work's, not that of ten processes fighting for two cores.
+          const due = started + (sent++ * 1000) / (beatRate || Number.POSITIVE_INFINITY);
+          if (Date.now() < due) await new Promise((resolve) => setTimeout(resolve, due - Date.now()));
           const begun = performance.now();
           await execute('heartbeat', { worker, status: 'working' });
           latencies.push(performance.now() - begun);

@@ -27,7 +27,6 @@ export const skippedBenches = {
   // server and have no quick mode yet.
   'pgClaims.bench.ts': 'PostgreSQL, being reworked (issue 29); no quick mode yet',
   'twoOwners.bench.ts': 'PostgreSQL, being reworked (issue 29); no quick mode yet',
-  'ownersScale.bench.ts': 'PostgreSQL, being written (issue 29); no quick mode yet',
 };
 
 /** Node flags a bench needs (it reads the heap after a forced GC). */

@@ -12,7 +12,7 @@ import { toPostgresDdl } from './dialect';
 import { PgError, type SyncPgClient } from './syncClient';
 
 /** The advisory lock key of Foreman's migrations ("FORM" in ASCII). */
-const migrationLock = 0x464f524d;
+export const migrationLock = 0x464f524d;
 
 function schemaVersion(client: SyncPgClient): number {
   const table = client.query<{ found: string | null }>(`SELECT to_regclass('meta')::text AS found`).rows[0]?.found;

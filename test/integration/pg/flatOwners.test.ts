@@ -2,7 +2,8 @@
  * Owner costs stay flat as machines join (issue 29, finding 6), on a real PostgreSQL: another
  * owner's heartbeats wake nothing here (no notification heard, no read, no dispatch, no view
  * event) and a view still sees them, on its timer; a claim elsewhere runs no dispatcher here, while
- * a task queued elsewhere does; and ten owners started at once on a new database all open.
+ * a task queued elsewhere does; and ten owners started at once on a new database all open, though
+ * the migration they wait for outlasts their statement timeout.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -23,7 +24,9 @@ import { migrations } from '../../../src/infra/db/migrations/index';
 import { GitPortAdapter } from '../../../src/infra/git/gitPort';
 import { PgListener } from '../../../src/infra/pg/listener';
 import type { ChangeNotice } from '../../../src/infra/pg/notice';
+import { migrationLock } from '../../../src/infra/pg/pgMigrations';
 import { PgStore } from '../../../src/infra/pg/pgStore';
+import { SyncPgClient } from '../../../src/infra/pg/syncClient';
 import { ManualClock } from '../../support/manualClock';
 import { pollUntil } from '../../support/pollUntil';
 import { type TestPostgres, createDatabase, startPostgres } from '../../support/postgres';
@@ -249,17 +252,33 @@ describe('owner costs as machines join', () => {
     });
   });
 
-  it('ten owners started at once on a new database all open', async () => {
+  it('ten owners started at once on a new database all open, though the migration outlasts their statement timeout', async () => {
     const url = database();
+    const database_ = new URL(url).pathname.slice(1);
+    // Another owner is migrating, slowly: it holds the migration lock (pgMigrations.ts) for twice
+    // the statement timeout the ten are started with. Each waits its turn instead of failing.
+    const statementTimeoutMs = 1_500;
+    const holder = new SyncPgClient(url);
+    closing.push(() => holder.close());
+    holder.query('SELECT pg_advisory_lock($1)', [migrationLock]);
     const child = join(__dirname, 'openStoreChild.ts');
-    const outputs = await Promise.all(
-      Array.from({ length: 10 }, (_, i) =>
-        run(process.execPath, ['--import', 'tsx', child, url, `owner-${i}`], { timeout: 180_000 }).then(
-          ({ stdout }) => stdout.trim(),
-          (error: { stdout?: string; stderr?: string; message: string }) => `failed: ${error.stderr || error.stdout || error.message}`,
-        ),
+    const owners = Array.from({ length: 10 }, (_, i) =>
+      run(process.execPath, ['--import', 'tsx', child, url, `owner-${i}`, String(statementTimeoutMs)], { timeout: 180_000 }).then(
+        ({ stdout }) => stdout.trim(),
+        (error: { stdout?: string; stderr?: string; message: string }) => `failed: ${error.stderr || error.stdout || error.message}`,
       ),
     );
+    const admin = new SyncPgClient(server.url);
+    closing.push(() => admin.close());
+    await pollUntil(
+      () =>
+        Number(admin.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [database_]).rows[0]?.n) >=
+        11,
+      { what: 'the ten owners connected, waiting for the migration', timeoutMs: 120_000, intervalMs: 100 },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 2 * statementTimeoutMs));
+    holder.query('SELECT pg_advisory_unlock($1)', [migrationLock]);
+    const outputs = await Promise.all(owners);
     assert.deepEqual(
       outputs,
       Array.from({ length: 10 }, () => 'opened'),
