@@ -6,7 +6,7 @@
  * id is in `status --json`. The model is a scripted server.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { conversations, eventsOf, makeRealCrew } from './realCrew';
@@ -29,7 +29,10 @@ test(
   { timeout: 120_000 },
   async () => {
     const { crew, model } = await makeRealCrew('claude');
-    model.play([{ bash: 'sleep 4 && echo one > one.txt' }, { text: 'Wrote one.txt; noted your message.' }]);
+    // The tool call waits for a file the test writes once `tell` is acknowledged, so the message is
+    // always sent while the turn runs, however slow the machine.
+    const toolCall = 'until [ -f go ]; do sleep 0.1; done; rm go; echo one > one.txt';
+    model.play([{ bash: toolCall }, { text: 'Wrote one.txt; noted your message.' }]);
     await crew.addTask('talk', 'Talk', 'Write one.txt.');
     const server = await crew.serve();
     try {
@@ -37,7 +40,7 @@ test(
       assert.notEqual(refused.code, 0, 'an IDLE or ASSIGNED worker has no agent to talk to');
       const running = await crew.waitFor(
         'the tool call runs',
-        (status) => ada(status).activity?.text === 'Bash: sleep 4 && echo one > one.txt',
+        (status) => ada(status).activity?.text === `Bash: ${toolCall}`,
         60_000,
         server,
       );
@@ -49,6 +52,7 @@ test(
       const text = 'Please also mention the weather in your summary.';
       const told = await crew.ok(['tell', 'ada', text]);
       assert.match(told, /^told ada \(talk attempt 1\)/);
+      writeFileSync(join(crew.worktreeOf('ada'), 'go'), '');
 
       const review = await crew.waitForWorker('ada', 'IN_REVIEW', server, 60_000);
       assert.equal(ada(review).attempt, 1);
