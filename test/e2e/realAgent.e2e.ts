@@ -62,8 +62,8 @@ before(
     scratch = realpathSync(mkdtempSync(join(tmpdir(), 'foreman-real-agent-e2e-')));
     home = makeHome('foreman-real-agent-home-');
     model = await startScriptedModel();
-    // One try per model call: a mistake in the script shows at once instead of after minutes of retries.
-    const env = stringsOf(claudeEnvironment(model.url, home, { CLAUDE_CODE_MAX_RETRIES: '0' }));
+    // Claude Code with its default retries, as users run it.
+    const env = stringsOf(claudeEnvironment(model.url, home));
     const claude = { kind: 'claude', command: claudeBinary, env };
     repo = makeTestRepo(join(scratch, 'hello'), { 'README.md': '# Hello\n' });
     cli('init');
