@@ -6,6 +6,7 @@ import type { Workbench } from './workbench';
 /** The bits of a page the test touches inside `evaluate` (the project's tsconfig has no DOM types). */
 interface PageGlobals {
   scrollTo(x: number, y: number): void;
+  requestAnimationFrame(callback: () => void): number;
   readonly document: { readonly body: { readonly scrollHeight: number } };
   readonly parent: unknown;
 }
@@ -33,8 +34,15 @@ export async function scrollDashboard(workbench: Workbench, where: 'top' | 'bott
   ).evaluate((to) => {
     const page = globalThis as unknown as PageGlobals;
     page.scrollTo(0, to === 'top' ? 0 : page.document.body.scrollHeight);
+    // Resolved once the page has drawn the scrolled frame.
+    return new Promise<void>((resolve) => page.requestAnimationFrame(() => resolve()));
   }, where);
-  await workbench.page.waitForTimeout(300);
+}
+
+/** Clears VS Code's notification toasts and waits until none is on screen (they slide out). */
+export async function clearNotifications(workbench: Workbench): Promise<void> {
+  await workbench.runCommand('Notifications: Clear All Notifications');
+  await workbench.page.locator('.notification-toast').first().waitFor({ state: 'detached', timeout: 10_000 });
 }
 
 /** Picks a colour theme from the palette and waits until the dashboard wears it. */
@@ -46,8 +54,7 @@ export async function pickTheme(workbench: Workbench, dashboard: FrameLocator, l
   await input.fill(label);
   await workbench.page.locator('.quick-input-list .monaco-list-row').filter({ hasText: label }).first().click();
   await dashboard.locator(`body.${bodyClass}`).waitFor({ timeout: 15_000 });
-  await workbench.runCommand('Notifications: Clear All Notifications').catch(() => undefined);
-  await workbench.page.waitForTimeout(1500);
+  await clearNotifications(workbench);
 }
 
 /** Each heartbeat strip: where a beat was due and where silence is shaded, in the strip's units. */

@@ -176,12 +176,20 @@ function makeWorkbench(
       for (let attempt = 1; ; attempt++) {
         await page.keyboard.press('F1');
         await input.waitFor({ state: 'visible' });
-        try {
-          // F1 opens the palette with ">" typed: keep it, or the box searches files instead of commands.
-          await input.fill(`>${title}`, { timeout: attempt < 3 ? 5_000 : undefined });
+        // F1 opens the palette with ">" typed: keep it, or the box searches files instead of commands.
+        if (attempt >= 3) {
+          await input.fill(`>${title}`);
           break;
-        } catch (error) {
-          if (attempt >= 3 || (await input.isVisible())) throw error;
+        }
+        const filled = await input.fill(`>${title}`, { timeout: 5_000 }).then(
+          () => true,
+          () => false,
+        );
+        if (filled) break;
+        // Still open but slow to take the text (a loaded machine): give it the page's whole timeout.
+        if (await input.isVisible()) {
+          await input.fill(`>${title}`);
+          break;
         }
       }
       const row = page.locator('.quick-input-list .monaco-list-row').filter({ hasText: title }).first();
