@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { changesOf } from '../../../src/extension/statusModel';
 import { test } from 'node:test';
-import { setTimeout as delay } from 'node:timers/promises';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { WorkerStatus } from '../../../src/engine/statusView';
 import { actionsForWorker, inputAttentionActions } from '../../../src/extension/dashboard/actionPolicy';
 import { DashboardHost, type ResolvedAction } from '../../../src/extension/dashboard/dashboardHost';
@@ -74,7 +74,11 @@ test('the host runs an answer only for a worker that waits now', async () => {
   send('deny-asking', 'deny', asking.id);
   send('allow-quiet', 'allow', quiet.id);
   send('deny-with-note', 'deny', asking.id, 'because');
-  await delay(30);
+  // Each action answers once, after the host has run or refused it: wait for the four answers.
+  for (let turns = 0; results().length < 4; turns++) {
+    assert.ok(turns < 10_000, `four answers, not ${results().length}`);
+    await nextTurn();
+  }
   assert.deepEqual(
     ran.map((action) => [action.action, action.target.kind === 'worker' ? action.target.worker.id : null]),
     [
