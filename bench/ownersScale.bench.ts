@@ -25,20 +25,18 @@
  * reads them; `--quick` runs 1 and 2 owners of 3 workers for a few claims and beats (a check that it
  * runs, not figures).
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
-import { promisify } from 'node:util';
 import { SyncPgClient } from '../src/infra/pg/syncClient';
 import { createDatabase, startPostgres } from '../test/support/postgres';
 import { numberOption, numbersOption } from './support/options';
 import { stealMs } from './support/procfs';
+import { rawClaims, spanPerSecond } from './support/rawClaims';
 import { round, tails } from './support/stats';
 
-const run = promisify(execFile);
 const ownerChild = path.join(__dirname, 'ownersScaleChild.ts');
-const rawChild = path.join(__dirname, 'pgClaimsChild.ts');
 
 /** A whole number of at least 1 (`numberOption` takes any number ≥ 0). */
 function whole(name: string, value: number): number {
@@ -127,28 +125,9 @@ class Owner {
   }
 }
 
-const spanPerSecond = (total: number, spans: ReadonlyArray<readonly [number, number]>): number => {
-  const seconds = (Math.max(...spans.map((span) => span[1])) - Math.min(...spans.map((span) => span[0]))) / 1000;
-  return round(total / seconds, 0);
-};
-
-async function rawClaims(url: string, processes: number, tasks: number) {
+async function rawSkipLocked(url: string, processes: number, tasks: number) {
   seedTasks(url, tasks);
-  const startAt = Date.now() + 5_000 + processes * 1_000;
-  const outputs = await Promise.all(
-    Array.from({ length: processes }, (_, i) =>
-      run(process.execPath, ['--import', 'tsx', rawChild, 'raw', url, `raw-${i}`, String(startAt)]),
-    ),
-  );
-  const runs = outputs.map(({ stdout }) => JSON.parse(stdout) as { latencies: number[]; startedAt: number; endedAt: number });
-  const latencies = runs.flatMap((one) => one.latencies);
-  return {
-    perSecond: spanPerSecond(
-      latencies.length,
-      runs.map((one) => [one.startedAt, one.endedAt] as const),
-    ),
-    latency: tails(latencies, 2),
-  };
+  return rawClaims(url, processes, Date.now() + 5_000 + processes * 1_000);
 }
 
 async function ownersRun(baseUrl: string, owners: number) {
@@ -204,7 +183,7 @@ async function ownersRun(baseUrl: string, owners: number) {
 
     const beats = beatRuns.reduce((sum, answer) => sum + (answer['latencies'] as number[]).length, 0);
     const sum = (key: string) => beatRuns.reduce((total, answer) => total + (answer[key] as number), 0);
-    const raw = await rawClaims(url, owners, owners * workers * claimRounds);
+    const raw = await rawSkipLocked(url, owners, owners * workers * claimRounds);
     const engineClaims = {
       perSecond: round(claimLatencies.length / claimSeconds, 0),
       latency: tails(claimLatencies, 2),

@@ -8,21 +8,16 @@
  * The parent drives it with lines on stdin (`claims`, `heartbeats`, `end`); it answers each phase
  * with one JSON line on stdout.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
-import { type CommandInput, type CommandName, parseCommand } from '../src/core/requests';
-import { Engine } from '../src/engine/engine';
 import type { ChangedRows } from '../src/engine/ports';
 import { defaultEngineSettings } from '../src/engine/settings';
-import { FileArchiveSink, FileBlobStore, JsonlExportSink } from '../src/infra/fs';
-import { GitPortAdapter } from '../src/infra/git/gitPort';
 import { PgListener } from '../src/infra/pg/listener';
 import { PgStore } from '../src/infra/pg/pgStore';
 import { SyncPgClient } from '../src/infra/pg/syncClient';
+import { benchClone, benchEngine, executorOf } from './support/benchEngine';
 import { CountingStore } from './support/countingStore';
 
 const [url = '', ownerId = '', host = '', prefix = '', workersText, claimRoundsText, beatRoundsText, viewText, beatRateText] =
@@ -41,12 +36,7 @@ const beatRounds = Number(beatRoundsText);
 const say = (line: object): void => void process.stdout.write(`${JSON.stringify(line)}\n`);
 
 async function main(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), `foreman-scale-${ownerId}-`));
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'pipe' });
-  git('init', '-q', '-b', 'main');
-  writeFileSync(join(dir, 'README'), 'bench\n');
-  git('add', 'README');
-  git('-c', 'user.name=Bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '-m', 'initial');
+  const dir = benchClone(`scale-${ownerId}`);
   const foremanDir = join(dir, '.foreman');
 
   const opening = performance.now();
@@ -61,16 +51,7 @@ async function main(): Promise<void> {
   // This owner's workers claim by themselves (`claim`): its dispatcher hands out nothing, but it
   // still runs whenever something wakes it, which is the cost measured here.
   const settings = { ...defaultEngineSettings, concurrency: 0 };
-  const engine = new Engine({
-    store,
-    settings,
-    blobs: new FileBlobStore(join(foremanDir, 'blobs')),
-    exports: new JsonlExportSink(foremanDir),
-    archive: new FileArchiveSink(foremanDir),
-    git: new GitPortAdapter(dir, () => 'main', { branchTemplate: settings.branchTemplate }),
-    crew: { mergeStrategy: 'rebase' },
-    owner: { id: ownerId, host },
-  });
+  const engine = benchEngine(store, settings, dir, foremanDir, { id: ownerId, host });
   let notices = 0;
   /** Time this owner's thread spent on the others' changes: handling notices, and its view's reads. */
   const spent = { noticesMs: 0, viewMs: 0 };
@@ -116,13 +97,7 @@ async function main(): Promise<void> {
   engine.startBackground();
   say({ phase: 'open', ok: true, openMs: performance.now() - opening });
 
-  const execute = async <C extends CommandName>(command: C, args: CommandInput<C>) => {
-    const parsed = parseCommand(command, args, { actor: ownerId });
-    if (!parsed.ok) throw new Error(parsed.message);
-    const result = await engine.execute(parsed.request);
-    if (!result.ok) throw new Error(`${command}: ${result.message}`);
-    return result.value;
-  };
+  const execute = executorOf(engine, ownerId);
   // Requests reach a real owner through its socket, one event-loop turn each; so do the others'
   // notifications. Without this turn a loop of requests would hold every notification until its end.
   const nextTurn = () => new Promise((resolve) => setImmediate(resolve));

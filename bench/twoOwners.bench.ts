@@ -28,11 +28,11 @@ import { SqlJsStore } from '../src/infra/db';
 import { PgStore } from '../src/infra/pg/pgStore';
 import { SyncPgClient } from '../src/infra/pg/syncClient';
 import { startPostgres } from '../test/support/postgres';
+import { rawClaims, spanPerSecond } from './support/rawClaims';
 import { round, tails } from './support/stats';
 
 const run = promisify(execFile);
 const ownerChild = path.join(__dirname, 'twoOwnersChild.ts');
-const rawChild = path.join(__dirname, 'pgClaimsChild.ts');
 
 function option(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);
@@ -49,10 +49,6 @@ interface OwnerRun {
   readonly heartbeatCpuMs: number;
 }
 
-const perSecond = (count: number, spans: ReadonlyArray<readonly [number, number]>): number => {
-  const seconds = (Math.max(...spans.map((span) => span[1])) - Math.min(...spans.map((span) => span[0]))) / 1000;
-  return round(count / seconds, 0);
-};
 
 /** The figures of some owner processes' runs, together. */
 function figures(runs: readonly OwnerRun[]) {
@@ -62,14 +58,14 @@ function figures(runs: readonly OwnerRun[]) {
   return {
     owners: runs.length,
     claims: {
-      perSecond: perSecond(
+      perSecond: spanPerSecond(
         claims.length,
         runs.map((one) => one.claimsSpan),
       ),
       latency: tails(claims, 2),
     },
     heartbeats: {
-      perSecond: perSecond(
+      perSecond: spanPerSecond(
         heartbeats.length,
         runs.map((one) => one.heartbeatsSpan),
       ),
@@ -101,25 +97,8 @@ async function owners(
   return figures(outputs.map(({ stdout }) => JSON.parse(stdout) as OwnerRun));
 }
 
-async function rawClaims(url: string, processes: number) {
-  const startAt = Date.now() + 3_000 + processes * 300;
-  const outputs = await Promise.all(
-    Array.from({ length: processes }, (_, i) =>
-      run(process.execPath, ['--import', 'tsx', rawChild, 'raw', url, `raw-${i}`, String(startAt)]),
-    ),
-  );
-  const runs = outputs.map(({ stdout }) => JSON.parse(stdout) as { latencies: number[]; startedAt: number; endedAt: number });
-  const latencies = runs.flatMap((one) => one.latencies);
-  return {
-    processes,
-    claims: {
-      perSecond: perSecond(
-        latencies.length,
-        runs.map((one) => [one.startedAt, one.endedAt] as const),
-      ),
-      latency: tails(latencies, 2),
-    },
-  };
+async function rawSkipLocked(url: string, processes: number) {
+  return { processes, claims: await rawClaims(url, processes, Date.now() + 3_000 + processes * 300) };
 }
 
 /** `count` queued tasks and, per prefix, `workers` idle workers on its host, in a few statements. */
@@ -187,7 +166,7 @@ async function main(): Promise<void> {
     );
     const twoOwners = await owners('pg', server.url, machines, workers, rounds);
     seedPostgres(server.url, 2 * workers, [], 0);
-    const raw = await rawClaims(server.url, 2);
+    const raw = await rawSkipLocked(server.url, 2);
     const foremanDir = path.join(sqlJsDir, '.foreman');
     await seedSqlJs(foremanDir, 2 * workers, 'w', 2 * workers);
     const oneOwner = await owners('sqljs', foremanDir, [['owner', 'this-machine', 'w']], 2 * workers, rounds);

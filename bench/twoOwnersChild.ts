@@ -4,19 +4,14 @@
  * through the engine's front door, then heartbeat `rounds` times each, round-robin. Prints the
  * latencies of both phases, their wall-clock spans, and this process's CPU time over the heartbeats.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { type CommandInput, type CommandName, parseCommand } from '../src/core/requests';
-import { Engine } from '../src/engine/engine';
 import type { Store } from '../src/engine/ports';
 import { defaultEngineSettings } from '../src/engine/settings';
 import { SqlJsStore } from '../src/infra/db';
-import { FileArchiveSink, FileBlobStore, JsonlExportSink } from '../src/infra/fs';
-import { GitPortAdapter } from '../src/infra/git/gitPort';
 import { PgStore } from '../src/infra/pg/pgStore';
+import { benchClone, benchEngine, executorOf } from './support/benchEngine';
 
 const [mode, target = '', ownerId = '', host = '', prefix = '', countText, roundsText, startAtText] = process.argv.slice(2);
 if ((mode !== 'pg' && mode !== 'sqljs') || !target || !ownerId || !host || !prefix)
@@ -25,31 +20,11 @@ const count = Number(countText);
 const rounds = Number(roundsText);
 
 async function main(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), `foreman-bench-${ownerId}-`));
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'pipe' });
-  git('init', '-q', '-b', 'main');
-  writeFileSync(join(dir, 'README'), 'bench\n');
-  git('add', 'README');
-  git('-c', 'user.name=Bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '-m', 'initial');
+  const dir = benchClone(`bench-${ownerId}`);
   const foremanDir = mode === 'pg' ? join(dir, '.foreman') : target;
   const store: Store = mode === 'pg' ? PgStore.open(target, { ownerId }) : await SqlJsStore.open(target);
-  const engine = new Engine({
-    store,
-    settings: defaultEngineSettings,
-    blobs: new FileBlobStore(join(foremanDir, 'blobs')),
-    exports: new JsonlExportSink(foremanDir),
-    archive: new FileArchiveSink(foremanDir),
-    git: new GitPortAdapter(dir, () => 'main', { branchTemplate: defaultEngineSettings.branchTemplate }),
-    crew: { mergeStrategy: 'rebase' },
-    ...(mode === 'pg' ? { owner: { id: ownerId, host } } : {}),
-  });
-  const execute = async <C extends CommandName>(command: C, args: CommandInput<C>) => {
-    const parsed = parseCommand(command, args, { actor: ownerId });
-    if (!parsed.ok) throw new Error(parsed.message);
-    const result = await engine.execute(parsed.request);
-    if (!result.ok) throw new Error(`${command}: ${result.message}`);
-    return result.value;
-  };
+  const engine = benchEngine(store, defaultEngineSettings, dir, foremanDir, mode === 'pg' ? { id: ownerId, host } : undefined);
+  const execute = executorOf(engine, ownerId);
   // Every process starts at the same moment (after each has loaded), so the owners overlap.
   while (Date.now() < Number(startAtText)) await new Promise((resolve) => setTimeout(resolve, 5));
 

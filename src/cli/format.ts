@@ -77,6 +77,10 @@ const humanLines: { readonly [C in CommandName]: (value: ResultOf<C>) => string[
   approve: workerLines,
   'request-changes': workerLines,
   merge: (merged) => mergeLines(merged),
+  'send-failure': (sent) => [
+    `sent the failure of ${sent.checks.join(', ')} on pull request #${sent.pullRequest} to the agent`,
+    ...workerLines(sent),
+  ],
   cancel: ({ worker, task }) => [
     [task ? `cancelled task ${task}` : undefined, worker ? `worker ${worker} is IDLE` : undefined].filter(Boolean).join('; '),
   ],
@@ -204,7 +208,7 @@ function taskTable(tasks: readonly TaskStatusView[]): string[] {
     ['TASK', 'STATUS', 'WORKER', 'ATTEMPT', 'AFTER', 'PARENT', 'USAGE', 'TITLE'],
     tasks.map((t) => [
       t.id,
-      t.status,
+      t.pullRequest ? `${t.status}, ${pullRequestCell(t.pullRequest)}` : t.status,
       cell(t.workerId),
       `${t.attempt}/${t.maxAttempts}`,
       cell(t.blockedBy),
@@ -213,6 +217,14 @@ function taskTable(tasks: readonly TaskStatusView[]): string[] {
       cell(t.title),
     ]),
   );
+}
+
+/** "in PR #12 (checks failed)", "PR #12 merged". */
+function pullRequestCell(pull: NonNullable<TaskStatusView['pullRequest']>): string {
+  if (pull.state !== 'open') return `PR #${pull.number} ${pull.state}`;
+  const checks =
+    pull.checks && pull.checks.state !== 'none' ? ` (checks ${pull.checks.state === 'failure' ? 'failed' : pull.checks.state})` : '';
+  return `in PR #${pull.number}${checks}`;
 }
 
 function usageCell(item: { readonly usage: StatusSnapshot['usage'] }): string {

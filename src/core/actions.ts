@@ -79,13 +79,31 @@ export const workerRules = {
    */
   takeOver: workerStatesAccepting('requestChanges'),
   /** Its agent may be running now (the dashboard's terminal button). */
-  agentMayRun: workerStatesReachedBy('start', 'recover', 'requestChanges', 'mergeConflict', 'heartbeatTimeout'),
+  agentMayRun: workerStatesReachedBy('start', 'recover', 'requestChanges', 'mergeConflict', 'checkFailed', 'heartbeatTimeout'),
   /** Waiting for a person's review decision (the tree's inline Show Changes). */
   awaitsDecision: workerStatesAccepting('approve', 'merge'),
   /** Any worker (its worktree, a terminal in it). */
   any: workerStates,
 } as const satisfies Record<string, readonly WorkerState[]>;
 export type WorkerRule = keyof typeof workerRules;
+
+/**
+ * Where a worker is, for the engine's own decisions and the views' (not a person's actions): the
+ * SQL of the queries binds these lists rather than spelling states out.
+ */
+export const workerPhases = {
+  /**
+   * The attempt is under way (set up, running, or gone quiet) and can still fail: it takes one of
+   * its machine's places under `concurrency`, and what its agent last said is current.
+   */
+  attemptUnderWay: workerStatesAccepting('setupFailed', 'workFailed', 'dead'),
+  /** Its agent should be running: an owner that starts, or finds the worker in it, launches the agent. */
+  agentExpected: workerStatesAccepting('start', 'submit'),
+  /** Its agent must not run any more: where a timeout, a failure, a cancel or a reset leaves the worker. */
+  agentStopped: workerStatesReachedBy('heartbeatTimeout', 'setupFailed', 'workFailed', 'dead', 'cancel', 'reset', 'recycle'),
+  /** A trigger the clock fires waits for it (silence, a dead agent, a limit's reset, an overdue review): the monitor keeps its deadline. */
+  onTimer: workerStatesAccepting('heartbeatTimeout', 'dead', 'resume', 'reviewTimeout'),
+} as const satisfies Record<string, readonly WorkerState[]>;
 
 /** What a person can do to a task, by its status. */
 export const taskRules = {

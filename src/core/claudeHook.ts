@@ -56,3 +56,10 @@ export function signalOf(hook: ClaudeHookPayload): HookSignal {
       return {};
   }
 }
+
+/** A payload that is not what Claude Code sends is an error the caller reports (the hook then changes nothing). */
+export function readClaudeHook(payload: unknown): { ok: true; signal: HookSignal } | { ok: false; message: string } {
+  const parsed = claudeHookPayloadSchema.safeParse(payload);
+  if (!parsed.success) return { ok: false, message: 'the hook input is not a Claude Code hook payload (no hook_event_name)' };
+  return { ok: true, signal: signalOf(parsed.data) };
+}

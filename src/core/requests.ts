@@ -3,6 +3,8 @@ import { claudeHookPayloadSchema, signalOf } from './claudeHook';
 import { agentIdSchema, hostSchema, taskIdSchema, titleSchema, workerIdSchema } from './ids';
 import { type TaskStatus, taskStatuses } from './taskMachine';
 import { agentConfinements } from './agentConfinement';
+import { maxPayloadDepth, nestingDepth } from './payloadDepth';
+import { describeIssues } from './zodIssues';
 
 /**
  * Every request the engine takes, from the CLI, the local endpoint or the VS Code host. One zod
@@ -24,26 +26,6 @@ const messageTypeSchema = z.string().regex(/^[a-z][a-z0-9_.-]{0,63}$/, 'a messag
 /** One entry of a chain: a task title and optional prompt. */
 export const chainStepSchema = z.object({ title: titleSchema, prompt: promptSchema.optional() });
 export type ChainStep = z.infer<typeof chainStepSchema>;
-
-/** Deeper payloads are refused before anything recurses over them (JSON.stringify, the journal, the endpoint). */
-export const maxPayloadDepth = 64;
-
-/**
- * How deeply arrays and objects nest in `value`, measured with an explicit stack (a 20,000-deep
- * payload must not overflow the call stack here either); stops counting once past `limit`.
- */
-export function nestingDepth(value: unknown, limit: number): number {
-  let deepest = 0;
-  const stack: Array<readonly [unknown, number]> = [[value, 0]];
-  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
-    const [current, depth] = top;
-    if (typeof current !== 'object' || current === null) continue;
-    deepest = Math.max(deepest, depth + 1);
-    if (deepest > limit) return deepest;
-    for (const child of Object.values(current)) stack.push([child, depth + 1]);
-  }
-  return deepest;
-}
 
 const commands = {
   'worker.add': z.object({
@@ -82,6 +64,8 @@ const commands = {
   approve: z.object({ worker: workerIdSchema }),
   'request-changes': z.object({ worker: workerIdSchema, note: noteSchema }),
   merge: z.object({ worker: workerIdSchema }),
+  /** The failed checks of a task's pull request go to its agent, resuming its session (docs/handoff.md). */
+  'send-failure': z.object({ task: taskIdSchema }),
   cancel: z.object({ target: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'cancel takes a worker id or a task id') }),
   fail: z.object({
     worker: workerIdSchema,
@@ -220,6 +204,11 @@ export const commandNames = Object.keys(commands) as CommandName[];
 export type CommandArgs<C extends CommandName> = z.output<(typeof commands)[C]>;
 export type CommandInput<C extends CommandName> = z.input<(typeof commands)[C]>;
 
+/** The zod schema of a command's arguments: what other doors (the MCP server) show and parse with. */
+export function argsSchemaOf<C extends CommandName>(command: C): (typeof commands)[C] {
+  return commands[command];
+}
+
 export { readOnlyCommands, type ReadCommand } from './readCommands';
 
 /** One command's request. Code generic in the command takes this: its `command` is exactly `C`. */
@@ -252,38 +241,6 @@ const envelopeSchema = z.object({
     .regex(/^[A-Za-z0-9._:@-]{1,64}$/, 'an actor is 1-64 safe characters')
     .default('cli'),
 });
-
-/**
- * Formats zod issues as "field: rule; field: rule", naming what was wrong. `whole` names the thing
- * itself where an issue is about all of it (an unknown key): a request, a settings file. `known` is
- * added to an unknown key's rule: what the caller may write instead.
- */
-export function describeIssues(error: z.ZodError, whole = 'request', known?: readonly string[]): string {
-  return error.issues.map((issue) => describeIssue(issue, issue.path.length ? issue.path.join('.') : whole, known)).join('; ');
-}
-
-/** One issue, after `where` (a setting's or a field's path): an unknown key with the known ones, a bound in words. */
-export function describeIssue(issue: z.core.$ZodIssue, where: string, known?: readonly string[]): string {
-  if (issue.code !== 'unrecognized_keys') return `${where}: ${plainRule(issue)}`;
-  const keys = issue.keys.map((key) => `"${key}"`).join(', ');
-  return `${where}: unknown ${issue.keys.length === 1 ? 'key' : 'keys'} ${keys}${known ? `; known: ${known.join(', ')}` : ''}`;
-}
-
-const units: Partial<Record<string, string>> = { string: ' characters', array: ' items', set: ' items', file: ' bytes' };
-
-/**
- * A bound a schema gave no words of its own ("limit: must be at least 1"), said in words rather than as
- * zod's default ("Too small: expected number to be >=1"); every other message as the schema wrote it.
- */
-function plainRule(issue: z.core.$ZodIssue): string {
-  if (issue.code !== 'too_small' && issue.code !== 'too_big') return issue.message;
-  if (!/^Too (small|big)/.test(issue.message)) return issue.message;
-  const small = issue.code === 'too_small';
-  const bound = Number(small ? issue.minimum : issue.maximum);
-  const unit = units[issue.origin] ?? '';
-  if (issue.inclusive === false) return `must be ${small ? 'more' : 'less'} than ${bound}${unit}`;
-  return `must be at ${small ? 'least' : 'most'} ${bound}${unit}`;
-}
 
 export type ParsedRequest = { ok: true; request: Request } | { ok: false; message: string };
 

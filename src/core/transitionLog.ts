@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { describeIssues } from './requests';
+import { describeIssues } from './zodIssues';
 import { type TaskStatus, type TaskTrigger, taskTransitions } from './taskMachine';
 import { type WorkerState, type WorkerTrigger, workerTransitions } from './workerMachine';
 

@@ -31,6 +31,10 @@ export const WorkerTrigger = {
   reviewTimeout: 'reviewTimeout',
   merge: 'merge',
   mergeConflict: 'mergeConflict',
+  /** A check failed on the task's pull request and its failure was sent to the agent (docs/handoff.md). */
+  checkFailed: 'checkFailed',
+  /** The task's pull request was closed unmerged: its work is back in review. */
+  pullRequestClosed: 'pullRequestClosed',
   recover: 'recover',
   dead: 'dead',
   reset: 'reset',
@@ -52,7 +56,7 @@ export const workerTransitions: Readonly<Record<WorkerState, Readonly<Partial<Re
   [Assigned]: { start: Working, setupFailed: Failed, cancel: Idle },
   [Working]: { submit: InReview, workFailed: Failed, heartbeatTimeout: Stale, limitReached: Paused, cancel: Idle },
   [InReview]: { approve: Approved, requestChanges: Working, reviewTimeout: Stale, cancel: Idle },
-  [Approved]: { merge: Completed, mergeConflict: Working, cancel: Idle },
+  [Approved]: { merge: Completed, mergeConflict: Working, checkFailed: Working, pullRequestClosed: InReview, cancel: Idle },
   [Completed]: { recycle: Idle },
   [Stale]: { recover: Working, dead: Failed, cancel: Idle },
   [Paused]: { resume: Working, cancel: Idle },

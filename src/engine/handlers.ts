@@ -55,7 +55,7 @@ const write = <C extends TxCommand>(run: WriteHandler<C>['run']): WriteHandler<C
 
 /**
  * Every single-transaction command, exhaustively (a missing one is a type error). The flows
- * (start, merge, cancel, reset) do git and agent work around their transactions: see flows.ts.
+ * (start, merge, cancel, reset) do git and agent work around their transactions: see crew.ts.
  */
 export function createHandlers(s: Services): HandlerMap {
   return {

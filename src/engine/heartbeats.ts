@@ -26,11 +26,6 @@ export interface HeartbeatReceipt {
 export class HeartbeatService {
   constructor(private readonly leaseMs: number) {}
 
-  /** Whether this heartbeat will change a state (and so must be written durably). */
-  recovers(unit: Pick<Unit, 'tx'>, workerId: string): boolean {
-    return findWorker(unit.tx, workerId)?.state === WorkerState.Stale;
-  }
-
   beat(unit: Unit, args: CommandArgs<'heartbeat'>, source: 'agent' | 'supervisor' = 'agent'): Result<HeartbeatReceipt> {
     const worker = findWorker(unit.tx, args.worker);
     if (!worker) return notFound('worker', args.worker);

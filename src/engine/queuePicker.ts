@@ -1,3 +1,4 @@
+import { fillBranchTemplate } from '../core/branchTemplate';
 import type { Reader } from './ports';
 import {
   type ClaimNextStatement,
@@ -30,10 +31,6 @@ export interface PickerSettings {
   readonly recordInClaim?: boolean;
 }
 
-export function branchName(template: string, workerId: string, taskId: string): string {
-  return template.replaceAll('{worker}', workerId).replaceAll('{task}', taskId);
-}
-
 /**
  * The only place that selects work. A claim is one statement, so two claimers can never take the
  * same task: the sub-select and the guarded UPDATE run as one step inside SQLite. On PostgreSQL the
@@ -64,7 +61,7 @@ export class QueuePicker {
 
   /** Claims one given task for a worker, if it is still runnable (or idle, for a manual task). */
   claimTask(unit: Unit, task: TaskRow, workerId: string): ClaimedTask | undefined {
-    const branch = branchName(this.settings.branchTemplate, workerId, task.id);
+    const branch = fillBranchTemplate(this.settings.branchTemplate, workerId, task.id);
     const trigger = task.status === 'idle' ? 'run' : 'claim';
     if (this.settings.recordInClaim) {
       const record = this.claimRecord(unit, workerId);

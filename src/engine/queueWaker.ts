@@ -1,3 +1,4 @@
+import { TaskStatus } from '../core/taskMachine';
 import { RunOnceScheduler } from './async';
 import { DisposableBase, type Event, MutableDisposable } from './events';
 import { DeadlineQueue } from './deadlineQueue';
@@ -13,7 +14,7 @@ const retryAfterFailureMs = 5_000;
  * can only make it later: the due timer then fires early, and the dispatcher finds nothing.
  */
 function mayMoveDue(event: EngineEvent): boolean {
-  if (event.kind === 'task') return event.to === 'queued';
+  if (event.kind === 'task') return event.to === TaskStatus.Queued;
   if (event.kind === 'created') return event.entity === 'task';
   if (event.kind === 'rowsChanged') return event.tasks.length > 0;
   return event.kind === 'unblocked';

@@ -50,6 +50,8 @@ export interface CommandResults {
   'request-changes': WorkerRow;
   /** `merged` is absent when a repeated request id is answered from the first result. */
   merge: WorkerRow & { readonly merged?: MergeReport };
+  /** The worker sent back to work, its task's pull request, and the checks whose failure it was sent. */
+  'send-failure': WorkerRow & { readonly pullRequest: number; readonly checks: string[] };
   cancel: { worker?: string; task?: string };
   fail: WorkerRow;
   reset: WorkerRow;
@@ -79,6 +81,6 @@ export interface CommandResults {
 export type ResultOf<C extends CommandName> = CommandResults[C];
 
 /** Commands whose success waits for git or an agent (async steps around the guarded transaction), or reaches an agent alone. */
-export type FlowCommand = 'start' | 'merge' | 'cancel' | 'reset' | 'tell' | 'interrupt';
+export type FlowCommand = 'start' | 'merge' | 'send-failure' | 'cancel' | 'reset' | 'tell' | 'interrupt';
 /** Commands that are one transaction and nothing else. */
 export type TxCommand = Exclude<CommandName, FlowCommand>;

@@ -49,6 +49,15 @@ export interface TaskRow {
   last_worker_id: string | null;
   branch: string | null;
   previous_branch: string | null;
+  /** Its pull request (a `pull-request` workspace, docs/handoff.md): number, address, what the forge last said. */
+  pr_number: number | null;
+  pr_url: string | null;
+  pr_state: string | null;
+  /** The branch its work is stacked on while an earlier chain step is in review on the forge; null: the base. */
+  pr_base: string | null;
+  /** The checks last read on its pull request (JSON of `PullRequestChecks`). */
+  pr_checks: string | null;
+  check_fixes: number;
 }
 
 // The lookups live with their tables in ./queries; re-exported here for the callers that import them from rows.

@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { defaultBranchTemplate } from '../core/branchTemplate';
 import { defaultMaxPayloadBytes } from '../core/limits';
+import { type HandoffSettings, defaultHandoff } from './forge';
 import {
   type AgentStallSettings,
   type BackoffSettings,
@@ -48,7 +50,7 @@ export const defaultEngineSettings: EngineSettings = {
   backoff: defaultBackoff,
   defaultMaxAttempts: 3,
   concurrency: 8,
-  branchTemplate: '{worker}/{task}',
+  branchTemplate: defaultBranchTemplate,
   idempotencyTtlMs: 24 * 3600_000,
   inlinePayloadBytes: 4096,
   maxPayloadBytes: defaultMaxPayloadBytes,
@@ -94,6 +96,25 @@ export const remoteNameSchema = z
   .regex(/^[A-Za-z0-9_][A-Za-z0-9._-]{0,99}$/, 'a git remote name such as `origin`')
   .refine((name) => !name.endsWith('.lock') && !name.includes('..'), 'a git remote name such as `origin`');
 
+/** Where pull requests are opened (docs/handoff.md). Tokens are never settings: they come from the environment. */
+export const forgeSettingsSchema = z
+  .object({
+    kind: z.literal('github').default('github'),
+    /** The git remote branches are pushed to; default `origin`. */
+    remote: remoteNameSchema.optional(),
+    /** owner/name on the forge; default: read from the remote's URL. */
+    repository: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/, 'owner/name, e.g. octo-org/app')
+      .optional(),
+    /** The REST API's base URL (GitHub Enterprise: https://ghe.example.com/api/v3); default https://api.github.com. */
+    apiUrl: z.url({ protocol: /^https?$/, message: 'an http(s) URL such as https://ghe.example.com/api/v3' }).optional(),
+    /** How often open pull requests are read back. */
+    pollMs: z.number().int().min(100).optional(),
+  })
+  .strict();
+export type ForgeSettings = z.infer<typeof forgeSettingsSchema>;
+
 /** `.foreman/settings.json`, read back through zod: every field optional, unknown fields refused. */
 export const settingsFileSchema = z
   .object({
@@ -131,6 +152,12 @@ export const settingsFileSchema = z
     allowEmptyResults: z.boolean().optional(),
     /** The shared remote task branches are pushed to and the base is merged on; null: this machine only. */
     remote: remoteNameSchema.nullable().optional(),
+    /** How approved work leaves (docs/handoff.md): merged here (the default) or as a pull request on the forge. */
+    handoff: z.enum(['local-merge', 'pull-request']).optional(),
+    /** The forge pull requests go to; everything but the remote is read from it when absent. */
+    forge: forgeSettingsSchema.optional(),
+    /** Send a failed check to the agent by itself, at most this many times per task (true: 2). */
+    autoFixChecks: z.union([z.boolean(), z.number().int().min(0).max(10)]).optional(),
     /** At least an hour, so the last hour's throughput is always counted from live rows. */
     retainFinishedMs: z.number().int().min(3600_000).optional(),
     /** At least 3 s: renewed every third of it, a lease must outlast a busy moment of its owner. */
@@ -187,6 +214,9 @@ export interface CrewSettingsFile {
    * there and merges land on its base. Undefined: one machine, nothing is pushed (the default).
    */
   readonly remote?: string;
+  /** How approved work leaves, and the forge it goes to (docs/handoff.md). */
+  readonly handoff?: HandoffSettings;
+  readonly forge?: ForgeSettings;
 }
 
 export function crewSettingsOf(file: SettingsFile): CrewSettingsFile {
@@ -200,5 +230,12 @@ export function crewSettingsOf(file: SettingsFile): CrewSettingsFile {
     portRange: file.portRange,
     allowEmptyResults: file.allowEmptyResults ?? false,
     ...(file.remote ? { remote: file.remote } : {}),
+    handoff: {
+      mode: file.handoff ?? defaultHandoff.mode,
+      pollMs: file.forge?.pollMs ?? defaultHandoff.pollMs,
+      autoFixChecks:
+        file.autoFixChecks === true ? 2 : file.autoFixChecks === false ? 0 : (file.autoFixChecks ?? defaultHandoff.autoFixChecks),
+    },
+    ...(file.forge ? { forge: file.forge } : {}),
   };
 }

@@ -1,12 +1,13 @@
 import type { CommandArgs } from '../core/requests';
-import { hasAttemptsLeft, retryDelay, type BackoffSettings } from '../core/policies';
+import type { BackoffSettings } from '../core/policies';
 import { type Result, notFound, ok, refused } from '../core/result';
 import { TaskStatus } from '../core/taskMachine';
 import { WorkerState, busyWorkerStates } from '../core/workerMachine';
 import type { ChainCoordinator } from './chainCoordinator';
 import type { ClaimedTask, QueuePicker } from './queuePicker';
-import { deleteTaskClaim, findTask, findWorker, findWorkerHolding, findWorkerHoldingIn, insertWorker } from './queries';
+import { findTask, findWorker, findWorkerHolding, findWorkerHoldingIn, insertWorker } from './queries';
 import { type TaskRow, type WorkerRow, requireTask, requireWorker } from './rows';
+import { cancelHeldTask, completeTask, failTask, returnTask } from './taskEnds';
 import { checkAttempt, moveTask, moveWorker } from './transitions';
 import type { OwnerIdentity } from './ports';
 import type { Unit } from './unit';
@@ -24,7 +25,6 @@ export interface StateSettings {
   readonly leaseHolder?: () => string | undefined;
 }
 
-/** What a worker looks like after it lets go of its task. */
 /** How a worker's last error starts when its agent cannot run: the views and the dispatcher read it. */
 export const needsSetup = 'needs setup: ';
 
@@ -34,11 +34,13 @@ export const resumeNote = 'Your usage limit has reset. Continue the task where y
 /** What a failure ends: this attempt (retried while attempts remain), the task for good, or the worker's run until it is set up. */
 export type FailEnd = 'attempt' | 'final' | 'setup';
 
+/** What a worker looks like after it lets go of its task. */
 const released = { task_id: null, branch: null, attempt: 0, note: null, summary: null } as const;
 
 /**
  * Worker lifecycle commands: every one is a pair of guarded moves (worker and task together, one
- * transaction) plus the chain's reaction. Callers run them inside a Unit; nothing here does I/O.
+ * transaction) plus the chain's reaction; the task's side of a worker letting go is taskEnds.ts.
+ * Callers run them inside a Unit; nothing here does I/O.
  */
 export class StateService {
   constructor(
@@ -151,6 +153,18 @@ export class StateService {
     );
   }
 
+  /** A failed check on the task's pull request sends the approved worker back to work, the failure as its note. */
+  checkFailed(unit: Unit, workerId: string, note: string, metadata: Record<string, unknown>): Result<WorkerRow> {
+    return this.moveHolder(unit, workerId, undefined, (worker) =>
+      moveWorker(unit, worker, 'checkFailed', { set: { note }, reason: note, metadata }),
+    );
+  }
+
+  /** The task's pull request was closed unmerged: the work is back in review, nothing lost. */
+  pullRequestClosed(unit: Unit, workerId: string, reason: string): Result<WorkerRow> {
+    return this.moveHolder(unit, workerId, undefined, (worker) => moveWorker(unit, worker, 'pullRequestClosed', { reason }));
+  }
+
   /** The worker's branch is in the base: the task is done and the worker is free again. */
   merged(unit: Unit, workerId: string, metadata: Record<string, unknown> = {}): Result<WorkerRow> {
     const worker = findWorker(unit.tx, workerId);
@@ -159,11 +173,8 @@ export class StateService {
     const moved = moveWorker(unit, worker, 'merge', { metadata });
     if (!moved.ok) return moved;
     if (task) {
-      const done = moveTask(unit, task, 'complete', { set: { finished_at: unit.now, result: worker.summary, worker_id: null }, metadata });
+      const done = completeTask(unit, this.chains, task, worker.summary, metadata);
       if (!done.ok) return done;
-      deleteTaskClaim(unit.tx, task.id);
-      const chained = this.chains.onTaskFinished(unit, task.id);
-      if (!chained.ok) return chained;
     }
     const recycled = moveWorker(unit, { ...worker, state: moved.value }, 'recycle', { set: released });
     return recycled.ok ? ok(requireWorker(unit.tx, workerId)) : recycled;
@@ -182,8 +193,14 @@ export class StateService {
       const said = end === 'setup' ? `${needsSetup}${reason}` : reason;
       const moved = moveWorker(unit, worker, trigger, { set: { last_error: said }, reason: said });
       if (!moved.ok) return moved;
-      if (end === 'setup') return this.returnTask(unit, { ...worker, state: moved.value }, said);
-      return this.failTask(unit, { ...worker, state: moved.value }, reason, end === 'final');
+      const failed = { ...worker, state: moved.value };
+      if (end === 'setup') {
+        const returned = returnTask(unit, failed, said);
+        return returned.ok ? ok(failed.state) : returned;
+      }
+      const requeued = failTask(unit, this.chains, this.settings.backoff, failed, reason, end === 'final');
+      if (!requeued.ok || !requeued.value) return requeued.ok ? ok(failed.state) : requeued;
+      return moveWorker(unit, failed, 'reset', { set: released, reason: 'attempt failed; task requeued' });
     });
   }
 
@@ -207,40 +224,6 @@ export class StateService {
       set: { paused_until: null, last_error: null, note: resumeNote },
       reason: 'the usage limit has reset',
     });
-  }
-
-  /** The task of a worker that could not run it goes back to the queue as it was before the claim. */
-  private returnTask(unit: Unit, worker: WorkerRow, reason: string): Result<WorkerState> {
-    const task = worker.task_id ? findTask(unit.tx, worker.task_id) : undefined;
-    if (!task || task.status !== TaskStatus.Running) return ok(worker.state);
-    const failed = moveTask(unit, task, 'fail', { set: { finished_at: unit.now, last_error: reason }, reason });
-    if (!failed.ok) return failed;
-    deleteTaskClaim(unit.tx, task.id);
-    const requeued = moveTask(unit, { ...task, status: failed.value }, 'retry', {
-      set: { scheduled_for: unit.now, worker_id: null, attempt: Math.max(0, task.attempt - 1) },
-      reason: `worker '${worker.id}' could not start its agent; attempt ${task.attempt} not counted`,
-    });
-    return requeued.ok ? ok(worker.state) : requeued;
-  }
-
-  private failTask(unit: Unit, worker: WorkerRow, reason: string, final = false): Result<WorkerState> {
-    const task = worker.task_id ? findTask(unit.tx, worker.task_id) : undefined;
-    if (!task || task.status !== TaskStatus.Running) return ok(worker.state);
-    const failed = moveTask(unit, task, 'fail', { set: { finished_at: unit.now, last_error: reason }, reason });
-    if (!failed.ok) return failed;
-    deleteTaskClaim(unit.tx, task.id);
-    const maxAttempts = worker.max_attempts ?? task.max_attempts;
-    if (final || !hasAttemptsLeft(task.attempt, maxAttempts)) {
-      const chained = this.chains.onTaskFinished(unit, task.id);
-      return chained.ok ? ok(worker.state) : chained;
-    }
-    const delay = retryDelay(this.settings.backoff, task.attempt);
-    const requeued = moveTask(unit, { ...task, status: failed.value }, 'retry', {
-      set: { scheduled_for: unit.now + delay, worker_id: null },
-      reason: `attempt ${task.attempt} of ${maxAttempts} failed; retry in ${Math.round(delay / 1000)}s`,
-    });
-    if (!requeued.ok) return requeued;
-    return moveWorker(unit, worker, 'reset', { set: released, reason: 'attempt failed; task requeued' });
   }
 
   /** FAILED → IDLE (reset) or COMPLETED → IDLE (recycle); the worker lets go of its task. */
@@ -285,13 +268,9 @@ export class StateService {
   private cancelWorker(unit: Unit, worker: WorkerRow): Result<{ worker?: string; task?: string }> {
     const moved = moveWorker(unit, worker, 'cancel', { set: released, metadata: { taskId: worker.task_id } });
     if (!moved.ok) return moved;
-    const task = worker.task_id ? findTask(unit.tx, worker.task_id) : undefined;
-    if (!task || task.status !== TaskStatus.Running) return ok({ worker: worker.id });
-    const cancelled = moveTask(unit, task, 'cancel', { set: { finished_at: unit.now, worker_id: null } });
+    const cancelled = cancelHeldTask(unit, this.chains, worker);
     if (!cancelled.ok) return cancelled;
-    deleteTaskClaim(unit.tx, task.id);
-    const chained = this.chains.onTaskFinished(unit, task.id);
-    return chained.ok ? ok({ worker: worker.id, task: task.id }) : chained;
+    return ok(cancelled.value && worker.task_id ? { worker: worker.id, task: worker.task_id } : { worker: worker.id });
   }
 
   /** Runs a move on a worker that must exist, after the fencing check on the attempt it claims. */

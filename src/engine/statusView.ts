@@ -1,3 +1,5 @@
+import { pullRequestView, type PullRequestView } from './pullRequestView';
+import { workerPhases } from '../core/actions';
 import { type Usage, zeroUsage } from '../core/agentEvents';
 import type { AgentConfinement } from '../core/agentConfinement';
 import type { Liveness } from '../core/policies';
@@ -101,6 +103,8 @@ export interface TaskStatusView {
   readonly manual: boolean;
   /** Tokens and cost of every attempt of this task; zero when no agent reported any. */
   readonly usage: Usage;
+  /** Its pull request, in a `pull-request` workspace (docs/handoff.md). */
+  readonly pullRequest?: PullRequestView;
 }
 
 export interface StatusSnapshot {
@@ -130,7 +134,7 @@ export interface StatusPage {
 export type StatusQuery = CommandArgs<'status'>;
 
 /** States in which an agent runs, so its activity and waits mean something. */
-const agentStates: ReadonlySet<string> = new Set([WorkerState.Assigned, WorkerState.Working, WorkerState.Stale]);
+const agentStates: ReadonlySet<string> = new Set(workerPhases.attemptUnderWay);
 
 /**
  * Activity and waits count only for the worker's current run: said in this attempt, since it
@@ -217,6 +221,7 @@ export function readStatus(reader: Reader, monitor: Monitor, now: number, query:
     lastError: task.last_error,
     manual: task.auto_dispatch === 0,
     usage: usage.byTask.get(task.id) ?? zeroUsage,
+    ...pullRequestView(task),
   }));
   return {
     baseBranch: readMeta(reader, 'base_branch') ?? null,

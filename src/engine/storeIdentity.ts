@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { ok } from '../core/result';
 import type { Reader, Tx } from './ports';
 import { readMeta, writeMeta } from './queries';
+import type { Transactor } from './transactor';
 
 /**
  * The store's identity (issue 28): a random id in `meta.store_id`, written by `foreman init` (and,
@@ -22,4 +24,19 @@ export function ensureStoreId(tx: Tx): string {
   const id = randomBytes(8).toString('hex');
   writeMeta(tx, storeIdKey, id);
   return id;
+}
+
+/**
+ * A gate for the work that writes files naming the store (exports, archive segments): the store's
+ * identity is committed first, once, in a transaction of its own.
+ */
+export function identityFirst(tx: Transactor): <T>(work: () => T) => T {
+  let known = false;
+  return (work) => {
+    if (!known) {
+      const made = tx.internal('store', (unit) => ok(ensureStoreId(unit.tx)), { quiet: true });
+      known = made.ok;
+    }
+    return work();
+  };
 }

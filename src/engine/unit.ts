@@ -1,3 +1,4 @@
+import { workerPhases } from '../core/actions';
 import type { ChangedRows, Tx } from './ports';
 import type { TaskStatus } from '../core/taskMachine';
 import type { WorkerState } from '../core/workerMachine';
@@ -52,7 +53,7 @@ export function mayHaveWork(event: EngineEvent): boolean {
  * The states in which the monitor keeps a liveness deadline for a worker (Monitor.deadlineOf): a
  * worker moved into one of them has a deadline that the waker, this owner's or another's, reads.
  */
-export const watchedStates: ReadonlySet<WorkerState> = new Set<WorkerState>(['WORKING', 'STALE', 'PAUSED', 'IN_REVIEW']);
+export const watchedStates: ReadonlySet<WorkerState> = new Set(workerPhases.onTimer);
 
 /**
  * The worker whose liveness deadline an event may bring sooner, if any: one moved into a watched
@@ -67,7 +68,7 @@ export function livenessWorkerOf(event: EngineEvent): string | undefined {
 
 /**
  * The workers and tasks a commit's events name (what another owner's views read again), and what
- * the other owners must do about them (ports.ts `ChangedRows`). A heartbeat names nothing: liveness
+ * the other owners must do about them (ports/store.ts `ChangedRows`). A heartbeat names nothing: liveness
  * is read from the table by whoever needs it (the waker at a deadline, views on a timer), so a beat
  * wakes no other owner (issue 29). A change that makes no work runnable and changes no row outside
  * a transition (a claim, an agent starting or submitting) is `onlyForViews`.

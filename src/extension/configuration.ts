@@ -67,7 +67,7 @@ export type ForemanConfiguration = z.infer<typeof configurationSchema>;
 const defaults: ForemanConfiguration = {
   baseBranch: '',
   worktreeRoot: '',
-  branchTemplate: '{worker}/{task}',
+  branchTemplate: defaultEngineSettings.branchTemplate,
   concurrency: 4,
   teamConcurrency: 0,
   maxAttempts: 3,

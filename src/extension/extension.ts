@@ -6,7 +6,9 @@ import { builtinProfiles } from '../infra/agents/profiles';
 import { readOwner } from '../infra/db';
 import { initWorkspace } from '../infra/workspace';
 import { contributeCli } from './cli/cliOnPath';
+import { registerMcpProvider } from './mcpProvider';
 import { CommandId } from './commands/commandIds';
+import { contextKeys } from './contextKeys';
 import { registerAnswerCommands } from './commands/answerCommands';
 import { registerTalkCommands } from './commands/talkCommands';
 import { registerSessionTerminalCommand } from './commands/sessionTerminalCommand';
@@ -15,11 +17,15 @@ import { registerWorkerCommands } from './commands/workerCommands';
 import { registerWorkspaceCommands } from './commands/workspaceCommands';
 import { registerDashboard } from './dashboard';
 import { crewSettingsOf, engineSettingsOf, readConfiguration, storeOverrideOf } from './configuration';
+import { githubTokenSource } from './forgeCredentials';
+import { NoticeLedger } from './noticeLedger';
 import { Notifier } from './notifications';
 import { SessionRegistry } from './sessionRegistry';
 import { ClientSession } from './sessions/clientSession';
 import { OwnerSession } from './sessions/ownerSession';
+import { type HandoverRequest, grantHandover } from './sessions/handover';
 import { handoverDecider, registerTakeOver, showReadOnlyNotice } from './sessions/ownership';
+import { OwnershipNotices } from './sessions/ownershipNotices';
 import { LivenessStatusItem } from './statusBar/livenessItem';
 import { QueueTreeProvider } from './tree/queueTree';
 import { VsCodeTerminalHost } from './terminalHost';
@@ -56,31 +62,23 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
   const queue = new QueueTreeProvider(registry);
   const workersView = vscode.window.createTreeView('foreman.workers', { treeDataProvider: workers, showCollapseAll: true });
   const queueView = vscode.window.createTreeView('foreman.queue', { treeDataProvider: queue, showCollapseAll: true });
-  context.subscriptions.push(output, registry, workers, queue, workersView, queueView, new LivenessStatusItem(registry));
+  const ownershipNotices = new OwnershipNotices(registry);
+  context.subscriptions.push(output, registry, workers, queue, workersView, queueView, new LivenessStatusItem(registry), ownershipNotices);
 
+  /** The context keys as last set: each is sent to the window only when it changes. */
+  const contextSet = new Map<string, boolean>();
   const updateContext = () => {
     const sessions = registry.sessions();
-    void vscode.commands.executeCommand('setContext', 'foreman.active', sessions.length > 0);
-    void vscode.commands.executeCommand(
-      'setContext',
-      'foreman.noWorkers',
-      sessions.every((s) => s.snapshot().workers.length === 0),
-    );
-    void vscode.commands.executeCommand(
-      'setContext',
-      'foreman.noTasks',
-      sessions.every((s) => s.snapshot().tasks.length === 0),
-    );
-    void vscode.commands.executeCommand(
-      'setContext',
-      'foreman.readOnly',
-      sessions.some((s) => s.ownerNote),
-    );
+    for (const [key, value] of Object.entries(contextKeys(sessions))) {
+      if (contextSet.get(key) === value) continue;
+      contextSet.set(key, value);
+      void vscode.commands.executeCommand('setContext', key, value);
+    }
     const restricted = sessions.some((s) => s.restricted);
     // A second window is a read-only client; with one folder the tree has no folder row to say so.
     const readOnly = sessions.flatMap((s) => (s.ownerNote ? [sessions.length > 1 ? `${s.name}: ${s.ownerNote}` : s.ownerNote] : []));
     const readOnlyNote = readOnly.length
-      ? `${capitalize(readOnly.join('; '))}. This window shows the state and sends your commands to the owner; Take Over (the lock above) makes it the owner.`
+      ? `${capitalize(readOnly.join('; '))}. This window shows the state and sends your commands to the owner; Take Over (in the status bar) makes it the owner.`
       : undefined;
     workersView.message = restricted
       ? 'Restricted Mode: Foreman launches no agent and runs no merge until you trust this workspace.'
@@ -101,18 +99,24 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
     const worktreeRoot = configuration(folder).worktreeRoot || undefined;
     const client = new ClientSession(root, folder.name, note, worktreeRoot, takeOver, yieldMs ? Date.now() + yieldMs : 0);
     // The owner may be a window nobody sees: this one tells its person what needs them too.
-    const notifier = new Notifier(client, () => configuration(folder).notifications);
+    const notifier = new Notifier(client, () => configuration(folder).notifications, new NoticeLedger(path.join(root, '.foreman')));
     context.subscriptions.push(notifier.watchSnapshots(), notifier.watchWaiting());
     registry.add(client);
     log(`${folder.name}: ${note}`);
   };
 
-  /** Lets another window own the folder: this one closes its engine and shows the folder read-only. */
-  const handOver = (folder: vscode.WorkspaceFolder): void => {
-    log(`${folder.name}: handing over to another window`);
+  /**
+   * Lets the window that asked own the folder: the other read-only windows leave it the lock, and
+   * this one closes its engine and shows the folder read-only.
+   */
+  const handOver = (folder: vscode.WorkspaceFolder, to: HandoverRequest): void => {
+    log(`${folder.name}: handing over to another window (pid ${to.pid})`);
+    grantHandover(path.join(folder.uri.fsPath, '.foreman'), to);
     void registry.remove(folder.uri.fsPath).then(() => openAsClient(folder, 'read-only: handed over to another window', 30_000));
   };
 
+  // One GitHub sign-in per window for the pull-request hand-off (docs/handoff.md).
+  const forgeToken = githubTokenSource();
   const openFolder = async (folder: vscode.WorkspaceFolder): Promise<void> => {
     const root = folder.uri.fsPath;
     if (!fs.existsSync(path.join(root, '.foreman'))) return;
@@ -124,11 +128,15 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
       ...(store ? { store } : {}),
       trusted: vscode.workspace.isTrusted,
       settings: { engine: engineSettingsOf(config), crew: crewSettingsOf(config) },
+      forgeToken,
       // Read at each launch: an edit of `foreman.agents` applies to the next agent without a reopen.
       agentProfiles: () => configuration(folder).agents,
       log: (line) => log(`${folder.name}: ${line}`),
       terminalHost,
-      handover: { decide: handoverDecider(folder.name, () => handOver(folder)), onHandedOver: () => handOver(folder) },
+      handover: {
+        decide: handoverDecider(ownershipNotices, { name: folder.name, root }, (to) => handOver(folder, to)),
+        onHandedOver: (to) => handOver(folder, to),
+      },
       // The store goes on after a full disk (issue 10); the person should know changes are not saved meanwhile.
       onSavingChange: (problem) =>
         void (problem
@@ -146,7 +154,7 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
         }),
     });
     if (opened.ok) {
-      const notifier = new Notifier(opened.value, () => configuration(folder).notifications);
+      const notifier = new Notifier(opened.value, () => configuration(folder).notifications, new NoticeLedger(path.join(root, '.foreman')));
       context.subscriptions.push(
         opened.value.onDidCommit((events) => notifier.onEvents(events)),
         notifier.watchWaiting(),
@@ -209,6 +217,7 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
     ...registerWorkspaceCommands(registry),
     registerTakeOver(registry),
     contributeCli(context),
+    ...registerMcpProvider(context, registry),
     ...registerDashboard(context, registry, { log }),
     vscode.workspace.onDidChangeWorkspaceFolders((change) => {
       change.removed.forEach((folder) => void registry.remove(folder.uri.fsPath));

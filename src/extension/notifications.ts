@@ -4,6 +4,7 @@ import type { EngineEvent } from '../engine/unit';
 import type { WorkerStatus } from '../engine/statusView';
 import { CommandId } from './commands/commandIds';
 import type { ForemanConfiguration } from './configuration';
+import type { NoticeLedger } from './noticeLedger';
 import type { ForemanSession } from './session';
 import { SnapshotChanges, type StateChange } from './snapshotChanges';
 import { failedText, taskName, taskTitles } from './taskNames';
@@ -23,7 +24,8 @@ const changesState = new Set<string>([CommandId.approve, CommandId.cancel, Comma
  * Notifications only where a person is needed (ARCHITECTURE §9): an agent waits for an answer, a
  * review is ready, a worker went STALE, a task failed for good. Each is shown once per (task,
  * attempt, state), a wait once per (worker, attempt, message), and each kind can be turned off in
- * the settings.
+ * the settings. "Once" is per workspace, not per window: the ledger gives each notice to the first
+ * window that claims it, and the others stay quiet.
  */
 export class Notifier {
   private readonly shown = new Set<string>();
@@ -32,6 +34,7 @@ export class Notifier {
   constructor(
     private readonly session: ForemanSession,
     private readonly enabled: () => NotificationSwitches,
+    private readonly ledger: Pick<NoticeLedger, 'claim'>,
   ) {}
 
   /**
@@ -55,6 +58,7 @@ export class Notifier {
     const fresh = this.waiting.newlyWaiting(this.session.snapshot().workers);
     if (!this.enabled().needsInput) return;
     for (const worker of fresh) {
+      if (!this.ledger.claim(`needsInput:${JSON.stringify([worker.id, worker.taskId, worker.attempt, worker.needsInput?.message])}`)) continue;
       const where = worker.taskId ? ` on "${this.taskName(worker.taskId)}"` : '';
       void this.ask(
         `Foreman: ${worker.id} is waiting for you${where}: ${worker.needsInput?.message ?? ''}`,
@@ -166,7 +170,7 @@ export class Notifier {
     const key = `${kind}:${taskId}:${attempt}:${state}`;
     if (this.shown.has(key)) return false;
     this.shown.add(key);
-    return true;
+    return this.ledger.claim(key);
   }
 
   private async ask(

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Request } from '../core/requests';
-import { Engine } from '../engine/engine';
+import { Engine, type EngineDeps } from '../engine/engine';
 import type { LeaseClock } from '../engine/ownerLease';
 import type { ArchiveSink, BlobStore, Clock, ExportSink, OwnerIdentity, Store, WorktreeSetupPort } from '../engine/ports';
 import type { CrewSettingsFile, EngineSettings } from '../engine/settings';
@@ -9,11 +9,14 @@ import { readMeta } from '../engine/rows';
 import type { AgentEvent } from '../core/agentEvents';
 import { type AgentRun, AgentSupervisor, SupervisedAgents, WorktreeSetup, verifyRunner } from '../infra/agents';
 import { agentEnvironment } from '../infra/agents/agentEnvironment';
-import { attemptPaths } from '../infra/agents/attemptLog';
+import { attemptLogDir, attemptPaths } from '../infra/agents/attemptLog';
 import { reportsOf } from '../infra/agents/eventReports';
 import { type TerminalHost, TerminalAgents } from '../infra/agents/terminalAgents';
 import { GitPortAdapter } from '../infra/git/gitPort';
 import type { MergeLock } from '../infra/git/mergeLock';
+import { type TokenSource, environmentTokenSource, firstTokenSource } from '../infra/forge/credentials';
+import { GitHubForge } from '../infra/forge/github';
+import { defaultHandoff } from '../engine/forge';
 
 export interface CrewParts {
   readonly engine: Engine;
@@ -32,6 +35,8 @@ export interface CrewOptions {
   readonly agentProfiles?: () => Readonly<Record<string, unknown>>;
   /** Where `mode: "terminal"` profiles run (a VS Code window); without one they are refused at launch. */
   readonly terminalHost?: TerminalHost;
+  /** Where the forge token comes from before the environment's (VS Code's GitHub sign-in, docs/handoff.md). */
+  readonly forgeToken?: TokenSource;
   /** Who may merge now across machines (PgMergeLock on PostgreSQL); default: this process's queue. */
   readonly mergeLock?: MergeLock;
   readonly log: (line: string) => void;
@@ -143,7 +148,7 @@ export function assembleCrew(repoRoot: string, foremanDir: string, parts: Engine
         args: { worker: run.workerId, attempt: run.attempt, reason, until: Date.now() + Math.max(waitMs, 1000) },
         actor: 'supervisor',
       });
-    const logDir = path.join(foremanDir, 'logs');
+    const logDir = attemptLogDir(foremanDir);
     // What the agent's own events say (its session, usage, tool calls) goes to the engine as it is read.
     const onEvents = (run: AgentRun, events: readonly AgentEvent[]) => reportsOf(run, events).forEach(report);
     // A plan waits as a hook's permission request does: the answer comes with a beat of the agent's own.
@@ -201,6 +206,7 @@ export function assembleCrew(repoRoot: string, foremanDir: string, parts: Engine
     ...(parts.clock ? { clock: parts.clock } : {}),
     ...(parts.owner ? { owner: parts.owner } : {}),
     ...(parts.leaseClock ? { leaseClock: parts.leaseClock } : {}),
+    ...handoffParts(repoRoot, settings, options),
     crew: {
       mergeStrategy: settings.mergeStrategy,
       log: options.log,
@@ -213,4 +219,21 @@ export function assembleCrew(repoRoot: string, foremanDir: string, parts: Engine
   });
   bound.engine = engine;
   return { engine, git, agents, supervisor, terminals };
+}
+
+/** The hand-off and, for `pull-request`, the forge (docs/handoff.md); nothing for the default local merge. */
+function handoffParts(repoRoot: string, settings: CrewSettingsFile, options: CrewOptions): Pick<EngineDeps, 'handoff' | 'forge' | 'log'> {
+  const handoff = settings.handoff ?? defaultHandoff;
+  if (handoff.mode !== 'pull-request') return {};
+  const apiUrl = settings.forge?.apiUrl;
+  const fromEnvironment = environmentTokenSource(process.env, apiUrl);
+  const forge = new GitHubForge({
+    repoRoot,
+    remote: settings.forge?.remote ?? settings.remote ?? 'origin',
+    ...(settings.forge?.repository ? { repository: settings.forge.repository } : {}),
+    ...(apiUrl ? { apiUrl } : {}),
+    token: options.forgeToken ? firstTokenSource(options.forgeToken, fromEnvironment) : fromEnvironment,
+    log: options.log,
+  });
+  return { handoff, forge, log: options.log };
 }

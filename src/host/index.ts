@@ -4,3 +4,4 @@
  */
 export { oneShotPatienceMs, openOwner, type OpenOwnerOptions, type OwnerRole, type WorkspaceOwner } from './owner';
 export { cliBinDir, ownerHeartbeatMs } from './crewParts';
+export { attemptLogFile } from '../infra/agents/attemptLog';

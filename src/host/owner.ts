@@ -1,26 +1,25 @@
 import type { TerminalHost } from '../infra/agents/terminalAgents';
-import { randomUUID } from 'node:crypto';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { hostSchema, thisHost } from '../core/ids';
-import { type Result, invalid, ok, refused } from '../core/result';
+import { type Result, invalid, ok } from '../core/result';
 import type { Engine } from '../engine/engine';
 import { LeaseNotice } from '../engine/ownerLease';
 import type { Disposable } from '../engine/events';
-import type { Clock, OwnerIdentity, Store } from '../engine/ports';
+import type { Clock, Store } from '../engine/ports';
 import type { CommandName, RequestOf } from '../core/requests';
 import type { ResultOf } from '../engine/results';
 import type { CrewSettingsFile, EngineSettings } from '../engine/settings';
 import { type CrewParts, assembleCrew } from './crewParts';
 import { type WorktreeReport, branchFor } from '../infra/git';
-import { type OwnerLock, SqlJsStore, StoreError, acquireOwnerLock, readOwner, waitForOwnerLock } from '../infra/db';
+import type { OwnerLock } from '../infra/db';
 import { FileArchiveSink, FileBlobStore, JsonlExportSink } from '../infra/fs';
 import { PgListener } from '../infra/pg/listener';
 import { PgMergeLock } from '../infra/pg/mergeLock';
 import { PgStore } from '../infra/pg/pgStore';
+import { lockAndOpenStore, ownerIdentity } from './ownerStore';
 import { pgLeaseClock } from '../infra/pg/serverClock';
 import { foremanDir as foremanDirOf, isInitialised } from '../infra/workspace/paths';
 import { loadWorkspaceSettings } from '../infra/workspace/settings';
+import type { TokenSource } from '../infra/forge/credentials';
 import { type StoreConfig, readStoreConfig } from '../infra/workspace/storeConfig';
 
 /**
@@ -46,6 +45,8 @@ export interface OpenOwnerOptions {
   readonly agentProfiles?: () => Readonly<Record<string, unknown>>;
   /** Runs `mode: "terminal"` agent profiles (the VS Code window's terminals). */
   readonly terminalHost?: TerminalHost;
+  /** The forge token before the environment's (VS Code's GitHub sign-in, docs/handoff.md). */
+  readonly forgeToken?: TokenSource;
   /** Passed to the store: one-shot calls leave short journals for the next open to replay. */
   readonly closeCheckpointBytes?: number;
   /**
@@ -102,7 +103,7 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
   if (!isInitialised(dir)) {
     return invalid('notInitialised', `No Foreman here (${repoRoot}); run \`foreman init\` in the repository first.`, { dir: repoRoot });
   }
-  const loaded = options.settings ? ok(options.settings) : loadWorkspaceSettings(dir);
+  const loaded = options.settings ? ok(withWorkspaceHandoff(options.settings, dir)) : loadWorkspaceSettings(dir);
   if (!loaded.ok) return loaded;
   // A template that cannot make a branch name would fail every task at setup: refuse it up front.
   const template = loaded.value.engine.branchTemplate;
@@ -115,47 +116,9 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
   const owner = storeConfig.value.kind === 'postgres' ? ownerIdentity() : ok(undefined);
   if (!owner.ok) return owner;
   const log = options.log ?? (() => undefined);
-  // Everything slow happens before the lock (issue 10): a one-shot call holds it for its own
-  // transaction only, and the other callers queue for milliseconds, not for a replay each.
-  // Not while a long-running owner holds the lock: it will not let go, and a load would be wasted.
-  // PostgreSQL has nothing to load: the server holds the state.
-  const holder = readOwner(dir);
-  const preloaded = storeConfig.value.kind !== 'sqljs' || (holder && holder.role !== 'cli') ? undefined : await SqlJsStore.preload(dir);
-  // One owner per clone on either store: the lock guards this clone's worktrees and agents too.
-  const lock = await takeLock(dir, options);
-  if (!lock.ok) {
-    preloaded?.loaded.connection.close();
-    return lock;
-  }
-  let store: Store;
-  try {
-    const config = storeConfig.value;
-    store =
-      config.kind === 'postgres'
-        ? PgStore.open(config.url, {
-            ...(config.ssl !== undefined ? { ssl: config.ssl } : {}),
-            ...(owner.value ? { ownerId: owner.value.id } : {}),
-          })
-        : await SqlJsStore.open(dir, {
-            ...(options.log ? { log: options.log } : {}),
-            ...(options.closeCheckpointBytes ? { closeCheckpointBytes: options.closeCheckpointBytes } : {}),
-            ...(preloaded ? { preloaded } : {}),
-            onSavingChange: (problem) => {
-              log(problem ?? 'Changes are saved again.');
-              options.onSavingChange?.(problem);
-            },
-            onBroken: (reason) => {
-              log(`The store stopped taking writes: ${reason}. It must be reopened from disk.`);
-              options.onStoreBroken?.(reason);
-            },
-          });
-  } catch (error) {
-    preloaded?.loaded.connection.close();
-    lock.value.release();
-    // A server that is down or refuses the login is an answer saying so (the caller shows it), not a crash.
-    if (error instanceof StoreError && error.code === 'unreachable') return refused('storeUnreachable', error.message);
-    throw error;
-  }
+  const opened = await lockAndOpenStore(dir, storeConfig.value, owner.value, options, log);
+  if (!opened.ok) return opened;
+  const { lock, store } = opened.value;
   const parts = assembleCrew(
     repoRoot,
     dir,
@@ -183,6 +146,7 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
       log,
       ...(options.agentEnvironment ? { agentEnvironment: options.agentEnvironment } : {}),
       ...(options.terminalHost ? { terminalHost: options.terminalHost } : {}),
+      ...(options.forgeToken ? { forgeToken: options.forgeToken } : {}),
       ...(options.agentProfiles ? { agentProfiles: options.agentProfiles } : {}),
     },
   );
@@ -240,7 +204,7 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
       engine.dispose();
       store.close();
     } finally {
-      lock.value.release();
+      lock.release();
     }
   };
   let stopping: Promise<void> | undefined;
@@ -263,7 +227,7 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
     foremanDir: dir,
     engine,
     store,
-    lock: lock.value,
+    lock,
     parts,
     execute: (request) => engine.execute(request),
     start,
@@ -273,30 +237,6 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
   });
 }
 
-/** This process as one of a shared store's owners; FOREMAN_HOST must be a valid host name. */
-function ownerIdentity(): Result<OwnerIdentity> {
-  const host = thisHost(process.env, os.hostname());
-  if (!hostSchema.safeParse(host).success) {
-    return invalid('badHost', `FOREMAN_HOST '${host}' is not a host name: use lowercase letters, digits, dots and dashes.`, { host });
-  }
-  return ok({ id: `${host}-${process.pid}-${randomUUID().slice(0, 8)}`, host, pid: process.pid });
-}
-
-/** The owner lock, waited for when the caller has patience for a one-shot holder. */
-function takeLock(dir: string, options: OpenOwnerOptions): Promise<Result<OwnerLock>> | Result<OwnerLock> {
-  const lockOptions = options.log ? { log: options.log } : {};
-  if (!options.lockPatienceMs) return acquireOwnerLock(dir, { role: options.role }, lockOptions);
-  return waitForOwnerLock(
-    dir,
-    { role: options.role },
-    {
-      ...lockOptions,
-      patienceMs: options.lockPatienceMs,
-      ...(options.lockWaitSignal ? { signal: options.lockWaitSignal } : {}),
-    },
-  );
-}
-
 function logWorktreeReport(report: WorktreeReport, log: (line: string) => void): void {
   const say = (what: string, findings: ReadonlyArray<{ workerId: string; path: string }>) =>
     findings.forEach((finding) => log(`worktree of ${finding.workerId} is ${what}: ${finding.path}`));
@@ -304,4 +244,16 @@ function logWorktreeReport(report: WorktreeReport, log: (line: string) => void):
   say('moved (repair with the worktree link)', report.moved);
   say('broken (its .git link is gone)', report.broken);
   say('occupied by something else (left untouched)', report.foreign);
+}
+
+/**
+ * The hand-off is the workspace's, one for every host (docs/handoff.md): VS Code's settings carry
+ * none, so `.foreman/settings.json`'s `handoff` and `forge` apply there too.
+ */
+function withWorkspaceHandoff(settings: { engine: EngineSettings; crew: CrewSettingsFile }, dir: string): typeof settings {
+  if (settings.crew.handoff) return settings;
+  const file = loadWorkspaceSettings(dir);
+  if (!file.ok || !file.value.crew.handoff) return settings;
+  const { handoff, forge } = file.value.crew;
+  return { ...settings, crew: { ...settings.crew, handoff, ...(forge ? { forge } : {}) } };
 }

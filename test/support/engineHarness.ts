@@ -1,6 +1,5 @@
-import { execFileSync } from 'node:child_process';
 import { after } from 'node:test';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CommandInput, type CommandName, type ReadCommand, parseCommand } from '../../src/core/requests';
@@ -13,6 +12,7 @@ import { SqlJsStore } from '../../src/infra/db';
 import { FileArchiveSink, FileBlobStore, JsonlExportSink } from '../../src/infra/fs';
 import { GitPortAdapter } from '../../src/infra/git/gitPort';
 import { PgStore } from '../../src/infra/pg/pgStore';
+import { initRepository } from './engineOwner';
 import { ManualClock } from './manualClock';
 import { type TestPostgres, createDatabase, startPostgres } from './postgres';
 
@@ -29,18 +29,6 @@ export interface EngineHarness {
   query<C extends ReadCommand>(command: C, args: CommandInput<C>): ResultOf<C>;
   blobCount(): number;
   close(): void;
-}
-
-/** A repository with one commit on `main`, for the engine's git steps (worktrees, merges). */
-function initRepository(dir: string): void {
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'pipe' });
-  git('init', '-q', '-b', 'main');
-  git('config', 'user.email', 'engine@test');
-  git('config', 'user.name', 'Engine Test');
-  writeFileSync(join(dir, 'README.md'), '# engine test\n');
-  writeFileSync(join(dir, '.gitignore'), '.foreman/\n');
-  git('add', 'README.md', '.gitignore');
-  git('commit', '-q', '-m', 'initial');
 }
 
 /**
@@ -120,3 +108,4 @@ export async function openEngine(
     },
   };
 }
+

@@ -23,6 +23,8 @@ const legalWorker: Record<string, string> = {
   'IN_REVIEW cancel': 'IDLE',
   'APPROVED merge': 'COMPLETED',
   'APPROVED mergeConflict': 'WORKING',
+  'APPROVED checkFailed': 'WORKING',
+  'APPROVED pullRequestClosed': 'IN_REVIEW',
   'APPROVED cancel': 'IDLE',
   'COMPLETED recycle': 'IDLE',
   'STALE recover': 'WORKING',

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { type ArchiveLine, archiveLineSchema } from '../../core/archiveSegment';
-import { describeIssues } from '../../core/requests';
+import { describeIssues } from '../../core/zodIssues';
 import { type TransitionEvent, transitionEventSchema } from '../../core/transitionLog';
 import type { ArchiveState } from '../../engine/archiveChain';
 import { FileArchiveSink } from '../../infra/fs/archiveSegments';

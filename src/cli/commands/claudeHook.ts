@@ -9,17 +9,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { describeTool } from '../../core/agentEvents';
+import { describeTool, toolDetail } from '../../core/agentEvents';
+import { readClaudeHook } from '../../core/claudeHook';
+import { allowedToolsVariable, claudeGateVariable, parseGate, permissionDecision } from '../../core/claudePermissions';
 import { parseRequest } from '../../core/requests';
 import { ExitCode } from '../../core/result';
-import { toolDetail } from '../../infra/agents/kinds/claude';
 import { isAlive } from '../../infra/agents/processes';
-import { claudeHookSignal } from '../../infra/agents/kinds/claudeHooks';
-import { allowedToolsVariable, claudeGateVariable, gateDecision, parseGate, permissionDecision } from '../../core/claudePermissions';
-import { readInitTools } from '../initTools';
-import { inPlanMode, planModeDecision } from '../../core/planModeGate';
-import { sandboxedAllow } from '../thinHook';
 import { stringFlag } from '../argv';
+import { hookRoute, sandboxedAllow } from '../hookGate';
 import { readHookInput } from '../hookInput';
 import { resolveTarget, route } from '../route';
 import { attemptOf, workerOf } from './helpers';
@@ -30,12 +27,6 @@ const answerPollMs = 500;
 /** How long a tool call waits for a person before it is denied (the hook's own timeout is longer). */
 const defaultAnswerWaitMs = 30 * 60_000;
 
-const toolCallSchema = z.object({
-  hook_event_name: z.literal('PreToolUse'),
-  tool_name: z.string(),
-  tool_input: z.record(z.string(), z.unknown()).default({}),
-  cwd: z.string().optional(),
-});
 const receiptSchema = z.object({ answer: z.enum(['allow', 'deny']).nullable().optional() });
 
 function say(line: string): void {
@@ -60,7 +51,7 @@ export async function runClaudeHook(input: CommandInput): Promise<number> {
     say(`stdin is not JSON (${(error as Error).message}); Claude Code sends its hook payload there.`);
     return ExitCode.ok;
   }
-  const signal = claudeHookSignal(payload);
+  const signal = readClaudeHook(payload);
   if (!signal.ok) {
     say(signal.message);
     return ExitCode.ok;
@@ -77,29 +68,16 @@ export async function runClaudeHook(input: CommandInput): Promise<number> {
     if (!result.ok) return say(result.message);
     return receiptSchema.safeParse(result.value).data?.answer ?? undefined;
   };
-  const call = toolCallSchema.safeParse(payload);
-  const gate = parseGate(process.env[claudeGateVariable] ?? process.env[allowedToolsVariable]);
-  if (!call.success || gate === undefined) {
+  const gated = hookRoute(payload, parseGate(process.env[claudeGateVariable] ?? process.env[allowedToolsVariable]));
+  if (gated.route === 'pass' || gated.route === 'sandboxed') {
     await heartbeat({ ...signal.signal });
+    if (gated.route === 'sandboxed') process.stdout.write(`${sandboxedAllow}\n`);
     return ExitCode.ok;
   }
-  const { tool_name: tool, tool_input: toolInput, cwd } = call.data;
-  const initTools = readInitTools(gate.streamFile);
-  const decision = gateDecision(gate, tool, toolInput, { ...(cwd === undefined ? {} : { cwd }), ...(initTools ? { initTools } : {}) });
-  const described = describeTool(tool, toolDetail(toolInput), 300);
-  if (inPlanMode(payload) && planModeDecision(decision.decision) === 'leaveToClaude') {
-    await heartbeat({ ...signal.signal });
-    return ExitCode.ok;
-  }
-  if (decision.decision === 'allow') {
-    await heartbeat({ ...signal.signal });
-    if (tool === 'Bash' && gate.sandboxedBash) process.stdout.write(`${sandboxedAllow}\n`);
-    return ExitCode.ok;
-  }
-  if (decision.decision === 'deny') {
-    // A deny rule (the user's or Foreman's) is final: Claude Code would refuse it too, so no person is asked.
-    await heartbeat({ activity: `refused ${described}: ${decision.reason}` });
-    process.stdout.write(`${permissionDecision('deny', decision.reason)}\n`);
+  const described = describeTool(gated.call.tool, toolDetail(gated.call.input), 300);
+  if (gated.route === 'deny') {
+    await heartbeat({ activity: `refused ${described}: ${gated.reason}` });
+    process.stdout.write(`${permissionDecision('deny', gated.reason)}\n`);
     return ExitCode.ok;
   }
   const answer = await askPerson(`permission to use ${described}`, heartbeat);

@@ -6,6 +6,7 @@ import { doctorCommands } from './doctor';
 import { hookCommands } from './claudeHook';
 import { historyCommands } from './history';
 import { inspectCommands } from './inspect';
+import { mcpCommands } from './mcp';
 import { type CommandSpec, groupsOf } from './spec';
 import { planCommands, taskCommands } from './task';
 import { waitCommands } from './wait';
@@ -34,6 +35,7 @@ export const commandTable: readonly CommandSpec[] = [
   ...doctorCommands,
   ...archiveCommands,
   ...historyCommands,
+  ...mcpCommands,
 ];
 
 /** The first words that need a second one ("worker"). */

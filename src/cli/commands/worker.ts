@@ -106,6 +106,14 @@ export const workerCommands: readonly CommandSpec[] = [
   },
   {
     kind: 'engine',
+    name: 'send-failure',
+    usage: '<task>',
+    summary: "send the failed checks of a task's pull request (job names and log tails) to its agent's session (docs/handoff.md)",
+    positionals: ['task'],
+    build: (input) => draft('send-failure', { task: required(input, 'task') }),
+  },
+  {
+    kind: 'engine',
     name: 'cancel',
     usage: '<worker|task>',
     summary: "stop a worker's task (a worker id is looked up first, then a task id)",

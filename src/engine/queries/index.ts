@@ -4,7 +4,7 @@
  * Reads take a `Reader`, writes a `Tx`; services call these functions and hold no SQL (a lint
  * rule in eslint.config.mjs keeps it so).
  *
- * This is the seam for a second store. The port (`Store`, `Reader`, `Tx` in ../ports.ts) still
+ * This is the seam for a second store. The port (`Store`, `Reader`, `Tx` in ../ports/store.ts) still
  * speaks SQL; a store over something else would supply these same functions with the same
  * signatures and semantics (guarded updates return the rows they changed, claims are atomic,
  * reads see the transaction's own writes), and the services above would not change.
@@ -29,3 +29,4 @@ export * from './tasks';
 export * from './taskViews';
 export * from './transitions';
 export * from './workers';
+export * from './pullRequests';

@@ -1,5 +1,6 @@
 import type { Reader, Tx } from '../ports';
 import type { WorkerRow } from '../rows';
+import { underWay } from './stateIn';
 
 /** The `owners` table (migration 6): one row per running owner of a shared store, with its lease. */
 
@@ -48,18 +49,16 @@ export function releaseExpiredOwner(tx: Tx, id: string, now: number): number {
   return tx.run('UPDATE owners SET released_at = ? WHERE id = ? AND released_at IS NULL AND lease_until_ms < ?', [now, id, now]);
 }
 
-/** Workers an owner handed a task and that still run it (ASSIGNED, WORKING or STALE). */
+/** Workers an owner handed a task and that still run it (their attempt is under way). */
 export function listBusyWorkersOfOwner(reader: Reader, ownerId: string): WorkerRow[] {
-  return reader.all<WorkerRow>(`SELECT * FROM workers WHERE owner_id = ? AND state IN ('ASSIGNED', 'WORKING', 'STALE') ORDER BY id`, [
-    ownerId,
-  ]);
+  return reader.all<WorkerRow>(`SELECT * FROM workers WHERE owner_id = ? AND ${underWay.sql} ORDER BY id`, [ownerId, ...underWay.params]);
 }
 
 /** Busy workers of a host that no owner's lease holds (their task came from a one-shot `foreman claim` or `assign`). */
 export function listUnheldBusyWorkersOnHost(reader: Reader, host: string): WorkerRow[] {
   return reader.all<WorkerRow>(
-    `SELECT * FROM workers WHERE host = ? AND owner_id IS NULL AND state IN ('ASSIGNED', 'WORKING', 'STALE') ORDER BY id`,
-    [host],
+    `SELECT * FROM workers WHERE host = ? AND owner_id IS NULL AND ${underWay.sql} ORDER BY id`,
+    [host, ...underWay.params],
   );
 }
 
@@ -80,9 +79,9 @@ export function hasLiveOwnerOnHost(reader: Reader, host: string, now: number, ex
  */
 export function deleteOwnerHoldingNothing(tx: Tx, id: string, host: string): number {
   return tx.run(
-    `DELETE FROM owners WHERE id = ? AND NOT EXISTS (SELECT 1 FROM workers WHERE state IN ('ASSIGNED', 'WORKING', 'STALE')
+    `DELETE FROM owners WHERE id = ? AND NOT EXISTS (SELECT 1 FROM workers WHERE ${underWay.sql}
        AND (owner_id = ? OR (owner_id IS NULL AND host = ?)))`,
-    [id, id, host],
+    [id, ...underWay.params, id, host],
   );
 }
 

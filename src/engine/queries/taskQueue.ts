@@ -1,3 +1,4 @@
+import { branchTemplateParts } from '../../core/branchTemplate';
 import type { TaskStatus } from '../../core/taskMachine';
 import type { Reader, Tx } from '../ports';
 import type { TaskRow } from '../rows';
@@ -102,15 +103,15 @@ export interface ClaimNextStatement {
 }
 
 export function compileClaimNext(branchTemplate: string): ClaimNextStatement {
-  const parts = branchTemplate.split(/(\{worker\}|\{task\})/).filter((part) => part !== '');
-  const branchSql = parts.map((part) => (part === '{task}' ? 'id' : '?')).join(' || ') || "''";
+  const parts = branchTemplateParts(branchTemplate);
+  const branchSql = parts.map((part) => (part.kind === 'task' ? 'id' : '?')).join(' || ') || "''";
   const sql = `UPDATE tasks SET ${claimColumns(branchSql)}
        WHERE id = (${nextRunnableIdSql}) AND status = 'queued'
        RETURNING id, attempt, branch`;
   return {
     sql,
     recordedSql: withAuditAndLease(sql),
-    literals: parts.filter((part) => part !== '{task}').map((part) => (part === '{worker}' ? null : part)),
+    literals: parts.flatMap((part) => (part.kind === 'literal' ? [part.text] : part.kind === 'worker' ? [null] : [])),
   };
 }
 

@@ -6,7 +6,7 @@ import type { TaskRow } from '../rows';
 
 /** Only the columns the views show: prompts and results can be long, and views read on every change. */
 const viewColumns = `id, title, status, blocked_by_task_id, worker_id, attempt, max_attempts, parent_task_id, planning_phase,
-  scheduled_for, last_error, auto_dispatch`;
+  scheduled_for, last_error, auto_dispatch, pr_number, pr_url, pr_state, pr_checks`;
 
 /** The columns `viewColumns` holds: the rest of a TaskRow is absent from what `listTaskViews` returns. */
 export type TaskViewRow = Pick<
@@ -23,6 +23,10 @@ export type TaskViewRow = Pick<
   | 'scheduled_for'
   | 'last_error'
   | 'auto_dispatch'
+  | 'pr_number'
+  | 'pr_url'
+  | 'pr_state'
+  | 'pr_checks'
 >;
 
 /** Which tasks a view asks for; every field given narrows the set. */

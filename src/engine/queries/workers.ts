@@ -1,7 +1,9 @@
 import type { WorkerState } from '../../core/workerMachine';
 import type { Reader, Tx } from '../ports';
 import type { WorkerRow } from '../rows';
+import { workerPhases } from '../../core/actions';
 import { type ColumnValues, withSetClause } from './setClause';
+import { stateIn, underWay } from './stateIn';
 
 /** The `workers` table: one row per worker, its state guarded by every UPDATE that moves it. */
 
@@ -31,10 +33,7 @@ export function findWorkerIdHolding(reader: Reader, taskId: string): string | un
 
 /** The worker that holds a task in one of `states` (the caller passes a constant list). */
 export function findWorkerHoldingIn(reader: Reader, taskId: string, states: readonly WorkerState[]): WorkerRow | undefined {
-  return reader.get<WorkerRow>(`SELECT * FROM workers WHERE task_id = ? AND state IN (${states.map(() => '?').join(',')})`, [
-    taskId,
-    ...states,
-  ]);
+  return reader.get<WorkerRow>(`SELECT * FROM workers WHERE task_id = ? AND ${stateIn(states)}`, [taskId, ...states]);
 }
 
 /** Every worker, by id. */
@@ -63,14 +62,16 @@ export function listWorkersOnHost(reader: Reader, host: string): WorkerRow[] {
   return reader.all<WorkerRow>('SELECT * FROM workers WHERE host = ? ORDER BY id', [host]);
 }
 
+const withAgentsSql = `SELECT * FROM workers WHERE ${stateIn(workerPhases.agentExpected)}`;
+
 /** Workers whose agent should be running (after an owner restart those agents are gone). */
 export function listWorkersWithAgents(reader: Reader): WorkerRow[] {
-  return reader.all<WorkerRow>(`SELECT * FROM workers WHERE state IN ('ASSIGNED', 'WORKING')`);
+  return reader.all<WorkerRow>(withAgentsSql, [...workerPhases.agentExpected]);
 }
 
 /** Workers that take a place under the concurrency limit, on every machine. */
 export function countBusyWorkers(reader: Reader): number {
-  return reader.get<{ n: number }>(`SELECT COUNT(*) AS n FROM workers WHERE state IN ('ASSIGNED', 'WORKING', 'STALE')`)?.n ?? 0;
+  return reader.get<{ n: number }>(`SELECT COUNT(*) AS n FROM workers WHERE ${underWay.sql}`, [...underWay.params])?.n ?? 0;
 }
 
 /**
@@ -81,9 +82,9 @@ export function countBusyWorkers(reader: Reader): number {
 export function countBusyWorkersOnHost(reader: Reader, host: string): number {
   return (
     reader.get<{ n: number }>(
-      `SELECT COUNT(*) AS n FROM workers WHERE state IN ('ASSIGNED', 'WORKING', 'STALE')
+      `SELECT COUNT(*) AS n FROM workers WHERE ${underWay.sql}
        AND (host = ? OR (host IS NULL AND owner_id IN (SELECT id FROM owners WHERE host = ?)))`,
-      [host, host],
+      [...underWay.params, host, host],
     )?.n ?? 0
   );
 }

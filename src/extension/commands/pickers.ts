@@ -87,6 +87,8 @@ export function askValidated(options: {
   placeHolder?: string;
   value?: string;
   rule: 'workerId' | 'taskId' | 'title' | 'note';
+  /** A check beyond the rule's shape, as the person types (an id already taken): the reason, or undefined. */
+  refuse?: (text: string) => string | undefined;
 }): Thenable<string | undefined> {
   const schema = { workerId: workerIdSchema, taskId: taskIdSchema, title: titleSchema, note: titleSchema.max(10_000) }[options.rule];
   return vscode.window.showInputBox({
@@ -97,9 +99,8 @@ export function askValidated(options: {
     ignoreFocusOut: true,
     validateInput: (text) => {
       const checked = schema.safeParse(text);
-      return checked.success
-        ? undefined
-        : { message: checked.error.issues[0]?.message ?? 'invalid', severity: vscode.InputBoxValidationSeverity.Error };
+      const problem = checked.success ? options.refuse?.(text) : (checked.error.issues[0]?.message ?? 'invalid');
+      return problem === undefined ? undefined : { message: problem, severity: vscode.InputBoxValidationSeverity.Error };
     },
   });
 }

@@ -48,13 +48,15 @@ export function registerSetupCommands(deps: SetupDeps): vscode.Disposable[] {
     vscode.commands.registerCommand(CommandId.addWorker, async () => {
       const session = await pickSession(registry);
       if (!session) return;
-      const taken = new Set(session.snapshot().workers.map((w) => w.id));
+      // Read at each keystroke and again after the picker: another window or the CLI may add one meanwhile.
+      const takenNow = () => new Set(session.snapshot().workers.map((w) => w.id));
       const id = await askValidated({
         title: 'Foreman: Add Worker',
         prompt: 'Worker id: lowercase letters, digits and dashes',
         placeHolder: 'e.g. worker-1',
-        value: nextWorkerId(taken),
+        value: nextWorkerId(takenNow()),
         rule: 'workerId',
+        refuse: (text) => (takenNow().has(text) ? duplicateWorker(text, session.name) : undefined),
       });
       if (!id) return;
       const picked = await vscode.window.showQuickPick(agentChoices(deps.agentProfiles(session.root)), {
@@ -62,6 +64,10 @@ export function registerSetupCommands(deps: SetupDeps): vscode.Disposable[] {
         placeHolder: "Which agent runs this worker's tasks?",
       });
       if (!picked) return;
+      if (takenNow().has(id)) {
+        void vscode.window.showErrorMessage(`Foreman: ${duplicateWorker(id, session.name)} Nothing was added; run Add Worker again.`);
+        return;
+      }
       const added = await send(session, { command: 'worker.add', args: { id, agent: picked.profile } }, `Worker ${id} added`);
       if (added.ok && !picked.runnable) void vscode.window.showWarningMessage(`Foreman: ${id} was added, but ${picked.detail ?? ''}`);
     }),
@@ -83,7 +89,9 @@ export function registerSetupCommands(deps: SetupDeps): vscode.Disposable[] {
         value: parsed.value.name ?? path.basename(document.fileName).replace(/\.\w+$/, ''),
         rule: 'title',
       });
-      if (name) await send(session, { command: 'chain.add', args: { name, steps: parsed.value.steps } }, `Chain "${name}" queued`);
+      if (!name) return;
+      const added = await send(session, { command: 'chain.add', args: { name, steps: parsed.value.steps } });
+      if (added.ok) void chainAdded(name, parsed.value.steps.length);
     }),
     vscode.commands.registerCommand(CommandId.exportLogs, async () => {
       const session = await pickSession(registry);
@@ -115,6 +123,20 @@ async function chainDocument(uri: vscode.Uri | undefined): Promise<vscode.TextDo
       canSelectMany: false,
     })) ?? [];
   return picked && vscode.workspace.openTextDocument(picked);
+}
+
+/** Why an id cannot be a new worker's: one by that name exists. */
+function duplicateWorker(id: string, folder: string): string {
+  return `A worker named '${id}' already exists in ${folder}; choose another id.`;
+}
+
+/** A chain is several tasks at once: a toast says they were queued, and shows them on request. */
+async function chainAdded(name: string, steps: number): Promise<void> {
+  const shown = await vscode.window.showInformationMessage(
+    `Foreman: chain "${name}" queued: ${steps} task${steps === 1 ? '' : 's'}, each after the one before.`,
+    'Show Queue',
+  );
+  if (shown) await vscode.commands.executeCommand('foreman.queue.focus');
 }
 
 function nextWorkerId(taken: ReadonlySet<string>): string {

@@ -1,3 +1,6 @@
+import { workerFits } from '../../core/actions';
+import { TaskStatus } from '../../core/taskMachine';
+import { WorkerState } from '../../core/workerMachine';
 import type { StatusSnapshot, TaskStatusView, WorkerStatus } from '../../engine/statusView';
 import { shownLiveness, troubleReason } from '../../shared/livenessWords';
 import type { AttentionItem } from '../../shared/protocol';
@@ -28,23 +31,23 @@ export function attention(
         detail: worker.needsInput.message,
         actions: [...inputAttentionActions],
       });
-    } else if (worker.state === 'IN_REVIEW') {
+    } else if (workerFits('approve', worker.state)) {
       items.push({
         ...base,
         kind: 'review',
         detail: worker.summary ?? 'ready for review',
         actions: ['approve', 'requestChanges', 'showChanges'],
       });
-    } else if (worker.state === 'APPROVED') {
+    } else if (workerFits('merge', worker.state)) {
       items.push({ ...base, kind: 'merge', detail: 'approved, waiting to be merged', actions: ['merge', 'showChanges'] });
-    } else if (worker.taskId && (worker.state === 'STALE' || shownLiveness(worker) === 'STALE' || shownLiveness(worker) === 'DEAD')) {
+    } else if (worker.taskId && (worker.state === WorkerState.Stale || shownLiveness(worker) === 'STALE' || shownLiveness(worker) === 'DEAD')) {
       // Only while an agent should run: a FAILED worker (DEAD by construction) is its task's Failed item below.
       items.push({ ...base, kind: 'stale', detail: troubleReason(worker), actions: ['showLog', 'cancel'] });
     }
   }
   for (const task of status.tasks) {
     if (items.length >= attentionLimit) break;
-    if (task.status !== 'failed') continue;
+    if (task.status !== TaskStatus.Failed) continue;
     const detail = task.lastError ?? `failed after ${task.attempt} of ${task.maxAttempts} attempts`;
     items.push({
       kind: 'failed',

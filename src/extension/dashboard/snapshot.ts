@@ -1,3 +1,4 @@
+import { workerFits } from '../../core/actions';
 import type { LivenessSettings } from '../../core/policies';
 import { taskStatuses } from '../../core/taskMachine';
 import { workerStates } from '../../core/workerMachine';
@@ -248,15 +249,12 @@ function activity(data: ActivityData | undefined, filter: ViewState['activity'],
   };
 }
 
-/** States in which a worker holds a running task but no agent works on it: it waits for a person. */
-const waitingForReview: ReadonlySet<string> = new Set(['IN_REVIEW', 'APPROVED']);
-
 /**
  * Running tasks that are being worked on: a task stays `running` through its review, but the
  * statistics count it under "in review", not twice; a running chain is a container, not work.
  */
 function agentsRunning(status: StatusSnapshot, isParent: (task: TaskStatusView) => boolean): number {
-  const reviewed = new Set(status.workers.filter((worker) => waitingForReview.has(worker.state)).map((worker) => worker.taskId));
+  const reviewed = new Set(status.workers.filter((worker) => workerFits('awaitsDecision', worker.state)).map((worker) => worker.taskId));
   return status.tasks.filter((task) => task.status === 'running' && !reviewed.has(task.id) && !isParent(task)).length;
 }
 

@@ -5,10 +5,12 @@ import { type Result, refused } from '../../core/result';
 import { Emitter } from '../../engine/events';
 import type { ResultOf } from '../../engine/results';
 import type { StatusSnapshot } from '../../engine/statusView';
+import { attemptLogFile } from '../../host';
 import { readOwner } from '../../infra/db';
 import { answerTo, sendRequest } from '../../infra/endpoint';
 import { GitPortAdapter } from '../../infra/git/gitPort';
 import type { ForemanSession } from '../session';
+import { grantedElsewhereUntil } from './handover';
 import { type StatusDelta, StatusModel, mergeDeltas, noChange } from '../statusModel';
 
 /**
@@ -31,6 +33,8 @@ export class ClientSession implements ForemanSession {
   private readonly watcher: fs.FSWatcher | undefined;
   private readonly git: GitPortAdapter;
   private pending = false;
+  /** The journal grew while a read was out: read again when it is back. */
+  private readAgain = false;
   private ownerCheck: NodeJS.Timeout | undefined;
   private ownerGone = false;
 
@@ -90,10 +94,18 @@ export class ClientSession implements ForemanSession {
     return result.ok ? result : { ...result, kind: result.kind === 'unexpected' ? 'refused' : result.kind };
   }
 
-  /** Asks the owner for a fresh snapshot; bursts of journal writes coalesce into one request. */
+  /**
+   * Asks the owner for a fresh snapshot; bursts of journal writes coalesce into one request. A write
+   * while a request is out may not be in its answer (issue 31: a merge's last commit was, and the
+   * views said APPROVED until the next change): it asks once more when the answer is in.
+   */
   refresh(): void {
-    if (this.pending) return;
+    if (this.pending) {
+      this.readAgain = true;
+      return;
+    }
     this.pending = true;
+    this.readAgain = false;
     setTimeout(() => {
       void this.execute({ command: 'status', args: {}, actor: 'vscode' }).then((result) => {
         this.pending = false;
@@ -101,6 +113,7 @@ export class ClientSession implements ForemanSession {
           this.unreported = mergeDeltas(this.unreported, this.model.replace(result.value));
           this.changeEmitter.fire();
         }
+        if (this.readAgain && !this.ownerGone) this.refresh();
       });
     }, 150);
   }
@@ -117,15 +130,20 @@ export class ClientSession implements ForemanSession {
       () => {
         this.ownerCheck = undefined;
         if (this.ownerGone || readOwner(path.join(this.root, '.foreman'))) return;
-        if (Date.now() < this.yieldUntil) {
+        if (Date.now() < this.leaveLockUntil()) {
           this.checkOwner();
           return;
         }
         this.ownerGone = true;
         this.onOwnerGone();
       },
-      Math.max(300, this.yieldUntil - Date.now()),
+      Math.max(300, this.leaveLockUntil() - Date.now()),
     );
+  }
+
+  /** This window's own yield after handing over, or a handover granted to another window. */
+  private leaveLockUntil(): number {
+    return Math.max(this.yieldUntil, grantedElsewhereUntil(path.join(this.root, '.foreman')));
   }
 
   worktreePath(workerId: string): string {
@@ -133,7 +151,7 @@ export class ClientSession implements ForemanSession {
   }
 
   logFile(taskId: string, attempt: number): string {
-    return path.join(this.root, '.foreman', 'logs', taskId, `attempt-${attempt}.log`);
+    return attemptLogFile(path.join(this.root, '.foreman'), taskId, attempt);
   }
 
   changedFiles(branch: string): Promise<string[]> {

@@ -17,11 +17,15 @@ import { writeFileAtomic } from '../../infra/fs';
 
 const requestName = 'handover.request';
 const replyName = 'handover.reply';
+const grantName = 'handover.granted';
+/** How long the other read-only windows leave the lock to the window a handover was granted to. */
+const grantMs = 15_000;
 /** A request older than this is left over from a window that gave up; nobody answers it. */
 const requestLifetimeMs = 30_000;
 
 const requestSchema = z.object({ id: z.string().uuid(), pid: z.number().int(), host: z.string(), at: z.number() });
 const replySchema = z.object({ id: z.string().uuid(), granted: z.boolean(), reason: z.string() });
+const grantSchema = z.object({ pid: z.number().int(), host: z.string(), until: z.number() });
 
 /** A window's request to take over ownership. */
 export type HandoverRequest = z.infer<typeof requestSchema>;
@@ -87,6 +91,22 @@ export async function requestHandover(foremanDir: string, options: { readonly ti
     if (stillOurs) fs.rmSync(file, { force: true });
   }
   return answered;
+}
+
+/**
+ * The owner hands over to the window that asked: written before it lets go of the lock, so that
+ * every other read-only window (a lost tab's host, one that handed over earlier) leaves the lock to
+ * that one instead of racing it.
+ */
+export function grantHandover(foremanDir: string, to: Pick<HandoverRequest, 'pid' | 'host'>): void {
+  writeFileAtomic(path.join(foremanDir, grantName), JSON.stringify({ pid: to.pid, host: to.host, until: Date.now() + grantMs }));
+}
+
+/** Until when this window leaves the lock to another window a handover was granted to (0: it need not). */
+export function grantedElsewhereUntil(foremanDir: string): number {
+  const grant = readJson(path.join(foremanDir, grantName), grantSchema);
+  if (!grant || (grant.pid === process.pid && grant.host === os.hostname())) return 0;
+  return grant.until;
 }
 
 /**

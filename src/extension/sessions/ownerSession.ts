@@ -1,4 +1,3 @@
-import * as path from 'node:path';
 import type { CommandName, Request, RequestOf } from '../../core/requests';
 import { type Result, refused } from '../../core/result';
 import { type Disposable, Emitter } from '../../engine/events';
@@ -8,9 +7,10 @@ import type { EngineEvent } from '../../engine/unit';
 import type { TerminalHost } from '../../infra/agents/terminalAgents';
 import { storeFailure } from '../../infra/db/storeError';
 import { EndpointServer } from '../../infra/endpoint';
-import { type WorkspaceOwner, oneShotPatienceMs, openOwner } from '../../host';
+import { type WorkspaceOwner, attemptLogFile, oneShotPatienceMs, openOwner } from '../../host';
 import type { CrewSettingsFile, EngineSettings } from '../../engine/settings';
 import type { StoreConfig } from '../../infra/workspace/storeConfig';
+import type { TokenSource } from '../../infra/forge/credentials';
 import type { ForemanSession } from '../session';
 import { type StatusDelta, StatusModel, addPending, mergeDeltas, noChange, touchedBy } from '../statusModel';
 import { type HandoverDecision, HandoverListener, type HandoverRequest } from './handover';
@@ -26,6 +26,8 @@ export interface OwnerSessionOptions {
   readonly name: string;
   readonly trusted: boolean;
   readonly settings: { engine: EngineSettings; crew: CrewSettingsFile };
+  /** The GitHub token of a `pull-request` workspace (forgeCredentials.ts). */
+  readonly forgeToken?: TokenSource;
   readonly log: (line: string) => void;
   /** Agent profiles, read at each launch (`foreman.agents`). */
   readonly agentProfiles?: () => Readonly<Record<string, unknown>>;
@@ -34,7 +36,7 @@ export interface OwnerSessionOptions {
   /** Answers another window that asks to take over; after a grant, `onHandedOver` lets go. */
   readonly handover?: {
     readonly decide: (request: HandoverRequest) => Promise<HandoverDecision>;
-    readonly onHandedOver: () => void;
+    readonly onHandedOver: (to: HandoverRequest) => void;
   };
   /** Hears when writes stop being saved (a full disk) and when they are saved again. */
   readonly onSavingChange?: (problem: string | undefined) => void;
@@ -94,6 +96,7 @@ export class OwnerSession implements ForemanSession {
       settings: options.settings,
       agentEnvironment: (): Record<string, string> => (socketPath ? { FOREMAN_ENDPOINT: socketPath } : {}),
       ...(options.terminalHost ? { terminalHost: options.terminalHost } : {}),
+      ...(options.forgeToken ? { forgeToken: options.forgeToken } : {}),
       ...(options.agentProfiles ? { agentProfiles: options.agentProfiles } : {}),
       ...(options.onSavingChange ? { onSavingChange: options.onSavingChange } : {}),
       ...(options.onStoreBroken ? { onStoreBroken: options.onStoreBroken } : {}),
@@ -183,7 +186,7 @@ export class OwnerSession implements ForemanSession {
   }
 
   logFile(taskId: string, attempt: number): string {
-    return path.join(this.owner.foremanDir, 'logs', taskId, `attempt-${attempt}.log`);
+    return attemptLogFile(this.owner.foremanDir, taskId, attempt);
   }
 
   changedFiles(branch: string): Promise<string[]> {

@@ -4,6 +4,7 @@ import { CommandId } from '../commands/commandIds';
 import type { SessionRegistry } from '../sessionRegistry';
 import { ClientSession } from './clientSession';
 import { type HandoverDecision, type HandoverRequest, requestHandover } from './handover';
+import type { OwnershipNotices } from './ownershipNotices';
 
 /**
  * How long a window's round trip may take before this extension host counts as having no window.
@@ -39,18 +40,19 @@ export function windowIsAttached(timeoutMs = windowProbeMs): Promise<boolean> {
 
 /**
  * The owner's answer to a window that asks to take over: yes at once when nobody can see this
- * window; otherwise no, and the person at this window is asked whether to hand over.
+ * window; otherwise no, and the person at this window is asked whether to hand over, until they
+ * answer (OwnershipNotices: a late "Hand Over" still hands over, and the asking window takes it).
  */
-export function handoverDecider(folderName: string, handOver: () => void): (request: HandoverRequest) => Promise<HandoverDecision> {
+export function handoverDecider(
+  notices: OwnershipNotices,
+  folder: { readonly name: string; readonly root: string },
+  handOver: (to: HandoverRequest) => void,
+): (request: HandoverRequest) => Promise<HandoverDecision> {
   return async (request) => {
     if (!(await windowIsAttached())) {
       return { granted: true, reason: 'no window is attached to the owner: its tab was closed or lost its connection' };
     }
-    void vscode.window
-      .showInformationMessage(`Foreman (${folderName}): another window (pid ${request.pid}) asks to take over this workspace.`, 'Hand Over')
-      .then((choice) => {
-        if (choice) handOver();
-      });
+    notices.askHandOver(folder.root, { folderName: folder.name, pid: request.pid, handOver: () => handOver(request) });
     return {
       granted: false,
       reason: 'the window that owns it is open and in use; it was asked to hand over (choose "Hand Over" there)',
@@ -85,7 +87,10 @@ export function registerTakeOver(registry: SessionRegistry): vscode.Disposable {
   });
 }
 
-/** The notice a window shows when it opens read-only because another window owns the folder. */
+/**
+ * The notice a window shows when it opens read-only because another window owns the folder. The
+ * toast hides itself; the status bar's "Take Over" item (OwnershipNotices) stays while it is read-only.
+ */
 export function showReadOnlyNotice(folderName: string, root: string, note: string): void {
   const message = `Foreman (${folderName}): ${note}. This window shows the state and sends your commands to the owner; if that window is closed or out of sight, take over here.`;
   void vscode.window.showInformationMessage(message, 'Take Over').then((choice) => {

@@ -3,6 +3,24 @@ import { WorkerState } from '../../core/workerMachine';
 
 const groupOrder = ['running', 'queued', 'idle', 'failed', 'cancelled', 'done'] as const;
 
+/**
+ * A status group's name in task words: `idle` is the store's word for a task nobody queued (a
+ * manual one, or one reset), and "Idle" is what the Workers view calls a worker with nothing to do.
+ */
+export const groupNames: Readonly<Record<(typeof groupOrder)[number], string>> = {
+  running: 'In progress',
+  queued: 'Queued',
+  idle: 'To assign',
+  failed: 'Failed',
+  cancelled: 'Cancelled',
+  done: 'Done',
+};
+
+/** The name a status group shows (an unknown status as it is written). */
+export function groupName(status: string): string {
+  return (groupNames as Readonly<Record<string, string>>)[status] ?? status.charAt(0).toUpperCase() + status.slice(1);
+}
+
 /** The Queue view's rows for one snapshot: chains with their tasks, free tasks by status. */
 export interface Grouped {
   readonly parents: TaskStatusView[];

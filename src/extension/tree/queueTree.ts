@@ -4,7 +4,7 @@ import { stageIcon, taskIcon } from '../presentation';
 import type { ForemanSession } from '../session';
 import type { SessionRegistry } from '../sessionRegistry';
 import type { StatusDelta, ViewsChange } from '../statusModel';
-import { type Grouped, containerOf, groupTasks, rootKeys, rowText, stageWords } from './queueGrouping';
+import { type Grouped, containerOf, groupName, groupTasks, rootKeys, rowText, stageWords } from './queueGrouping';
 
 /** Long groups show this many tasks and a row saying how many more there are. */
 const pageSize = 200;
@@ -79,6 +79,8 @@ export class QueueTreeProvider implements vscode.TreeDataProvider<QueueNode>, vs
           { id: `${node.session.root}#chains`, iconPath: new vscode.ThemeIcon('list-ordered') },
         );
       case 'chain': {
+        // The row as the state has it now: a redraw fires the node kept from the last listing.
+        node.parent = this.grouped(node.session).byId.get(node.parent.id) ?? node.parent;
         const children = this.grouped(node.session).childrenOf.get(node.parent.id) ?? [];
         const done = children.filter((c) => c.status === 'done').length;
         const item = new vscode.TreeItem(node.parent.title, vscode.TreeItemCollapsibleState.Expanded);
@@ -91,13 +93,14 @@ export class QueueTreeProvider implements vscode.TreeDataProvider<QueueNode>, vs
       case 'group': {
         const count = this.grouped(node.session).free.get(node.status)?.length ?? 0;
         const item = new vscode.TreeItem(
-          `${capitalize(node.status)} (${count})`,
+          `${groupName(node.status)} (${count})`,
           node.status === 'done' || node.status === 'cancelled' ? collapsed : vscode.TreeItemCollapsibleState.Expanded,
         );
         item.id = `${node.session.root}#group#${node.status}`;
         return item;
       }
       case 'task': {
+        node.task = this.grouped(node.session).byId.get(node.task.id) ?? node.task;
         const stage = this.grouped(node.session).stageOf.get(node.task.id);
         const { drawn } = node;
         if (drawn?.task === node.task && drawn.stage === stage && drawn.position === node.position) return drawn.item;
@@ -269,8 +272,4 @@ function keep(nodes: Map<string, QueueNode>, key: string, make: () => QueueNode)
 function page(tasks: readonly TaskStatusView[], nodeOf: (task: TaskStatusView) => QueueNode): QueueNode[] {
   const shown = tasks.slice(0, pageSize).map(nodeOf);
   return tasks.length <= pageSize ? shown : [...shown, { kind: 'more', count: tasks.length - pageSize }];
-}
-
-function capitalize(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -21,6 +21,16 @@ export interface AttemptPaths {
   readonly stem: string;
 }
 
+/** `.foreman/logs`: the attempts' files, a folder per task. */
+export function attemptLogDir(foremanDir: string): string {
+  return join(foremanDir, 'logs');
+}
+
+/** The log of one attempt, for whoever shows it (either window, the CLI). */
+export function attemptLogFile(foremanDir: string, taskId: string, attempt: number): string {
+  return attemptPaths(attemptLogDir(foremanDir), taskId, attempt).logFile;
+}
+
 /** taskId must already be a checked id (it becomes a folder name). */
 export function attemptPaths(logDir: string, taskId: string, attempt: number): AttemptPaths {
   const runDir = join(logDir, taskId);

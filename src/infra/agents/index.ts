@@ -1,13 +1,6 @@
 /** Launched agents (ARCHITECTURE §6) and the process-level liveness signals the monitor reads (§4). */
-export {
-  AgentSupervisor,
-  describeExit,
-  type AgentExit,
-  type AgentLaunchSpec,
-  type AgentRun,
-  type AgentSignals,
-  type AgentSupervisorOptions,
-} from './agentSupervisor';
+export { AgentSupervisor, describeExit, type AgentExit, type AgentLaunchSpec, type AgentSupervisorOptions } from './agentSupervisor';
+export type { AgentRun, AgentSignals } from './agentRun';
 export { isAlive, isGroupAlive } from './processes';
 export {
   agentModes,

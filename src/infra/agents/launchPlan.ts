@@ -6,6 +6,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentConfinement } from '../../core/agentConfinement';
+import type { AgentLaunch } from '../../engine/ports';
 import { idPattern } from '../../core/ids';
 import { type Result, invalid, ok, refused } from '../../core/result';
 import { agentEnvironment, findCommand } from './agentEnvironment';
@@ -14,21 +15,12 @@ import { type AgentAdapter, adapters } from './kinds';
 import { expandPlaceholders } from './placeholders';
 import type { AgentProfile } from './profiles';
 
-/** One agent to start; `env` carries what only the caller knows (FOREMAN_ENDPOINT, FOREMAN_TOKEN, FOREMAN_DIR, FOREMAN_BASE…). */
-export interface AgentLaunchSpec {
-  readonly workerId: string;
-  readonly taskId: string;
-  readonly attempt: number;
-  readonly branch: string;
-  readonly worktree: string;
-  readonly prompt: string;
+/**
+ * One agent to start: the engine's launch with its profile resolved; `env` carries what only the
+ * caller knows (FOREMAN_ENDPOINT, FOREMAN_TOKEN, FOREMAN_DIR, FOREMAN_BASE…).
+ */
+export interface AgentLaunchSpec extends Omit<AgentLaunch, 'agent'> {
   readonly profile: AgentProfile;
-  readonly env?: Readonly<Record<string, string>>;
-  /** The agent session to continue, when the adapter can (review notes, a merge conflict). */
-  readonly resumeSession?: string;
-  readonly resumePrompt?: string;
-  /** The agent plans first and waits for a person's approval (adapters that can: Claude Code). */
-  readonly planFirst?: boolean;
 }
 
 export interface LaunchPlan {
@@ -128,6 +120,7 @@ export function planLaunch(spec: AgentLaunchSpec, logDir: string, cliBinDir: str
       ...(profile.maxBudgetUsd !== undefined ? { maxBudgetUsd: profile.maxBudgetUsd } : {}),
       ...(profile.permissions !== undefined ? { permissions: profile.permissions } : {}),
       ...(profile.allowedHosts ? { allowedHosts: profile.allowedHosts } : {}),
+      ...(profile.boardTools ? { boardTools: true } : {}),
       ...(profile.prices ? { prices: profile.prices } : {}),
     },
   );

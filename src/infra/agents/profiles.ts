@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { modelPricesSchema } from '../../core/modelPrices';
 import { type Result, invalid, ok } from '../../core/result';
-import { describeIssue } from '../../core/requests';
+import { describeIssue } from '../../core/zodIssues';
 import { type AgentKind, agentKinds, claudePermissionsSettings } from './kinds/adapter';
 import { placeholderNames, placeholdersIn } from './placeholders';
 
@@ -46,6 +46,8 @@ const profileFields = z.strictObject({
   maxBudgetUsd: z.number().positive('a budget is more than 0').optional(),
   /** Claude Code: `confined` (default: its sandbox, else an allow-list), `allowList`, or `open` (broad rights, shown as a warning). */
   permissions: z.enum(claudePermissionsSettings).optional(),
+  /** Claude Code: the board's MCP tools (`foreman mcp`) for the agent — a planner that queues tasks and chains. */
+  boardTools: z.boolean().optional(),
   /** Claude Code, sandboxed: hosts the agent's commands may reach (`registry.npmjs.org`); none by default. */
   allowedHosts: z.array(z.string().min(1, 'a host must not be empty')).optional(),
   /**
@@ -95,11 +97,11 @@ export const agentProfileSchema = profileFields.transform((fields, context) => {
         message: `a '${kind}' profile passes the prompt itself and its args are extra flags; remove {prompt}/{promptFile}, or set "kind": "command" to give the whole argv`,
       });
     }
-    if (fields.kind !== 'claude' && (fields.allowedTools || fields.maxBudgetUsd !== undefined || fields.permissions || fields.allowedHosts)) {
+    if (fields.kind !== 'claude' && (fields.allowedTools || fields.maxBudgetUsd !== undefined || fields.permissions || fields.allowedHosts || fields.boardTools)) {
       context.addIssue({
         code: 'custom',
         path: ['allowedTools'],
-        message: `allowedTools, maxBudgetUsd, permissions and allowedHosts apply to "kind": "claude" only`,
+        message: `allowedTools, maxBudgetUsd, permissions, allowedHosts and boardTools apply to "kind": "claude" only`,
       });
     }
     if (context.issues.length > 0) return z.NEVER;

@@ -8,7 +8,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { AgentVerdict } from '../../engine/ports';
 import type { AttemptPaths } from './attemptLog';
 import type { EventStream } from './eventStream';
-import { type AgentAdapter, readCodexLastMessage } from './kinds';
+import type { AgentAdapter } from './kinds';
 
 const tailBytes = 4096;
 /** How much of an agent's own output becomes its review summary or the why of its failure. */
@@ -50,7 +50,7 @@ export function verdictOf(
     const why = lastLines(tail, 1, reasonChars);
     return { outcome: 'failed', reason: why ? `${exit.reason}: ${why}` : exit.reason };
   }
-  const lastMessage = stream?.lastMessage ?? (adapter.kind === 'codex' ? readCodexLastMessage(paths.runDir, paths.stem) : undefined);
+  const lastMessage = stream?.lastMessage ?? adapter.lastMessage?.(paths);
   const verdict = adapter.judge({
     ...exit,
     ...(stream?.result ? { result: stream.result } : {}),

@@ -11,7 +11,7 @@
 import { closeSync } from 'node:fs';
 import { type Result, ok, refused } from '../../core/result';
 import type { AgentExit } from '../../engine/ports';
-import type { AgentSignals } from './agentSupervisor';
+import type { AgentSignals } from './agentRun';
 import { appendLogLine, openAttemptLog, writePromptFile } from './attemptLog';
 import { safeCall } from './safeCall';
 import { type AgentLaunchSpec, planLaunch } from './launchPlan';

@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { idPattern } from '../../core/ids';
-import { describeIssues } from '../../core/requests';
+import { describeIssues } from '../../core/zodIssues';
 import { type Result, invalid, ok, refused } from '../../core/result';
 import type { PortRange } from '../../engine/settings';
 import { writeFileAtomic } from '../fs/atomicFile';

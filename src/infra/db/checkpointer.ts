@@ -250,10 +250,14 @@ export class BackgroundCheckpoint {
       if (this.phase !== 'writing') return false;
       const chunk = bytes.subarray(offset, offset + chunkBytes);
       if (sha256 === undefined) hash.update(chunk);
-      await writeAll(fd, chunk);
       // Flushed chunk by chunk: on ext4 (data=ordered) the journal's own fsync, on the request
       // path, waits for every dirty block of the file system, so an image left dirty whole made
-      // writes wait 10–80 ms behind it. Bounded to one chunk, they wait a millisecond or so.
+      // writes wait 10–80 ms behind it. Bounded to one chunk, they wait a millisecond or so; and
+      // no chunk is queued ahead of the group's journal fsync under way (only that one: the image
+      // is never starved; issue 34).
+      await this.disk.journalSyncing;
+      await writeAll(fd, chunk);
+      await this.disk.journalSyncing;
       await fsyncAsync(fd);
     }
     if (this.phase !== 'writing') return false;
@@ -266,9 +270,11 @@ export class BackgroundCheckpoint {
     );
     if (this.phase !== 'writing') return false;
     this.disk.fileStep(`fsync ${tempImageName}`);
+    await this.disk.journalSyncing;
     await fsyncAsync(fd);
     return this.phase === 'writing';
   }
+
 
   private async install(): Promise<void> {
     try {

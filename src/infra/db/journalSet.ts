@@ -2,8 +2,8 @@
  * The journals of a store folder, read on demand and merged by seq, for the loader (storeLoader.ts).
  */
 import * as fs from 'node:fs';
-import { scanJournal } from './journal';
-import type { JournalRecord, JournalScan } from './journal';
+import { scanJournal } from './journalFormat';
+import type { JournalRecord, JournalScan } from './journalFormat';
 import { StoreError } from './storeError';
 import { journalName, nextJournalName } from './storeFiles';
 import type { GenerationFile } from './storeFiles';

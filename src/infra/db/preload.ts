@@ -18,7 +18,7 @@ import * as path from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
 import type { AckRead } from './ackFile';
 import { readAckFile } from './ackFile';
-import { scanJournal } from './journal';
+import { scanJournal } from './journalFormat';
 import { latestVersion, schemaVersionOf } from './migrator';
 import type { Migration } from './migrations/index';
 import type { LoadedDatabase } from './storeLoader';

@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { Connection } from './connection';
 import { readImageFile } from './imageFile';
-import { type JournalRecord, decodeRecordAt, scanJournal } from './journal';
+import { type JournalRecord, decodeRecordAt, scanJournal } from './journalFormat';
 import { migrations } from './migrations/index';
 import type { ReplicaReply, ReplicaRequest, ReplicaStart } from './replicaProtocol';
 import { snapshotImage } from './storeDisk';

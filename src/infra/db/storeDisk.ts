@@ -87,6 +87,8 @@ export interface Disk {
   readonly onBroken: (reason: string) => void;
   /** Why the last write was not saved, until one is again. */
   savingProblem: string | undefined;
+  /** The group's journal fsync under way on the thread pool (settles, never rejects), if any. */
+  journalSyncing: Promise<void> | undefined;
 }
 
 /** The store's files with the options' defaults: 2 MiB journals, a checkpoint at any close, two backups. */
@@ -108,6 +110,7 @@ export function diskOf(dir: string, journal: JournalWriter, active: Disk['active
     onSavingChange: options.onSavingChange ?? (() => undefined),
     onBroken: options.onBroken ?? (() => undefined),
     savingProblem: undefined,
+    journalSyncing: undefined,
   };
 }
 

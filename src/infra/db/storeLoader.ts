@@ -10,7 +10,7 @@ import { Connection } from './connection';
 import { assertAcknowledged } from './acknowledged';
 import type { AckRead } from './ackFile';
 import { readImageFile } from './imageFile';
-import type { JournalRecord } from './journal';
+import type { JournalRecord } from './journalFormat';
 import { JournalSet } from './journalSet';
 import { applyMigrations, assertKnownVersion, latestVersion, schemaVersionOf } from './migrator';
 import type { Migration } from './migrations/index';

@@ -5,7 +5,7 @@
  */
 import type { Reader, Row, SqlValue, Tx } from '../../engine/ports';
 import type { Connection } from './connection';
-import type { JournalStatement } from './journal';
+import type { JournalStatement } from './journalFormat';
 import { StoreError } from './storeError';
 
 // Transaction control inside a Tx would split or end the store's own transaction.

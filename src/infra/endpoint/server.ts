@@ -1,7 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
-import { describeIssues, parseRequest, type Request } from '../../core/requests';
+import { parseRequest, type Request } from '../../core/requests';
+import { describeIssues } from '../../core/zodIssues';
 import { type Failure, type Result, invalid, refused } from '../../core/result';
 import { storeFailure } from '../db/storeError';
 import type { Disposable } from '../../engine/events';

@@ -2,7 +2,7 @@ import type { GitPort, MergeSource, MergeStrategy, WorkRef } from '../../engine/
 import { type Result, ok } from '../../core/result';
 import { resolveCommit, openGit } from './gitClient';
 import { GitWorkspace, type GitWorkspaceOptions } from './gitWorkspace';
-import { syncLocalBase } from './mergeQueue';
+import { syncLocalBase } from './baseAdvance';
 import { fetchBranch, reviewRef } from './remote';
 
 /**

@@ -1,12 +1,10 @@
 /**
- * Who may merge right now. On one machine the module's in-process queue is enough (only the owner
+ * Who may merge right now. On one machine mergeQueue.ts's in-process queue is enough (only the owner
  * merges, ARCHITECTURE §2); a crew over several machines holds a lock all of them see (the
  * PostgreSQL one: src/infra/pg/mergeLock.ts) around each merge, so merges land one at a time. The
  * lock is for order, not for safety: the base only ever moves by fast-forward pushes, which git
  * itself refuses when someone else got there first.
  */
-import { SequencerByKey } from '../../engine/async';
-
 /** What a merge holding the lock may ask of it. */
 export interface MergeLease {
   /** Aborted when the lock was lost while held (its connection dropped): the merge must not push. */
@@ -34,12 +32,3 @@ export class MergeLockError extends Error {
 
 /** A lease nothing can take away: the lock lives in this process. */
 export const heldForGood: MergeLease = { signal: new AbortController().signal, stillHeld: () => Promise.resolve(true) };
-
-/** The single-machine lock: one merge at a time in this process, in the order they came. */
-export class InProcessMergeLock implements MergeLock {
-  private readonly merges = new SequencerByKey<'merge'>();
-
-  run<T>(fn: (lease: MergeLease) => Promise<T>): Promise<T> {
-    return this.merges.queue('merge', () => fn(heldForGood));
-  }
-}

@@ -1,8 +1,9 @@
 /**
  * The merge queue (ARCHITECTURE §5): one merge at a time per repository. Commit the worker's
  * leftovers, build the new base tip in the worker's worktree (mergeTip.ts), optionally verify it,
- * then advance the base: `merge --ff-only` where the base is checked out, so git refuses rather
- * than overwrite the user's uncommitted changes, or a compare-and-swap `update-ref` where it is not.
+ * then advance the base (baseAdvance.ts): `merge --ff-only` where the base is checked out, so git
+ * refuses rather than overwrite the user's uncommitted changes, or a compare-and-swap `update-ref`
+ * where it is not.
  *
  * With a shared remote (issue 14) the tip is built on the remote's base, fetched first, and the
  * base moves by a plain push, a fast-forward or nothing: a push git refuses because the base moved
@@ -13,7 +14,6 @@
  * in this clone's own worktree for that worker (mergeCheckout.ts), as often as its tasks come.
  */
 import { resolve } from 'node:path';
-import type { SimpleGit } from 'simple-git';
 import { type Result, invalid, ok, refused } from '../../core/result';
 import { SequencerByKey } from '../../engine/async';
 import { branchTip, countCommits } from './branches';
@@ -21,20 +21,10 @@ import { type MergeLease, type MergeLock, MergeLockError, heldForGood } from './
 import { fetchBranch, isAncestor, pushFastForward, trackingRef } from './remote';
 import { type MergeSource, catchUpWithRemote, operationInProgress, operationRefusal, taskBranchHere } from './mergeCheckout';
 import { type ForemanTrailers, commitLeftovers, trailerBlock, withTrailers } from './commits';
-import {
-  GitExitError,
-  canonicalPath,
-  currentBranch,
-  errorText,
-  folderExists,
-  isGitFailure,
-  openGit,
-  openGitForCommits,
-  resolveCommit,
-} from './gitClient';
+import { canonicalPath, currentBranch, openGit, openGitForCommits, resolveCommit } from './gitClient';
 import { type MergeStrategy, buildMergeTip, returnToBranch } from './mergeTip';
 import { verifyWorktreeTopLevel } from './topLevel';
-import { listWorktreesWith, worktreeWithBranch } from './worktreeList';
+import { advanceBase } from './baseAdvance';
 
 export type { MergeStrategy } from './mergeTip';
 export type { MergeSource } from './mergeCheckout';
@@ -218,25 +208,6 @@ async function pushBase(
   return ok({ baseBefore, baseAfter: tip, commits, localBase });
 }
 
-/**
- * Brings this clone's base up to the remote's where that is a fast-forward (its checkout, if any,
- * has no edits in the way), so new task branches start from what the crew merged on any machine.
- * Resolves to the base's sha afterwards; a base with commits of its own is left alone.
- */
-export async function syncLocalBase(repoRoot: string, remote: string, base: string): Promise<Result<string>> {
-  const repository = openGit(repoRoot);
-  const fetched = await fetchBranch(repoRoot, remote, base);
-  if (!fetched.ok) return fetched;
-  const local = await resolveCommit(repository, `refs/heads/${base}`);
-  if (local === undefined || local === fetched.value || !(await isAncestor(repository, local, fetched.value))) {
-    return ok(local ?? fetched.value);
-  }
-  // Not in the merge queue (a task's start must not wait for another's verify): both moves of the
-  // local base are compare-and-swaps or ff-only merges, so a race refuses one and loses nothing.
-  const advanced = await advanceBase(repository, base, local, fetched.value, `foreman: ${base} from ${remote}`);
-  return advanced.ok ? ok(fetched.value) : advanced;
-}
-
 function defaultSubject(request: MergeRequest): string {
   switch (request.strategy) {
     case 'rebase':
@@ -246,60 +217,4 @@ function defaultSubject(request: MergeRequest): string {
     case 'squash':
       return `foreman: task ${request.taskId} (squashed from '${request.branch}')`;
   }
-}
-
-/**
- * Moves the base from `baseBefore` to `tip`, a descendant of it. Where the base is checked out,
- * `merge --ff-only` runs in that checkout: git then updates the files and refuses, changing
- * nothing, if that would overwrite the user's uncommitted edits. Elsewhere the ref is swapped
- * only if it still points at `baseBefore`.
- */
-async function advanceBase(repository: SimpleGit, base: string, baseBefore: string, tip: string, subject: string): Promise<Result<void>> {
-  const holder = worktreeWithBranch(await listWorktreesWith(repository), base);
-  if (holder !== undefined && holder.prunable === undefined && folderExists(holder.path)) {
-    const checkout = openGit(holder.path);
-    const current = (await checkout.raw(['rev-parse', 'HEAD'])).trim();
-    if (current !== baseBefore) return baseMoved(base, baseBefore, current);
-    try {
-      await checkout.raw(['merge', '--quiet', '--ff-only', tip]);
-    } catch (error) {
-      if (!isGitFailure(error)) throw error;
-      return fastForwardRefusal(base, holder.path, error);
-    }
-    return ok(undefined);
-  }
-  try {
-    await repository.raw(['update-ref', '-m', subject, `refs/heads/${base}`, tip, baseBefore]);
-  } catch (error) {
-    if (!isGitFailure(error)) throw error;
-    const current = (await repository.raw(['rev-parse', `refs/heads/${base}`]).catch(() => '')).trim();
-    return baseMoved(base, baseBefore, current);
-  }
-  return ok(undefined);
-}
-
-function baseMoved(base: string, expected: string, actual: string): Result<void> {
-  return refused('baseMoved', `'${base}' moved while merging (expected ${expected.slice(0, 12)}); nothing was changed, try again.`, {
-    base,
-    expected,
-    actual,
-  });
-}
-
-function fastForwardRefusal(base: string, path: string, error: unknown): Result<void> {
-  const text = errorText(error);
-  if (/would be (overwritten|removed)/.test(text)) {
-    const stderr = error instanceof GitExitError ? error.stderr : text;
-    // git lists the files one per line, indented with a tab, between its two messages.
-    const files = stderr
-      .split('\n')
-      .filter((line) => line.startsWith('\t'))
-      .map((line) => line.trim());
-    return refused(
-      'dirtyCheckout',
-      `'${base}' is checked out in '${path}' with uncommitted changes to ${files.join(', ') || 'files the merge touches'}; git refused to overwrite them. Commit or stash them, then merge again. Nothing was changed.`,
-      { base, path, files },
-    );
-  }
-  return refused('fastForwardFailed', `Could not fast-forward '${base}' in '${path}': ${text}`, { base, path });
 }

@@ -4,14 +4,12 @@
  * lock file, and then `git check-ref-format --branch`, which is the authority (ARCHITECTURE §5).
  */
 import type { SimpleGit } from 'simple-git';
+import { branchTemplateLiteral, branchTemplateParts, fillBranchTemplate } from '../../core/branchTemplate';
+import { idPattern } from '../../core/idPattern';
 import { type Result, invalid, ok } from '../../core/result';
 import { errorText, isGitFailure } from './gitClient';
 
-/** Seed 000: one branch per worker and task. */
-export const defaultBranchTemplate = '{worker}/{task}';
-
-/** Worker and task ids (the engine's id rule; kept here until core exports it). */
-const idPattern = /^[a-z0-9][a-z0-9-]{0,62}$/;
+export { defaultBranchTemplate } from '../../core/branchTemplate';
 
 /** Literal text a branch template may contain besides its placeholders. */
 const templateLiteralPattern = /^[A-Za-z0-9._/-]*$/;
@@ -78,7 +76,7 @@ export function branchFor(template: string, variables: BranchVariables): Result<
   if (!task.ok) return task;
   const templateCheck = checkBranchTemplate(template);
   if (!templateCheck.ok) return templateCheck;
-  const name = template.replaceAll('{worker}', worker.value).replaceAll('{task}', task.value);
+  const name = fillBranchTemplate(template, worker.value, task.value);
   const problem = branchNameProblem(name);
   if (problem !== undefined) {
     return invalid(
@@ -92,8 +90,8 @@ export function branchFor(template: string, variables: BranchVariables): Result<
 
 /** Refuses templates with unknown placeholders, odd characters or no `{task}`. */
 export function checkBranchTemplate(template: string): Result<string> {
-  const literal = template.replaceAll('{worker}', '').replaceAll('{task}', '');
-  if (!template.includes('{task}')) {
+  const literal = branchTemplateLiteral(template);
+  if (!branchTemplateParts(template).some((part) => part.kind === 'task')) {
     return invalid('invalidBranchTemplate', `The branch template '${printable(template)}' must contain {task}.`, { template });
   }
   if (!templateLiteralPattern.test(literal)) {

@@ -6,7 +6,7 @@
  */
 import type { SimpleGit } from 'simple-git';
 import { type Result, invalid, notFound, ok, refused } from '../../core/result';
-import { GitExitError, absentOnExit1, errorText, isGitFailure, lines, openGit, resolveCommit } from './gitClient';
+import { GitExitError, errorText, isGitFailure, lines, openGit, resolveCommit } from './gitClient';
 import { validateBranchName } from './names';
 
 /** Same rule as the settings' `remoteNameSchema`: nothing git could read as an option or a path. */
@@ -134,9 +134,4 @@ export async function reviewRef(repoRoot: string, branch: string, remote: string
   if (remote === undefined) return notFound('branch', branch);
   const fetched = await fetchBranch(repoRoot, remote, branch);
   return fetched.ok ? ok(trackingRef(remote, branch)) : fetched;
-}
-
-/** The sha a full ref points at; '' when absent (for diagnostics only). */
-export async function refSha(git: SimpleGit, ref: string): Promise<string> {
-  return (await git.raw(['rev-parse', '--verify', '--quiet', '--end-of-options', ref]).catch(absentOnExit1)).trim();
 }

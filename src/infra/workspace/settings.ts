@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { describeIssues } from '../../core/requests';
+import { describeIssues } from '../../core/zodIssues';
 import { type Result, invalid, ok } from '../../core/result';
 import {
   type CrewSettingsFile,

@@ -9,7 +9,7 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { maxPayloadDepth } from '../../../src/core/requests';
+import { maxPayloadDepth } from '../../../src/core/payloadDepth';
 import { readAnnouncement, sendToEndpoint } from '../../../src/infra/endpoint';
 import { type Run, runProcess } from '../../support/runProcess';
 import { type Server, cliPath, foreman, foremanJson, makeRepo, startServe } from './harness';

@@ -28,9 +28,12 @@ async function taskIds(repo: string): Promise<string[]> {
   return status.tasks.map((task) => task.id).sort();
 }
 
-/** Attaches strace to `pid`, resolved once it is attached (from then on every fsync fails). */
+/**
+ * Attaches strace to `pid` and every thread of it (`-f`: the group's fsync runs on libuv's thread
+ * pool), resolved once it is attached (from then on every fsync fails).
+ */
 async function injectEio(pid: number): Promise<ChildProcess> {
-  const tracer = spawn('strace', ['-p', String(pid), ...failEveryFsync.filter((arg) => arg !== '-qq')], {
+  const tracer = spawn('strace', ['-f', '-p', String(pid), ...failEveryFsync.filter((arg) => arg !== '-qq')], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let said = '';

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { SqlJsStore, StoreError } from '../../../src/infra/db/index';
 import { writeImageFile, readImageFile } from '../../../src/infra/db/imageFile';
-import { encodeRecord, scanJournal } from '../../../src/infra/db/journal';
+import { encodeRecord, scanJournal } from '../../../src/infra/db/journalFormat';
 import { loadSqlJs } from '../../../src/infra/db/sqlJsModule';
 import { collectLog, copyOf, insertTask, tempForemanDir } from './helpers';
 

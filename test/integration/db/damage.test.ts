@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { SqlJsStore, StoreError } from '../../../src/infra/db/index';
 import type { SqlJsStoreOptions } from '../../../src/infra/db/index';
-import { encodeRecord, scanJournal } from '../../../src/infra/db/journal';
+import { encodeRecord, scanJournal } from '../../../src/infra/db/journalFormat';
 import { collectLog, copyOf, insertTask, tempForemanDir } from './helpers';
 
 const ids = (prefix: string, count: number): string[] => Array.from({ length: count }, (_, i) => `${prefix}${String(i).padStart(3, '0')}`);

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { SqlJsStore, StoreError } from '../../../src/infra/db/index';
-import { scanJournal } from '../../../src/infra/db/journal';
+import { scanJournal } from '../../../src/infra/db/journalFormat';
 import { type SmallDisk, mountSmallDisk } from '../../support/smallDisk';
 import { collectLog, insertTask } from './helpers';
 

@@ -21,7 +21,7 @@ import type { TestContext } from 'node:test';
 import { SqlJsStore, StoreError } from '../../../src/infra/db/index';
 import { insertTask, tempForemanDir } from './helpers';
 
-type Faulted = 'writeSync' | 'fsyncSync';
+type Faulted = 'writeSync' | 'fsyncSync' | 'fsync';
 type Mode = 'once' | 'fromThenOn';
 type Answer = 'done' | 'notDone' | 'unknown' | 'untyped';
 
@@ -30,22 +30,30 @@ interface FaultSwitch {
   readonly fired: () => boolean;
 }
 
-/** Counts writes and fsyncs; at step `faultAt` (never when undefined) that call fails with EIO. */
+/**
+ * Counts writes and fsyncs; at step `faultAt` (never when undefined) that call fails with EIO. The
+ * group's fsync runs on the thread pool (`fs.fsync`, issue 34): its failure reaches the callback.
+ */
 function installFaults(t: TestContext, faultAt: number | undefined, mode: Mode): FaultSwitch {
   let step = 0;
   let fired = false;
   const fs = nodeFs as unknown as Record<string, (...args: unknown[]) => unknown>;
-  for (const name of ['writeSync', 'fsyncSync'] as const satisfies readonly Faulted[]) {
+  const eio = (name: Faulted): Error =>
+    Object.assign(new Error(`EIO: i/o error, ${name === 'writeSync' ? 'write' : 'fsync'}`), { code: 'EIO', errno: -5 });
+  for (const name of ['writeSync', 'fsyncSync', 'fsync'] as const satisfies readonly Faulted[]) {
     const original = fs[name]!;
     t.mock.method(
       nodeFs,
       name as never,
       ((...args: unknown[]) => {
         step++;
-        const failing = step === faultAt || (fired && mode === 'fromThenOn' && name === 'fsyncSync');
+        const failing = step === faultAt || (fired && mode === 'fromThenOn' && name !== 'writeSync');
         if (!failing) return original.apply(nodeFs, args);
         fired = true;
-        throw Object.assign(new Error(`EIO: i/o error, ${name === 'writeSync' ? 'write' : 'fsync'}`), { code: 'EIO', errno: -5 });
+        if (name !== 'fsync') throw eio(name);
+        const callback = args.at(-1) as (error: Error) => void;
+        setImmediate(() => callback(eio(name)));
+        return undefined;
       }) as never,
     );
   }

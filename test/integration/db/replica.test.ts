@@ -14,7 +14,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ok } from '../../../src/core/result';
 import { SqlJsStore } from '../../../src/infra/db/index';
 import { readImageFile } from '../../../src/infra/db/imageFile';
-import { encodeRecord } from '../../../src/infra/db/journal';
+import { encodeRecord } from '../../../src/infra/db/journalFormat';
 import { StoreReplica } from '../../../src/infra/db/replica';
 import { loadSqlJs } from '../../../src/infra/db/sqlJsModule';
 import { collectLog, copyOf, insertTask, tempForemanDir } from './helpers';
@@ -88,8 +88,7 @@ describe('the store replica', () => {
     try {
       let i = 1;
       // Half way to the first checkpoint the replica starts; it loads while writes go on, at a pace a
-      // loaded machine's replica keeps up with: a checkpoint waits for a loading replica only up to
-      // twice its limit, then moves the files the replica reads (and the replica stops, saying so).
+      // loaded machine's replica keeps up with (a checkpoint waits for a loading replica, however long).
       const readyInTime = deadlineFor('the replica became ready');
       while (!store.replicaReady) {
         churn(store, i++);
@@ -116,6 +115,27 @@ describe('the store replica', () => {
         lines.filter((line) => line.includes('replica')),
         [],
       );
+    } finally {
+      store.close();
+    }
+  });
+
+  it("a checkpoint due while the replica loads waits for it: the owner's thread never exports (issue 34)", async () => {
+    const dir = tempForemanDir();
+    const store = await SqlJsStore.open(dir, { checkpointBytes: 20_000, replicaFromBytes: 0 });
+    try {
+      // No turn of the event loop: the replica cannot say it is ready, while the journal passes its
+      // limit five times over (the old rule exported here past twice the limit).
+      let i = 1;
+      while (fs.statSync(path.join(dir, 'foreman.journal')).size < 100_000) churn(store, i++);
+      assert.equal(store.replicaReady, false, 'the replica is still loading');
+      await until(() => store.replicaReady, 'the replica became ready');
+      churn(store, i++);
+      await until(() => store.imageSources.fromReplica > 0, 'a checkpoint took its image from the replica');
+      await store.whenIdle();
+      assert.equal(store.imageSources.exportedHere, 0, "no checkpoint exported on the owner's thread");
+      const image = await imageDump(dir);
+      assert.ok(image.seq > 0, 'the installed image includes the writes made while the replica loaded');
     } finally {
       store.close();
     }

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { after, beforeEach, describe, it } from 'node:test';
 import type { StatusSnapshot } from '../../../src/engine/statusView';
 import { readAckFile } from '../../../src/infra/db/ackFile';
-import { scanJournal } from '../../../src/infra/db/journal';
+import { scanJournal } from '../../../src/infra/db/journalFormat';
 import { type EngineHarness, openEngine, testStore } from '../../support/engineHarness';
 
 let harness: EngineHarness;

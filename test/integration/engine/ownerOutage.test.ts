@@ -9,34 +9,23 @@
  * test/integration/pg/outage.test.ts.
  */
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { type CommandInput, type CommandName, parseCommand } from '../../../src/core/requests';
 import type { Result } from '../../../src/core/result';
 import { WorkerState } from '../../../src/core/workerMachine';
-import { Engine } from '../../../src/engine/engine';
 import type { LeaseClock } from '../../../src/engine/ownerLease';
 import type { OwnerIdentity, Reader, Store, Tx, WriteOptions } from '../../../src/engine/ports';
 import * as q from '../../../src/engine/queries';
 import type { WorkerRow } from '../../../src/engine/rows';
-import type { ResultOf } from '../../../src/engine/results';
-import { defaultEngineSettings, type EngineSettings } from '../../../src/engine/settings';
 import { StoreError } from '../../../src/infra/db/storeError';
-import { FileArchiveSink, FileBlobStore, JsonlExportSink } from '../../../src/infra/fs';
-import { GitPortAdapter } from '../../../src/infra/git/gitPort';
 import { type EngineHarness, openEngine } from '../../support/engineHarness';
+import { type OwnerEngine, openOwnerEngine, ownerTestLeaseMs, ownerTestSettings, settle } from '../../support/engineOwner';
 
 const harnesses: EngineHarness[] = [];
 after(() => harnesses.forEach((h) => h.close()));
 
-const leaseMs = 3_000;
+const leaseMs = ownerTestLeaseMs;
 const tick = leaseMs / 3;
-const settings: EngineSettings = {
-  ...defaultEngineSettings,
-  ownerLeaseMs: leaseMs,
-  backoff: { baseMs: 0, maxMs: 0 },
-  liveness: { warnMs: 600_000, staleMs: 1_200_000, deadMs: 2_400_000 },
-};
+const settings = ownerTestSettings;
 
 /** The shared server as the owners see it: up or away, cut off from some owners, and when it last started. */
 class Server {
@@ -80,40 +69,14 @@ class Server {
   }
 }
 
-type Owner = Engine & {
-  run: <C extends CommandName>(c: C, a: CommandInput<C>) => Promise<Result<ResultOf<C>>>;
-  readonly notices: string[];
-};
+type Owner = OwnerEngine & { readonly notices: string[] };
 
 function owner(h: EngineHarness, server: Server, identity: OwnerIdentity): Owner {
-  const foremanDir = join(h.dir, '.foreman');
-  const engine = new Engine({
-    store: server.storeFor(identity.id),
-    settings,
-    blobs: new FileBlobStore(join(foremanDir, 'blobs')),
-    exports: new JsonlExportSink(foremanDir),
-    archive: new FileArchiveSink(foremanDir),
-    git: new GitPortAdapter(h.dir, () => 'main', { branchTemplate: settings.branchTemplate }),
-    crew: { mergeStrategy: 'rebase' },
-    clock: h.clock,
-    owner: identity,
-    leaseClock: server.clockFor(identity.id),
-  });
+  const store = server.storeFor(identity.id);
+  const engine = openOwnerEngine({ dir: h.dir, store, clock: h.clock, settings, identity, leaseClock: server.clockFor(identity.id) });
   const notices: string[] = [];
   engine.onDidFailInBackground((error) => notices.push(error instanceof Error ? error.message : String(error)));
-  return Object.assign(engine, {
-    notices,
-    run<C extends CommandName>(command: C, args: CommandInput<C>) {
-      const parsed = parseCommand(command, args, { actor: identity.id });
-      if (!parsed.ok) throw new Error(parsed.message);
-      return engine.execute(parsed.request);
-    },
-  });
-}
-
-/** Lets the waker's dispatches (queued with setImmediate) run. */
-async function settle(): Promise<void> {
-  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+  return Object.assign(engine, { notices });
 }
 
 /** Moves the clock by `ms` a renewal at a time, so each owner's renewal runs at its own time. */

@@ -7,65 +7,25 @@
  * through the CLI: test/integration/pg/teamStatus.test.ts.
  */
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { type CommandInput, type CommandName, parseCommand } from '../../../src/core/requests';
-import type { Result } from '../../../src/core/result';
 import { WorkerState } from '../../../src/core/workerMachine';
-import { Engine } from '../../../src/engine/engine';
 import type { OwnerIdentity } from '../../../src/engine/ports';
 import * as q from '../../../src/engine/queries';
-import type { ResultOf } from '../../../src/engine/results';
-import { defaultEngineSettings, type EngineSettings } from '../../../src/engine/settings';
 import type { StatusSnapshot, WorkerStatus } from '../../../src/engine/statusView';
-import { FileArchiveSink, FileBlobStore, JsonlExportSink } from '../../../src/infra/fs';
-import { GitPortAdapter } from '../../../src/infra/git/gitPort';
 import { type EngineHarness, openEngine } from '../../support/engineHarness';
+import { type OwnerEngine, openOwnerEngine, ownerTestLeaseMs, ownerTestSettings, settle } from '../../support/engineOwner';
 
 const harnesses: EngineHarness[] = [];
 after(() => harnesses.forEach((h) => h.close()));
 
-const leaseMs = 3_000;
-const settings: EngineSettings = {
-  ...defaultEngineSettings,
-  ownerLeaseMs: leaseMs,
-  backoff: { baseMs: 0, maxMs: 0 },
-  liveness: { warnMs: 600_000, staleMs: 1_200_000, deadMs: 2_400_000 },
-};
+const leaseMs = ownerTestLeaseMs;
+const settings = ownerTestSettings;
 
-type Owner = Engine & { run: <C extends CommandName>(c: C, a: CommandInput<C>) => Promise<Result<ResultOf<C>>>; status(): StatusSnapshot };
+type Owner = OwnerEngine;
 
 /** An owner's engine on the harness's store and clock (each owner has its own; they share the rows). */
 function owner(h: EngineHarness, identity: OwnerIdentity): Owner {
-  const foremanDir = join(h.dir, '.foreman');
-  const engine = new Engine({
-    store: h.store,
-    settings,
-    blobs: new FileBlobStore(join(foremanDir, 'blobs')),
-    exports: new JsonlExportSink(foremanDir),
-    archive: new FileArchiveSink(foremanDir),
-    git: new GitPortAdapter(h.dir, () => 'main', { branchTemplate: settings.branchTemplate }),
-    crew: { mergeStrategy: 'rebase' },
-    clock: h.clock,
-    owner: identity,
-  });
-  return Object.assign(engine, {
-    run<C extends CommandName>(command: C, args: CommandInput<C>) {
-      const parsed = parseCommand(command, args, { actor: identity.id });
-      if (!parsed.ok) throw new Error(parsed.message);
-      return engine.execute(parsed.request);
-    },
-    status(): StatusSnapshot {
-      const read = engine.query({ command: 'status', args: {}, actor: 'test' });
-      if (!read.ok) throw new Error(read.message);
-      return read.value;
-    },
-  });
-}
-
-/** Lets the waker's dispatches (queued with setImmediate) run. */
-async function settle(): Promise<void> {
-  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+  return openOwnerEngine({ dir: h.dir, store: h.store, clock: h.clock, settings, identity });
 }
 
 /** Advances the clock a third of a lease at a time (each renewal and check runs), `times` times. */

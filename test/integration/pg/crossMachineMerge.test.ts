@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { simpleGit } from 'simple-git';
 import { type CommandInput, type CommandName, parseCommand } from '../../../src/core/requests';
 import { type Result, ok, refused } from '../../../src/core/result';
@@ -22,20 +22,11 @@ import { GitPortAdapter } from '../../../src/infra/git/gitPort';
 import { PgMergeLock } from '../../../src/infra/pg/mergeLock';
 import { PgStore } from '../../../src/infra/pg/pgStore';
 import { SyncPgClient } from '../../../src/infra/pg/syncClient';
-import { type TestPostgres, createDatabase, startPostgres } from '../../support/postgres';
+import { postgresPerFile } from '../../support/postgresPerFile';
 import { commitAllIn, readFile, statusOf, writeFile } from '../git/gitFixtures';
 import { onlyFastForwards, remoteBaseHistory, sharedRemote } from '../git/remoteFixtures';
 
-let server: TestPostgres;
-const closing: Array<() => void> = [];
-
-before(async () => {
-  server = await startPostgres();
-});
-after(async () => {
-  for (const close of closing.reverse()) close();
-  await server?.stop();
-});
+const pg = postgresPerFile('cross_merge');
 
 /** One machine: an owner's engine (no agents) on the shared store, over its own clone. */
 interface Machine {
@@ -62,7 +53,7 @@ function openMachine(url: string, clone: string, host: string, verify?: Verify):
     crew: { mergeStrategy: 'rebase', ...(verify ? { verify } : {}) },
     owner,
   });
-  closing.push(() => {
+  pg.closeAfter(() => {
     engine.dispose();
     store.close();
   });
@@ -82,10 +73,9 @@ function succeeded<T>(result: Result<T>, what: string): T {
   return result.value;
 }
 
-let databases = 0;
 /** Two machines on a fresh database, a bare remote and a clone each; a1 works on A, b1 on B. */
 async function team(verifyOnB?: Verify): Promise<{ url: string; remote: string; a: Machine; b: Machine }> {
-  const url = createDatabase(server.url, `cross_merge_${process.pid}_${++databases}`);
+  const url = pg.database();
   const { remote, clones } = await sharedRemote();
   const a = openMachine(url, clones[0] ?? '', 'machine-a');
   const b = openMachine(url, clones[1] ?? '', 'machine-b', verifyOnB);

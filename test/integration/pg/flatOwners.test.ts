@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import type { CommandInput, CommandName } from '../../../src/core/requests';
 import type { Result } from '../../../src/core/result';
@@ -29,25 +29,13 @@ import { PgStore } from '../../../src/infra/pg/pgStore';
 import { SyncPgClient } from '../../../src/infra/pg/syncClient';
 import { ManualClock } from '../../support/manualClock';
 import { pollUntil } from '../../support/pollUntil';
-import { type TestPostgres, createDatabase, startPostgres } from '../../support/postgres';
+import { postgresPerFile } from '../../support/postgresPerFile';
 import { openOwnerEngine } from './ownerEngine';
 
 const run = promisify(execFile);
-let server: TestPostgres;
-const closing: Array<() => unknown> = [];
+const pg = postgresPerFile('flat');
 
-before(async () => {
-  server = await startPostgres();
-});
-after(async () => {
-  for (const close of closing.reverse()) await close();
-  await server?.stop();
-});
-
-let databases = 0;
-function database(): string {
-  return createDatabase(server.url, `flat_${process.pid}_${++databases}`);
-}
+const database = (): string => pg.database();
 
 /** The store of the owner under watch: every transaction and read it makes is counted. */
 class CountingStore implements Store {
@@ -80,7 +68,7 @@ class CountingStore implements Store {
  */
 async function watchedOwner(url: string) {
   const dir = mkdtempSync(join(tmpdir(), 'foreman-flat-b-'));
-  closing.push(() => rmSync(dir, { recursive: true, force: true }));
+  pg.closeAfter(() => rmSync(dir, { recursive: true, force: true }));
   const foremanDir = join(dir, '.foreman');
   const store = new CountingStore(PgStore.open(url, { ownerId: 'owner-b' }));
   const clock = new ManualClock(Date.now());
@@ -95,7 +83,7 @@ async function watchedOwner(url: string) {
     clock,
     owner: { id: 'owner-b', host: 'host-b' },
   });
-  closing.push(() => {
+  pg.closeAfter(() => {
     engine.dispose();
     store.close();
   });
@@ -111,7 +99,7 @@ async function watchedOwner(url: string) {
       engine.noteExternalChange(notice.changed);
     },
   });
-  closing.push(() => listener.close());
+  pg.closeAfter(() => listener.close());
   engine.onDidChangeExternally((changed) => seen.push(changed));
   await listener.ready;
   engine.startBackground();
@@ -144,7 +132,7 @@ async function ok<T>(result: Promise<Result<T>>): Promise<T> {
 /** Owner A, registered on its host as a running owner is (its `owners` row), on the system clock. */
 function ownerA(url: string) {
   const a = openOwnerEngine(url, { id: 'owner-a', host: 'host-a' });
-  closing.push(() => a.close());
+  pg.closeAfter(() => a.close());
   a.store.write((tx) => {
     q.upsertOwner(tx, { id: 'owner-a', host: 'host-a', pid: null }, Date.now(), Date.now() + 600_000);
     return { ok: true as const, value: undefined };
@@ -259,7 +247,7 @@ describe('owner costs as machines join', () => {
     // the statement timeout the ten are started with. Each waits its turn instead of failing.
     const statementTimeoutMs = 1_500;
     const holder = new SyncPgClient(url);
-    closing.push(() => holder.close());
+    pg.closeAfter(() => holder.close());
     holder.query('SELECT pg_advisory_lock($1)', [migrationLock]);
     const child = join(__dirname, 'openStoreChild.ts');
     const owners = Array.from({ length: 10 }, (_, i) =>
@@ -268,8 +256,8 @@ describe('owner costs as machines join', () => {
         (error: { stdout?: string; stderr?: string; message: string }) => `failed: ${error.stderr || error.stdout || error.message}`,
       ),
     );
-    const admin = new SyncPgClient(server.url);
-    closing.push(() => admin.close());
+    const admin = new SyncPgClient(pg.server().url);
+    pg.closeAfter(() => admin.close());
     await pollUntil(
       () =>
         Number(admin.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [database_]).rows[0]?.n) >=
@@ -285,7 +273,7 @@ describe('owner costs as machines join', () => {
       outputs.filter((output) => output !== 'opened').join('\n'),
     );
     const store = PgStore.open(url);
-    closing.push(() => store.close());
+    pg.closeAfter(() => store.close());
     const version = store.read((reader) => reader.get<{ value: string }>(`SELECT value FROM meta WHERE key = 'schema_version'`));
     assert.equal(Number(version?.value), migrations.at(-1)?.version, 'migrated once, to the latest version');
   });

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { WorkerState } from '../../../src/core/workerMachine';
 import * as q from '../../../src/engine/queries';
@@ -16,33 +16,18 @@ import type { Reader } from '../../../src/engine/ports';
 import { StatusModel, addPending } from '../../../src/extension/statusModel';
 import { PgListener } from '../../../src/infra/pg/listener';
 import { SyncPgClient } from '../../../src/infra/pg/syncClient';
-import { type TestPostgres, createDatabase, startPostgres } from '../../support/postgres';
-import { type OwnerEngine, openOwnerEngine } from './ownerEngine';
+import { postgresPerFile } from '../../support/postgresPerFile';
+import { type OwnerEngine, migrated, openOwnerEngine } from './ownerEngine';
 
 const run = promisify(execFile);
-let server: TestPostgres;
-const closing: Array<() => unknown> = [];
+const pg = postgresPerFile('owners');
 
-before(async () => {
-  server = await startPostgres();
-});
-after(async () => {
-  for (const close of closing.reverse()) await close();
-  await server?.stop();
-});
-
-let databases = 0;
 /** A fresh database with Foreman's schema. */
-function database(): string {
-  const url = createDatabase(server.url, `owners_${process.pid}_${++databases}`);
-  // Opening a store migrates it.
-  openOwnerEngine(url, { id: 'migrator', host: 'nowhere' }).close();
-  return url;
-}
+const database = (): string => migrated(pg.database());
 
 function open(url: string, id: string, host: string, overrides: Parameters<typeof openOwnerEngine>[2] = {}): OwnerEngine {
   const owner = openOwnerEngine(url, { id, host }, overrides);
-  closing.push(() => owner.close());
+  pg.closeAfter(() => owner.close());
   return owner;
 }
 
@@ -124,7 +109,7 @@ describe('several owners on one PostgreSQL store', () => {
         stdio: ['ignore', 'pipe', 'inherit'],
       },
     );
-    closing.push(() => child.kill('SIGKILL'));
+    pg.closeAfter(() => child.kill('SIGKILL'));
     const held = await new Promise<Array<{ worker: string; task: string; attempt: number }>>((resolve, reject) => {
       let out = '';
       child.stdout?.on('data', (chunk: Buffer) => {
@@ -240,7 +225,7 @@ describe('several owners on one PostgreSQL store', () => {
         b.engine.noteExternalChange(notice.changed);
       },
     });
-    closing.push(() => listener.close());
+    pg.closeAfter(() => listener.close());
     await listener.ready;
 
     const added = await a.run('task.add', { id: 'from-a', title: 'queued on machine A' });
@@ -264,10 +249,10 @@ describe('several owners on one PostgreSQL store', () => {
       minBackoffMs: 50,
       maxBackoffMs: 500,
     });
-    closing.push(() => listener.close());
+    pg.closeAfter(() => listener.close());
     await listener.ready;
-    await server.stopServer();
-    await server.start();
+    await pg.server().stopServer();
+    await pg.server().start();
     await until('the listener is back', () => notices.some((n) => n.owner === '' && !n.changed));
     const a = open(url, 'owner-a', 'host-a');
     assert.equal((await a.run('task.add', { id: 'after-restart', title: 'after the restart' })).ok, true);

@@ -8,34 +8,20 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Reader } from '../../../src/engine/ports';
 import * as q from '../../../src/engine/queries';
 import type { WorkerRow } from '../../../src/engine/rows';
 import { PgListener } from '../../../src/infra/pg/listener';
 import { SyncPgClient } from '../../../src/infra/pg/syncClient';
 import { pollUntil } from '../../support/pollUntil';
-import { type TestPostgres, createDatabase, startPostgres } from '../../support/postgres';
-import { type OwnerEngine, openOwnerEngine } from './ownerEngine';
+import { postgresPerFile } from '../../support/postgresPerFile';
+import { type OwnerEngine, migrated, openOwnerEngine } from './ownerEngine';
 
-let server: TestPostgres;
-const closing: Array<() => unknown> = [];
+const pg = postgresPerFile('team_concurrency');
 
-before(async () => {
-  server = await startPostgres();
-});
-after(async () => {
-  for (const close of closing.reverse()) await close();
-  await server?.stop();
-});
-
-let databases = 0;
 /** A fresh database with Foreman's schema. */
-function database(): string {
-  const url = createDatabase(server.url, `team_concurrency_${process.pid}_${++databases}`);
-  openOwnerEngine(url, { id: 'migrator', host: 'nowhere' }).close();
-  return url;
-}
+const database = (): string => migrated(pg.database());
 
 /** Liveness far beyond the test: workers without agents stay ASSIGNED, busy, the whole time. */
 const patient = { liveness: { warnMs: 600_000, staleMs: 1_200_000, deadMs: 2_400_000 } };
@@ -43,9 +29,9 @@ const patient = { liveness: { warnMs: 600_000, staleMs: 1_200_000, deadMs: 2_400
 /** An owner on `host`, hearing the other owners' changes as `foreman serve` does (PgListener → noteExternalChange). */
 async function open(url: string, id: string, host: string, overrides: Parameters<typeof openOwnerEngine>[2] = {}): Promise<OwnerEngine> {
   const owner = openOwnerEngine(url, { id, host }, { ...patient, ...overrides });
-  closing.push(() => owner.close());
+  pg.closeAfter(() => owner.close());
   const listener = new PgListener(url, { self: id, onChange: (notice) => owner.engine.noteExternalChange(notice.changed) });
-  closing.push(() => listener.close());
+  pg.closeAfter(() => listener.close());
   await listener.ready;
   return owner;
 }
@@ -140,7 +126,7 @@ describe('concurrency with several owners on one store', () => {
       ['--import', 'tsx', path.join(__dirname, 'ownerHoldChild.ts'), url, '2', String(leaseMs)],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
-    closing.push(() => child.kill('SIGKILL'));
+    pg.closeAfter(() => child.kill('SIGKILL'));
     const held = await firstLine<Array<{ worker: string; task: string; attempt: number }>>(child);
     assert.deepEqual(held.map((h) => h.task).sort(), ['held-1', 'held-2']);
 

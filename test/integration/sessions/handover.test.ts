@@ -11,7 +11,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { acquireOwnerLock, readOwner } from '../../../src/infra/db';
-import { HandoverListener, type HandoverRequest, requestHandover } from '../../../src/extension/sessions/handover';
+import {
+  HandoverListener,
+  type HandoverRequest,
+  grantHandover,
+  grantedElsewhereUntil,
+  requestHandover,
+} from '../../../src/extension/sessions/handover';
 
 function foremanDir(): string {
   return path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'foreman-handover-')), '.foreman');
@@ -114,4 +120,18 @@ test('a request older than its lifetime is left unanswered; a fresh one is answe
     listener.dispose();
     lock.release();
   }
+});
+
+test('a granted handover names the window it goes to: every other window leaves it the lock for a while', () => {
+  const dir = foremanDir();
+  fs.mkdirSync(dir, { recursive: true });
+  assert.equal(grantedElsewhereUntil(dir), 0, 'no grant: nobody waits');
+  const before = Date.now();
+  grantHandover(dir, { pid: process.pid + 1, host: os.hostname() });
+  const until = grantedElsewhereUntil(dir);
+  assert.ok(until > before, 'another window was granted the lock: this one waits');
+  grantHandover(dir, { pid: process.pid, host: os.hostname() });
+  assert.equal(grantedElsewhereUntil(dir), 0, 'the window it was granted to takes it at once');
+  fs.writeFileSync(path.join(dir, 'handover.granted'), '{"pid": "not a pid"}');
+  assert.equal(grantedElsewhereUntil(dir), 0, 'a grant that does not parse holds nobody back');
 });

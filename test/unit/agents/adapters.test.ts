@@ -6,8 +6,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { judgeRun } from '../../../src/infra/agents/kinds';
-import { claudeParser, claudeSettings, shellQuote } from '../../../src/infra/agents/kinds/claude';
-import { claudeHookSignal } from '../../../src/infra/agents/kinds/claudeHooks';
+import { claudeSettings, shellQuote } from '../../../src/infra/agents/kinds/claude';
+import { claudeParser } from '../../../src/infra/agents/kinds/claudeStream';
+import { readClaudeHook } from '../../../src/core/claudeHook';
 import { codexParser } from '../../../src/infra/agents/kinds/codex';
 import { reportsOf } from '../../../src/infra/agents/eventReports';
 
@@ -163,9 +164,9 @@ describe('Claude Code hooks', () => {
     ['another event is a plain sign of life', { hook_event_name: 'SessionStart' }, {}],
   ];
   for (const [name, payload, signal] of cases) {
-    it(name, () => assert.deepEqual(claudeHookSignal(payload), { ok: true, signal }));
+    it(name, () => assert.deepEqual(readClaudeHook(payload), { ok: true, signal }));
   }
-  it('refuses what is not a hook payload', () => assert.equal(claudeHookSignal({ tool_name: 'Bash' }).ok, false));
+  it('refuses what is not a hook payload', () => assert.equal(readClaudeHook({ tool_name: 'Bash' }).ok, false));
 });
 
 describe('event reports', () => {

@@ -9,7 +9,7 @@ import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import type { AgentEvent } from '../../../src/core/agentEvents';
 import { AgentConversation } from '../../../src/infra/agents/agentConversation';
-import { claudeParser } from '../../../src/infra/agents/kinds/claude';
+import { claudeParser } from '../../../src/infra/agents/kinds/claudeStream';
 import { claudeInput } from '../../../src/infra/agents/kinds/claudeInput';
 
 const line = (value: unknown) => JSON.stringify(value);

@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import type { AgentEvent, AgentEventInput } from '../../../src/core/agentEvents';
 import { AgentVitals } from '../../../src/infra/agents/agentVitals';
 import { judgeRun } from '../../../src/infra/agents/kinds';
-import { claudeParser } from '../../../src/infra/agents/kinds/claude';
+import { claudeParser } from '../../../src/infra/agents/kinds/claudeStream';
 
 const line = (value: unknown) => JSON.stringify(value);
 const retryLine = (attempt: number, status: number, error: string) =>

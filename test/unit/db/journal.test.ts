@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { crc32, decodeRecordAt, encodeRecord, scanJournal } from '../../../src/infra/db/journal';
-import type { JournalRecord } from '../../../src/infra/db/journal';
+import { crc32, decodeRecordAt, encodeRecord, scanJournal } from '../../../src/infra/db/journalFormat';
+import type { JournalRecord } from '../../../src/infra/db/journalFormat';
 
 function record(seq: number, extra: Partial<JournalRecord> = {}): JournalRecord {
   return {

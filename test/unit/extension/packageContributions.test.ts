@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { CommandId } from '../../../src/extension/commands/commandIds';
+import { contextKeys } from '../../../src/extension/contextKeys';
 import { englishManifest } from '../../support/manifest';
 
 const root = join(__dirname, '..', '..', '..');
@@ -37,6 +38,8 @@ const perFolderScopes = new Set(['resource', 'machine-overridable', 'language-ov
  * sent to, so a cloned repository's .vscode/settings.json must not be able to point it elsewhere.
  */
 const machineOnly = new Set(['foreman.store']);
+/** The context keys the window sets (contextKeys.ts), with no session yet. */
+const setKeys = contextKeys([]);
 /** Built-in commands the walkthrough may link to. */
 const builtinCommands = new Set(['workbench.action.openSettings']);
 
@@ -75,7 +78,21 @@ test('the Get Started walkthrough covers the first run, and what it names exists
       const [kind, value] = event.split(/:(.*)/s) as [string, string];
       if (kind === 'onCommand') assert.ok(contributedCommands.has(value), `step ${step.id} completes on unknown command ${value}`);
       if (kind === 'onSettingChanged') assert.ok(settings[value], `step ${step.id} completes on unknown setting ${value}`);
+      if (kind === 'onContext') {
+        for (const key of value.match(/\bforeman\.\w+/g) ?? []) {
+          assert.ok(key in setKeys, `step ${step.id} completes on ${key}, a context key Foreman never sets`);
+        }
+      }
     }
+    // Each step also ticks from the workspace's state, not only from its button (issue 30): when the
+    // state changes, and when the walkthrough opens on a state that was already so (see docs/vscode.md:
+    // VS Code never ticks a step whose expression held when the walkthrough was registered).
+    const onContext = (step.completionEvents ?? []).filter((event) => event.startsWith('onContext:'));
+    assert.ok(onContext.length > 0, `step ${step.id} ticks only when its command runs here, not from the workspace's state`);
+    assert.ok(
+      onContext.some((event) => event.includes("activeEditor == 'gettingStartedPage'")),
+      `step ${step.id} does not tick when the walkthrough opens on a workspace already in that state`,
+    );
     const media = step.media.markdown ?? step.media.image ?? step.media.svg;
     assert.ok(media && existsSync(join(root, media)), `step ${step.id}: media ${media} is missing`);
   }

@@ -327,7 +327,7 @@ test('the Queue & Chains tree: the chain in order with blocked-by, free tasks gr
     const roots = provider.getChildren();
     assert.deepEqual(
       roots.map((node) => labelOf(item(node))),
-      ['Chains (1)', 'Idle (2)'],
+      ['Chains (1)', 'To assign (2)'],
     );
     const [chain] = provider.getChildren(roots[0]);
     assert.ok(chain);

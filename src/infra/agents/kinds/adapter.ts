@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import type { AgentConfinement } from '../../../core/agentConfinement';
 import type { AgentEventInput, RunFailure } from '../../../core/agentEvents';
 import type { ModelPrices } from '../../../core/modelPrices';
-import type { AgentVerdict } from '../../../engine/ports';
+import type { AgentLaunch, AgentVerdict } from '../../../engine/ports';
 
 export const agentKinds = ['claude', 'codex', 'aider', 'command'] as const;
 export type AgentKind = (typeof agentKinds)[number];
@@ -21,25 +21,16 @@ export interface RunFiles {
   readonly stem: string;
 }
 
-/** One launch as an adapter sees it. */
-export interface AdapterRun {
-  readonly workerId: string;
-  readonly taskId: string;
-  readonly attempt: number;
-  readonly branch: string;
-  readonly worktree: string;
-  readonly prompt: string;
+/**
+ * One launch as an adapter sees it: the engine's launch (a session to continue is resumed only when
+ * it still exists; plan first is ignored by kinds that cannot), with what the launch plan found.
+ */
+export interface AdapterRun extends Omit<AgentLaunch, 'agent' | 'env'> {
   /** The `foreman` executable the agent reports through (absolute). */
   readonly foremanCommand: string;
   readonly files: RunFiles;
   /** The agent's environment (HOME decides where its sessions live). */
   readonly environment: Readonly<Record<string, string>>;
-  /** A session to continue; the adapter resumes it only when it still exists. */
-  readonly resumeSession?: string;
-  /** The prompt of a resumed session (the follow-up note alone); `prompt` when it starts afresh. */
-  readonly resumePrompt?: string;
-  /** Plan first: make no change until a person approves the plan (ignored by kinds that cannot). */
-  readonly planFirst?: boolean;
 }
 
 /** `confined`: Claude Code's sandbox where available, else the allow-list; `allowList`: always the list; `open`: the broad list. */
@@ -58,6 +49,8 @@ export interface AdapterOptions {
   readonly permissions?: ClaudePermissionsSetting;
   /** Claude Code, sandboxed: hosts its commands may reach (the network is off otherwise). */
   readonly allowedHosts?: readonly string[];
+  /** Claude Code: the board's MCP tools (`foreman mcp`) for the agent, allowed without asking. */
+  readonly boardTools?: boolean;
   /** Codex: prices per model that replace or add to the built-in table (src/core/modelPrices.ts). */
   readonly prices?: Readonly<ModelPrices>;
 }
@@ -134,6 +127,8 @@ export interface AgentAdapter {
   parser(resumed: boolean): StreamParser;
   /** The end of a run: its exit, what it said, the end of its output. */
   judge(evidence: RunEvidence): AgentVerdict;
+  /** The run's last message from a file of its own, for a kind whose stream may not carry it (Codex). */
+  lastMessage?(files: RunFiles): string | undefined;
 }
 
 /** The run's own verdict as its result event gave it. */

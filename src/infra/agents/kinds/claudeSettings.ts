@@ -13,6 +13,7 @@ import { type ClaudeGate, type Confinement, claudeGateVariable, foremanRule } fr
 import { sandboxExcludedCommands } from '../../../core/sandboxedForeman';
 import { claudeSandboxAvailable } from '../sandboxProbe';
 import type { AdapterOptions, AdapterRun } from './adapter';
+import { boardToolsRule } from './claudeBoardTools';
 
 /** The broad list of `"permissions": "open"`: every edit and any Bash command, unconfined. */
 export const defaultClaudeAllowedTools: readonly string[] = ['Read', 'Edit', 'MultiEdit', 'Write', 'NotebookEdit', 'Bash'];
@@ -161,7 +162,8 @@ export function claudeLaunchSettings(run: AdapterRun, options: AdapterOptions): 
   const confinement: Confinement =
     wanted === 'open' ? 'open' : wanted === 'confined' && claudeSandboxAvailable(run.environment) ? 'sandbox' : 'allowList';
   const explicit = options.allowedTools;
-  const base = explicit ?? (confinement === 'open' ? defaultClaudeAllowedTools : confinement === 'allowList' ? confinedTools : ['Read']);
+  const listed = explicit ?? (confinement === 'open' ? defaultClaudeAllowedTools : confinement === 'allowList' ? confinedTools : ['Read']);
+  const base = options.boardTools ? [...listed, boardToolsRule] : listed;
   const user = userRules(run.environment, run.worktree);
   const git = worktreeGitFolders(run.worktree);
   // Sandboxed, Bash runs without asking unless the profile lists its tools itself.

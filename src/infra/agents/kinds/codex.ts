@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { AgentConfinement } from '../../../core/agentConfinement';
 import type { AgentEventInput } from '../../../core/agentEvents';
 import { type ModelPrice, priceOf } from '../../../core/modelPrices';
-import type { AdapterOptions, AdapterRun, AgentAdapter, PlannedArgs, RunEvidence, StreamParser } from './adapter';
+import type { AdapterOptions, AdapterRun, AgentAdapter, PlannedArgs, RunEvidence, RunFiles, StreamParser } from './adapter';
 import { parseEventLine } from './adapter';
 import { type CodexTotals, codexModel, countedForThread, deltaOf, eventsFileOf, usageOfTotals, zeroTotals } from './codexUsage';
 import { unwrapShellCommand } from '../../../core/shellCommand';
@@ -179,8 +179,9 @@ export function codexConfinement(extraArgs: readonly string[]): AgentConfinement
   return bypass ? 'open' : 'sandbox';
 }
 
-function lastMessageFile(run: AdapterRun): string {
-  return join(run.files.runDir, `${run.files.stem}.last-message.txt`);
+/** Where `--output-last-message` writes, next to the run's other files. */
+function lastMessageFile(files: RunFiles): string {
+  return join(files.runDir, `${files.stem}.last-message.txt`);
 }
 
 export const codexAdapter: AgentAdapter = {
@@ -188,7 +189,7 @@ export const codexAdapter: AgentAdapter = {
   streamsEvents: true,
   hooksReportActivity: false,
   plan(run: AdapterRun, options: AdapterOptions): PlannedArgs {
-    const output = lastMessageFile(run);
+    const output = lastMessageFile(run.files);
     const resumed = run.resumeSession !== undefined && codexSessionExists(run.resumeSession, run.environment);
     const common = ['--json', '--output-last-message', output, '-c', 'sandbox_mode="workspace-write"', ...options.extraArgs];
     const args = resumed
@@ -209,13 +210,12 @@ export const codexAdapter: AgentAdapter = {
   judge(evidence: RunEvidence) {
     return judgeRun(evidence);
   },
+  /** What Codex wrote with `--output-last-message`, if anything. */
+  lastMessage(files: RunFiles) {
+    try {
+      return readFileSync(lastMessageFile(files), 'utf8').trim() || undefined;
+    } catch {
+      return undefined;
+    }
+  },
 };
-
-/** The last message Codex wrote with `--output-last-message`, if any. */
-export function readCodexLastMessage(runDir: string, stem: string): string | undefined {
-  try {
-    return readFileSync(join(runDir, `${stem}.last-message.txt`), 'utf8').trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}

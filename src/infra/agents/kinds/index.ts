@@ -5,7 +5,7 @@ import { codexAdapter } from './codex';
 
 export * from './adapter';
 export { claudeSessionExists, defaultClaudeAllowedTools } from './claude';
-export { codexSessionExists, readCodexLastMessage } from './codex';
+export { codexSessionExists } from './codex';
 export { configurationProblem, judgeRun } from './verdicts';
 
 /** The adapters of the agent CLIs Foreman knows; `command` profiles run as given (launchPlan). */

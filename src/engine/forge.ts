@@ -1,0 +1,60 @@
+/**
+ * The forge as the hand-off needs it (docs/handoff.md): a pull request per approved task, what the
+ * forge says of it, and its checks. Implemented for GitHub with @octokit/rest in src/infra/forge;
+ * every failure is a Result whose message says what to do (a token missing, wrong or short of scope).
+ */
+import type { Result } from '../core/result';
+import type { WorkRef } from './ports';
+
+/** Where a pull request stands on the forge. */
+export type PullRequestState = 'open' | 'merged' | 'closed';
+
+export interface PullRequestInfo {
+  readonly number: number;
+  readonly url: string;
+  readonly state: PullRequestState;
+  /** The branch it would merge into. */
+  readonly base: string;
+  /** The commit its checks run on. */
+  readonly headSha: string;
+}
+
+export interface PullRequestDraft {
+  readonly head: string;
+  readonly base: string;
+  readonly title: string;
+  readonly body: string;
+}
+
+/** One check run or commit status, as far as a person or an agent needs it. */
+export interface CheckInfo {
+  readonly name: string;
+  readonly state: 'pending' | 'success' | 'failure';
+  /** For a failure: the end of its output (a check run's text or summary, a status's description). */
+  readonly logTail?: string;
+  readonly url?: string;
+}
+
+export interface ForgePort {
+  /** Which forge, for messages ("GitHub"). */
+  readonly name: string;
+  /** Pushes the task's branch to the forge's remote (a fast-forward, never forced). */
+  push(work: WorkRef): Promise<Result<void>>;
+  open(draft: PullRequestDraft): Promise<Result<PullRequestInfo>>;
+  get(number: number): Promise<Result<PullRequestInfo>>;
+  /** Points an open pull request at another base (a stacked one whose base was merged). */
+  retarget(number: number, base: string): Promise<Result<void>>;
+  /** The check runs and commit statuses of a commit. */
+  checks(sha: string): Promise<Result<CheckInfo[]>>;
+}
+
+/** The workspace's `handoff` and what goes with it, from the composition root. */
+export interface HandoffSettings {
+  readonly mode: 'local-merge' | 'pull-request';
+  /** How often open pull requests are read back (their state and checks). */
+  readonly pollMs: number;
+  /** How many check failures per task are sent to the agent by themselves (0: none; a person sends them). */
+  readonly autoFixChecks: number;
+}
+
+export const defaultHandoff: HandoffSettings = { mode: 'local-merge', pollMs: 30_000, autoFixChecks: 0 };

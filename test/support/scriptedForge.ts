@@ -1,0 +1,238 @@
+/**
+ * A scripted GitHub for the hand-off tests (docs/handoff.md): GitHub is out of reach offline, so
+ * this small HTTP server implements only the documented REST endpoints Foreman calls through the
+ * real @octokit/rest — create, get, list and update pull requests, a commit's check runs and
+ * combined status, and a job's log (a redirect to the text, as GitHub answers). Branches live in a
+ * real bare git repository, the clone's `origin`: a pull request's head is whatever was pushed
+ * there, and `merge` fast-forwards the base in it, as GitHub's rebase merge does for a stacked
+ * branch. Tokens are checked as GitHub does: unknown → 401, known without the `repo` scope → 403.
+ */
+import { execFileSync } from 'node:child_process';
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
+
+export interface ScriptedCheck {
+  readonly name: string;
+  /** undefined: still running. */
+  readonly conclusion?: 'success' | 'failure';
+  /** The job's log, served by the Actions logs endpoint. */
+  readonly log?: string;
+}
+
+export interface ScriptedPull {
+  readonly number: number;
+  readonly head: string;
+  base: string;
+  readonly title: string;
+  readonly body: string;
+  state: 'open' | 'closed';
+  merged: boolean;
+}
+
+export interface ScriptedForgeOptions {
+  /** The bare repository that is the clone's `origin`. */
+  readonly bareRepo: string;
+  readonly owner: string;
+  readonly repo: string;
+  /** Token → its scopes. */
+  readonly tokens: Readonly<Record<string, readonly string[]>>;
+  readonly gitEnv?: NodeJS.ProcessEnv;
+}
+
+const createSchema = z.object({ head: z.string(), base: z.string(), title: z.string(), body: z.string().optional() });
+const updateSchema = z.object({ base: z.string().optional(), state: z.enum(['open', 'closed']).optional() });
+
+export class ScriptedForge {
+  readonly pulls: ScriptedPull[] = [];
+  /** Every request, as "METHOD path", for the tests to read. */
+  readonly requests: string[] = [];
+  /** What CI reports for a pull request's head commit; default: nothing. */
+  checksFor: (pull: ScriptedPull, sha: string) => readonly ScriptedCheck[] = () => [];
+  private readonly server: Server;
+  private readonly logs = new Map<number, string>();
+  private nextJob = 1000;
+
+  private constructor(private readonly options: ScriptedForgeOptions) {
+    this.server = createServer((request, response) => {
+      void this.handle(request, response).catch((error: unknown) => send(response, 500, { message: String(error) }));
+    });
+  }
+
+  static async start(options: ScriptedForgeOptions): Promise<ScriptedForge> {
+    const forge = new ScriptedForge(options);
+    await new Promise<void>((resolve) => forge.server.listen(0, '127.0.0.1', resolve));
+    return forge;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** Merges pull request `number` as GitHub's rebase merge of a branch on top of its base: a fast-forward of the base. */
+  merge(number: number): void {
+    const pull = this.pull(number);
+    if (!pull || pull.state !== 'open') throw new Error(`pull request #${number} is not open`);
+    const head = this.sha(pull.head);
+    const base = this.sha(pull.base);
+    if (!head || !base) throw new Error(`pull request #${number}: a branch is missing`);
+    this.git(['merge-base', '--is-ancestor', base, head]);
+    this.git(['update-ref', `refs/heads/${pull.base}`, head, base]);
+    pull.state = 'closed';
+    pull.merged = true;
+  }
+
+  close(number: number): void {
+    const pull = this.pull(number);
+    if (!pull) throw new Error(`no pull request #${number}`);
+    pull.state = 'closed';
+  }
+
+  pull(number: number): ScriptedPull | undefined {
+    return this.pulls.find((pull) => pull.number === number);
+  }
+
+  stop(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', this.url);
+    const method = request.method ?? 'GET';
+    this.requests.push(`${method} ${url.pathname}`);
+    const logMatch = /^\/_logs\/(\d+)$/.exec(url.pathname);
+    if (logMatch) return sendText(response, this.logs.get(Number(logMatch[1])) ?? '');
+    const token = /^(?:token|bearer) (.+)$/i.exec(request.headers.authorization ?? '')?.[1];
+    const scopes = token === undefined ? undefined : this.options.tokens[token];
+    if (!scopes) return send(response, 401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' });
+    const scopeHeaders = { 'x-oauth-scopes': scopes.join(', '), 'x-accepted-oauth-scopes': 'repo' };
+    const prefix = `/repos/${this.options.owner}/${this.options.repo}`;
+    if (!url.pathname.startsWith(`${prefix}/`)) return send(response, 404, { message: 'Not Found' });
+    if (!scopes.includes('repo')) return send(response, 403, { message: 'Resource not accessible by personal access token' }, scopeHeaders);
+    const path = url.pathname.slice(prefix.length);
+    const body = method === 'POST' || method === 'PATCH' ? await readJson(request) : undefined;
+    let match: RegExpExecArray | null;
+    if (path === '/pulls' && method === 'POST') return this.create(response, body);
+    if (path === '/pulls' && method === 'GET') {
+      const head = url.searchParams.get('head')?.split(':').pop();
+      const state = url.searchParams.get('state') ?? 'open';
+      const listed = this.pulls.filter((pull) => (state === 'all' || pull.state === state) && (!head || pull.head === head));
+      return send(
+        response,
+        200,
+        listed.map((pull) => this.json(pull)),
+      );
+    }
+    if ((match = /^\/pulls\/(\d+)$/.exec(path))) {
+      const pull = this.pull(Number(match[1]));
+      if (!pull) return send(response, 404, { message: 'Not Found' });
+      if (method === 'PATCH') {
+        const update = updateSchema.parse(body);
+        if (update.base) pull.base = update.base;
+        if (update.state) pull.state = update.state;
+      }
+      return send(response, 200, this.json(pull));
+    }
+    if ((match = /^\/commits\/([^/]+)\/check-runs$/.exec(path))) {
+      const runs = this.checksOf(decodeURIComponent(match[1] ?? ''));
+      return send(response, 200, { total_count: runs.length, check_runs: runs });
+    }
+    if ((match = /^\/commits\/([^/]+)\/status$/.exec(path))) {
+      return send(response, 200, { state: 'success', sha: match[1], total_count: 0, statuses: [] });
+    }
+    if ((match = /^\/actions\/jobs\/(\d+)\/logs$/.exec(path))) {
+      response.writeHead(302, { location: `${this.url}/_logs/${match[1]}` });
+      return void response.end();
+    }
+    return send(response, 404, { message: 'Not Found' });
+  }
+
+  private create(response: ServerResponse, body: unknown): void {
+    const draft = createSchema.parse(body);
+    if (!this.sha(draft.head)) return send(response, 422, { message: 'Validation Failed', errors: [{ field: 'head', code: 'invalid' }] });
+    if (this.pulls.some((pull) => pull.head === draft.head && pull.state === 'open')) {
+      return send(response, 422, {
+        message: 'Validation Failed',
+        errors: [{ message: `A pull request already exists for ${draft.head}.` }],
+      });
+    }
+    const pull: ScriptedPull = {
+      number: this.pulls.length + 1,
+      head: draft.head,
+      base: draft.base,
+      title: draft.title,
+      body: draft.body ?? '',
+      state: 'open',
+      merged: false,
+    };
+    this.pulls.push(pull);
+    send(response, 201, this.json(pull));
+  }
+
+  private checksOf(sha: string): object[] {
+    const pull = this.pulls.find((candidate) => this.sha(candidate.head) === sha);
+    if (!pull) return [];
+    return this.checksFor(pull, sha).map((check) => {
+      const id = this.nextJob++;
+      this.logs.set(id, check.log ?? '');
+      return {
+        id,
+        name: check.name,
+        head_sha: sha,
+        status: check.conclusion ? 'completed' : 'in_progress',
+        conclusion: check.conclusion ?? null,
+        html_url: `https://github.example/${this.options.owner}/${this.options.repo}/actions/runs/1/job/${id}`,
+        details_url: null,
+        app: { slug: 'github-actions' },
+        output: { title: check.conclusion === 'failure' ? 'Process completed with exit code 1.' : null, summary: null, text: null },
+      };
+    });
+  }
+
+  private json(pull: ScriptedPull): object {
+    const { owner, repo } = this.options;
+    return {
+      number: pull.number,
+      html_url: `https://github.example/${owner}/${repo}/pull/${pull.number}`,
+      state: pull.state,
+      merged: pull.merged,
+      title: pull.title,
+      body: pull.body,
+      head: { ref: pull.head, sha: this.sha(pull.head) ?? '' },
+      base: { ref: pull.base, sha: this.sha(pull.base) ?? '' },
+    };
+  }
+
+  private sha(branch: string): string | undefined {
+    try {
+      return this.git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]).trim();
+    } catch {
+      return undefined;
+    }
+  }
+
+  private git(args: readonly string[]): string {
+    return execFileSync('git', args, {
+      cwd: this.options.bareRepo,
+      env: this.options.gitEnv,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  }
+}
+
+function send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+  response.end(JSON.stringify(body));
+}
+
+function sendText(response: ServerResponse, text: string): void {
+  response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+  response.end(text);
+}
+
+async function readJson(request: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
+}
