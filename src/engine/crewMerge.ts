@@ -1,5 +1,5 @@
 import type { Request } from '../core/requests';
-import { type Result, ok, refused } from '../core/result';
+import { type Result, ok } from '../core/result';
 import { taskCommitMessage } from '../core/taskCommitMessage';
 import { WorkerState } from '../core/workerMachine';
 import type { CrewWork } from './crewWork';
@@ -11,17 +11,9 @@ import type { MergeReport, ResultOf } from './results';
  * to work with the conflicted files as its note.
  */
 export async function mergeWorker(crew: CrewWork, workerId: string, request: Request<'merge'>): Promise<Result<ResultOf<'merge'>>> {
-  const found = crew.load(workerId);
+  const found = crew.loadIn(workerId, WorkerState.Approved, 'merge');
   if (!found.ok) return found;
-  const { worker, task } = found.value;
-  if (worker.state !== WorkerState.Approved) {
-    return refused('illegalTransition', `'${workerId}': A worker in ${worker.state} cannot merge; only an APPROVED worker can.`, {
-      from: worker.state,
-      trigger: 'merge',
-    });
-  }
-  const work = crew.workOf(worker);
-  if (!work) return refused('noTask', `Worker '${workerId}' holds no task.`);
+  const { worker, task, work } = found.value;
   const { git, tx, settings } = crew;
   // An agent that submitted by itself may still run (an interactive one in a terminal): it must
   // not edit the worktree while the merge rebases it. What it left is committed by the merge.

@@ -1,5 +1,5 @@
 import type { Request } from '../core/requests';
-import { type Result, ok, refused } from '../core/result';
+import { type Result, ok } from '../core/result';
 import { WorkerState } from '../core/workerMachine';
 import type { CrewWork } from './crewWork';
 import type { ResultOf } from './results';
@@ -13,17 +13,9 @@ const settingRefusals: ReadonlySet<string> = new Set(['pathOccupied']);
  * by itself (an assignment seen, a restart).
  */
 export async function startWorker(crew: CrewWork, workerId: string, request?: Request<'start'>): Promise<Result<ResultOf<'start'>>> {
-  const found = crew.load(workerId);
+  const found = crew.loadIn(workerId, WorkerState.Assigned, 'start');
   if (!found.ok) return found;
-  const { worker, task } = found.value;
-  if (worker.state !== WorkerState.Assigned) {
-    return refused('illegalTransition', `'${workerId}': A worker in ${worker.state} cannot start; only an ASSIGNED worker can.`, {
-      from: worker.state,
-      trigger: 'start',
-    });
-  }
-  const work = crew.workOf(worker);
-  if (!work) return refused('noTask', `Worker '${workerId}' holds no task.`);
+  const { worker, task, work } = found.value;
   const { git, tx } = crew;
   const base = crew.baseBranch();
   // A chain's step whose predecessor is still in review on the forge starts on its branch (stacked, docs/handoff.md).

@@ -1,5 +1,6 @@
 import type { Result } from '../core/result';
 import { notFound, ok, refused } from '../core/result';
+import type { WorkerState } from '../core/workerMachine';
 import { SequencerByKey } from './async';
 import type { Disposable } from './events';
 import { AgentRunner, type AgentRunnerSettings } from './agentRunner';
@@ -75,6 +76,25 @@ export class CrewWork implements Disposable {
       if (!task) return refused('noTask', `Worker '${workerId}' holds no task.`);
       return ok({ worker, task });
     });
+  }
+
+  /**
+   * The worker, its task and its work, for a flow that only a worker in `state` may take
+   * (`trigger` names the flow in the refusal, as the transition table would).
+   */
+  loadIn(workerId: string, state: WorkerState, trigger: string): Result<{ worker: WorkerRow; task: TaskRow; work: WorkRef }> {
+    const found = this.load(workerId);
+    if (!found.ok) return found;
+    const { worker, task } = found.value;
+    if (worker.state !== state) {
+      return refused('illegalTransition', `'${workerId}': A worker in ${worker.state} cannot ${trigger}; only an ${state} worker can.`, {
+        from: worker.state,
+        trigger,
+      });
+    }
+    const work = this.workOf(worker);
+    if (!work) return refused('noTask', `Worker '${workerId}' holds no task.`);
+    return ok({ worker, task, work });
   }
 
   workOf(worker: WorkerRow): WorkRef | undefined {
