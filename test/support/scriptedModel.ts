@@ -74,7 +74,11 @@ export interface ScriptedModel {
    * Answers every model request with this HTTP error (401: bad credentials, 429, 500, …) until
    * called again with undefined. Requests are still recorded.
    */
-  failWith(status: number | undefined): void;
+  /**
+   * Answer every request with this HTTP error from now on (undefined: stop). `retryAfterSeconds`
+   * sends `retry-after`, as the service does, so the CLI's own retries stay short.
+   */
+  failWith(status: number | undefined, retryAfterSeconds?: number): void;
   close(): Promise<void>;
 }
 
@@ -87,6 +91,7 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
   const requests: RecordedRequest[] = [];
   let script: ScriptStep[] = [];
   let failure: number | undefined;
+  let failureHeaders: Record<string, string> = {};
   let callCounter = 0;
   /** Requests a `hang` step holds open; ended when the server closes. */
   const hanging = new Set<ServerResponse>();
@@ -113,7 +118,7 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
       return;
     }
     if (failure !== undefined) {
-      sendError(response, api, failure);
+      sendError(response, api, failure, failureHeaders);
       return;
     }
     if (step && 'hang' in step) {
@@ -165,8 +170,9 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
       script = [...steps];
     },
     remaining: () => script.length,
-    failWith: (status) => {
+    failWith: (status, retryAfterSeconds) => {
       failure = status;
+      failureHeaders = retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) };
     },
     close: () =>
       new Promise<void>((resolve) => {

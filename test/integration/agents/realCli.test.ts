@@ -189,16 +189,21 @@ describe('real Claude Code against the scripted model', () => {
     assert.match(JSON.stringify(resumed.requests.find((request) => request.mainLoop)?.body), /First task[\s\S]*Second task/);
   });
 
-  it('fails fast on 401 with its default retries (an auth error is not retried): exit 1, an error result', async () => {
+  // Claude Code retries a 401 too: ten times over about three minutes of its own backoff, which
+  // ignores `retry-after` for a 401. Its documented CLAUDE_CODE_MAX_RETRIES (default 10) shortens
+  // that to two retries here; the retrying itself stays on, and the test holds that it happened.
+  it('gives up on 401 after retrying: exit 1, an error result, more than one request', async () => {
     const context = await setup();
-    context.model.failWith(401);
-    const run = await runClaude(context, 'Anything', { allow: [] });
+    context.model.failWith(401, 1);
+    const run = await runClaude(context, 'Anything', { allow: [], environment: { CLAUDE_CODE_MAX_RETRIES: '2' } });
     assert.equal(run.code, 1, describeRun(run));
     const lines = jsonLines(run.stdout);
     assert.equal(lines.find((line) => line['type'] === 'assistant')?.['error'], 'authentication_failed');
     const result = only(lines, 'result');
     assert.equal(result['is_error'], true);
     assert.equal(result['api_error_status'], 401);
+    const attempts = context.model.requests.filter((request) => request.api === 'anthropic' && request.mainLoop).length;
+    assert.ok(attempts > 1, `Claude retried the request before giving up (${attempts} requests)`);
   });
 });
 
