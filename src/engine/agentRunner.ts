@@ -103,6 +103,9 @@ export class AgentRunner {
     reason: RunReason,
     env: Readonly<Record<string, string>>,
   ): void {
+    // A setup that was under way when the owner began to close ends here: the store may be closed
+    // already, and the worker's attempt is recovered by the next owner as an orphan's would be.
+    if (this.isDisposed()) return;
     const session = reason.kind === 'followUp' ? this.tx.read((reader) => findSession(reader, work.taskId, work.attempt)) : undefined;
     const resumeSession = session?.sessionId ?? undefined;
     const fullPrompt = [task.title, task.prompt, reason.kind === 'followUp' ? reason.note : ''].filter(Boolean).join('\n\n');
