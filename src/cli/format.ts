@@ -12,10 +12,10 @@ import type { ClaimedTask } from '../engine/queuePicker';
 import type { MergeReport, ResultOf } from '../engine/results';
 import type { TaskRow, WorkerRow } from '../engine/rows';
 import type { StatusSnapshot, TaskStatusView, WorkerStatus } from '../engine/statusView';
-import type { EndpointAnswer, EndpointResult } from '../infra/endpoint/wire';
 import { describeUsage, formatUsage, hasUsage } from '../shared/usageText';
 import { cell, duration, table } from './table';
 import { downMachineLines, hostCell, ownerTable } from './teamLines';
+import type { EndpointAnswer, EndpointResult } from '../host/endpointAccess';
 
 type Failure = Extract<EndpointResult, { ok: false }>;
 

@@ -15,9 +15,8 @@ import { foremanVersion } from './version';
 import { workerIdSchema } from '../core/ids';
 import { type CommandName, parseRequest } from '../core/requests';
 import { ExitCode, type Failure, type Result, invalid, ok, refused } from '../core/result';
-import { StoreError, storeFailure } from '../infra/db/storeError';
-import type { EndpointAnswer } from '../infra/endpoint';
-import { foremanDirName } from '../infra/workspace/paths';
+import { StoreError, storeFailure } from '../host/infraParts';
+import { type EndpointAnswer, foremanDirName } from '../host/endpointAccess';
 
 async function main(argv: readonly string[], env: CliEnvironment, cwd: string, printer: Printer): Promise<number> {
   const json = argv.includes('--json');

@@ -1,9 +1,7 @@
 import type { CommandName, RequestOf } from '../core/requests';
 import { invalid, refused } from '../core/result';
-import type { EndpointAnswer } from '../infra/endpoint/wire';
-import { readOwner } from '../infra/workspace/ownerFile';
-import { foremanDir, isInitialised } from '../infra/workspace/paths';
 import { type Target, answerOf, sendToOwnerAt } from './target';
+import { type EndpointAnswer, foremanDir, isInitialised, readOwner } from '../host/endpointAccess';
 
 export { type Target, resolveTarget } from './target';
 

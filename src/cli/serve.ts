@@ -1,10 +1,9 @@
 import type { Request } from '../core/requests';
 import { RunOnceScheduler } from '../engine/async';
 import type { EngineEvent } from '../engine/unit';
-import { EndpointServer } from '../infra/endpoint';
-import { withdrawAnnouncement } from '../infra/endpoint/announcement';
 import { type WorkspaceOwner, oneShotPatienceMs, openOwner } from '../host';
 import { type Printer, printFailure } from './format';
+import { EndpointServer, withdrawAnnouncement } from '../host/infraParts';
 
 /** Why serve stops, and the exit code that goes with it. */
 interface StopRequest {

@@ -5,11 +5,17 @@
 import * as path from 'node:path';
 import type { CommandName } from '../core/requests';
 import { refused } from '../core/result';
-import { type EndpointAddress, type SendOutcome, answerFor, sendRequest, sendToEndpoint } from '../infra/endpoint/client';
-import type { EndpointAnswer } from '../infra/endpoint/wire';
-import { findWorkspaceRoot } from '../infra/workspace/paths';
 import type { CliEnvironment } from './commands/spec';
 import { yieldToOwner } from './priority';
+import {
+  answerFor,
+  type EndpointAddress,
+  type EndpointAnswer,
+  findWorkspaceRoot,
+  type SendOutcome,
+  sendRequest,
+  sendToEndpoint,
+} from '../host/endpointAccess';
 
 /** Where a request goes: a workspace folder (owner or local), or an endpoint given by the environment. */
 export type Target =

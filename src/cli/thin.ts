@@ -23,12 +23,9 @@ import { printFailure, printResult, processPrinter } from './format';
 import { answerOf, resolveTarget, sendToOwnerAt } from './target';
 import { idPattern } from '../core/idPattern';
 import { ExitCode, type Failure } from '../core/result';
-import type { SendOutcome } from '../infra/endpoint/client';
-import { maxLineBytes } from '../infra/endpoint/wire';
-import { readOwner } from '../infra/workspace/ownerFile';
 import { allowedToolsVariable, claudeGateVariable } from '../core/claudePermissions';
 import { hookRequest, sayHookRefusal } from './thinHook';
-import { foremanDir, isInitialised } from '../infra/workspace/paths';
+import { foremanDir, isInitialised, maxLineBytes, readOwner, type SendOutcome } from '../host/endpointAccess';
 
 /** A request as the full CLI would send it, before the owner parses it. */
 interface Routed {

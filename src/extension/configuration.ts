@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { z } from 'zod';
+import { type StoreConfig, storeSettingConfig } from '../host/infraParts';
 import {
   type CrewSettingsFile,
   type EngineSettings,
@@ -8,7 +9,6 @@ import {
   portRangeSchema,
   remoteNameSchema,
 } from '../engine/settings';
-import { type StoreConfig, storeSettingConfig } from '../infra/workspace/storeConfig';
 
 /**
  * The `foreman.*` settings, read in one place and checked with zod (a hand-edited settings.json can

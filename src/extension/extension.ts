@@ -1,10 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { profileAvailability } from '../infra/agents/availability';
-import { builtinProfiles } from '../infra/agents/profiles';
-import { readOwner } from '../infra/db';
-import { initWorkspace } from '../infra/workspace';
 import { contributeCli } from './cli/cliOnPath';
 import { registerMcpProvider } from './mcpProvider';
 import { CommandId } from './commands/commandIds';
@@ -30,6 +26,8 @@ import { LivenessStatusItem } from './statusBar/livenessItem';
 import { QueueTreeProvider } from './tree/queueTree';
 import { VsCodeTerminalHost } from './terminalHost';
 import { WorkersTreeProvider } from './tree/workersTree';
+import { builtinProfiles, initWorkspace, profileAvailability } from '../host/infraParts';
+import { readOwner } from '../host/endpointAccess';
 
 /** Settings the engine and crew take when they open; agent profiles and notifications are read live. */
 const settingsAppliedAtOpen = [

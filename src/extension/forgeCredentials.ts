@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import { ok, refused } from '../core/result';
-import type { TokenSource } from '../infra/forge/credentials';
+import type { TokenSource } from '../host/infraParts';
 
 const scopes = ['repo'];
 

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { AgentTerminal, TerminalHost, TerminalLaunch } from '../infra/agents/terminalAgents';
+import type { AgentTerminal, TerminalHost, TerminalLaunch } from '../host/infraParts';
 
 /**
  * Agents with `mode: "terminal"` run in the integrated terminal: the executable itself is the

@@ -6,14 +6,12 @@ import { printFailure, processPrinter } from '../format';
 import { resolveTarget, route } from '../route';
 import { ExitCode, type Failure, type Result, invalid, refused } from '../../core/result';
 import { TransitionLogChecker } from '../../core/transitionLog';
-import type { UnexpectedFailure } from '../../infra/endpoint';
 import type { ArchiveState } from '../../engine/archiveChain';
-import { ArchiveFolderError, FileArchiveSink } from '../../infra/fs/archiveSegments';
-import { type UsableSegment, surveyArchive } from '../../infra/fs/archiveSurvey';
-import { foremanDir } from '../../infra/workspace/paths';
 import { type PendingSource, type TrailEntry, arrayCursor, fileCursor, mergeBySeq, pagedCursor } from './auditTrail';
 import { draft } from './helpers';
 import type { CommandInput, CommandSpec, RequestDraft } from './spec';
+import { foremanDir, type UnexpectedFailure } from '../../host/endpointAccess';
+import { ArchiveFolderError, FileArchiveSink, surveyArchive, type UsableSegment } from '../../host/infraParts';
 
 const json = (input: CommandInput): boolean => input.argv.flags.get('json') === true;
 const durationUnits = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;

@@ -12,11 +12,8 @@ import { type ArchiveLine, archiveLineSchema } from '../../core/archiveSegment';
 import { describeIssues } from '../../core/zodIssues';
 import { type TransitionEvent, transitionEventSchema } from '../../core/transitionLog';
 import type { ArchiveState } from '../../engine/archiveChain';
-import { FileArchiveSink } from '../../infra/fs/archiveSegments';
-import { surveyArchive } from '../../infra/fs/archiveSurvey';
-import { exportFileNames } from '../../infra/fs/jsonlExport';
-import { type MovedAsideFolder, movedAsideFolders } from '../../infra/fs/movedAside';
 import type { Printer } from '../format';
+import { exportFileNames, FileArchiveSink, type MovedAsideFolder, movedAsideFolders, surveyArchive } from '../../host/infraParts';
 
 /** An archived task as its segment's `task` line holds it: the columns a person looks for. */
 export interface ArchivedTask {

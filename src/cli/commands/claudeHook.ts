@@ -14,13 +14,13 @@ import { readClaudeHook } from '../../core/claudeHook';
 import { allowedToolsVariable, claudeGateVariable, parseGate, permissionDecision } from '../../core/claudePermissions';
 import { parseRequest } from '../../core/requests';
 import { ExitCode } from '../../core/result';
-import { isAlive } from '../../infra/agents/processes';
 import { stringFlag } from '../argv';
 import { hookRoute, sandboxedAllow } from '../hookGate';
 import { readHookInput } from '../hookInput';
 import { resolveTarget, route } from '../route';
 import { attemptOf, workerOf } from './helpers';
 import type { CommandInput, CommandSpec } from './spec';
+import { isAlive } from '../../host/infraParts';
 
 /** How often a waiting hook asks whether a person answered. */
 const answerPollMs = 500;

@@ -20,13 +20,13 @@ import { idRule } from '../../core/ids';
 import { ExitCode, invalid, notFound, refused } from '../../core/result';
 import type { TransitionEvent } from '../../core/transitionLog';
 import type { ArchiveState } from '../../engine/archiveChain';
-import { ArchiveFolderError } from '../../infra/fs/archiveSegments';
-import { foremanDir } from '../../infra/workspace/paths';
 import { LiveLogUnreadable, archiveState, livePage } from './archive';
 import { type Archived, findInMovedAside, indexedUnavailableSegment, readArchive } from './archivedHistory';
 import { pagedCursor } from './auditTrail';
 import { required } from './helpers';
 import type { CommandInput, CommandSpec } from './spec';
+import { ArchiveFolderError } from '../../host/infraParts';
+import { foremanDir } from '../../host/endpointAccess';
 
 const json = (input: CommandInput): boolean => input.argv.flags.get('json') === true;
 

@@ -8,11 +8,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { type Result, invalid, ok } from '../../core/result';
-import type { StoreChoice } from '../../infra/workspace/storeConfig';
-import { storedPasswordSource } from '../../infra/pg/passwordSource';
 import { booleanFlag } from '../argv';
 import { promptHidden } from '../hiddenPrompt';
 import type { CommandInput } from './spec';
+import { type StoreChoice, storedPasswordSource } from '../../host/infraParts';
 
 /** The flag `init` declares for it. */
 export const passwordStdinFlag = 'password-stdin';

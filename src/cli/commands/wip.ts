@@ -11,9 +11,9 @@ import { resolveTarget } from '../route';
 import { cell, table } from '../table';
 import { taskIdSchema } from '../../core/ids';
 import { ExitCode, type Result, invalid, notFound, ok } from '../../core/result';
-import type { WipSnapshot } from '../../infra/git';
 import { required } from './helpers';
 import type { CommandInput, CommandSpec } from './spec';
+import type { WipSnapshot } from '../../host/infraParts';
 
 const json = (input: CommandInput): boolean => input.argv.flags.get('json') === true;
 

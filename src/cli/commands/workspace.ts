@@ -3,10 +3,9 @@ import { booleanFlag, stringFlag } from '../argv';
 import { type Printer, printFailure, processPrinter } from '../format';
 import { resolveTarget, route } from '../route';
 import { ExitCode, type Result } from '../../core/result';
-import type { StoreConfig } from '../../infra/workspace/storeConfig';
-import type { AdoptionReport } from '../../infra/workspace/archiveAdoption';
 import { passwordAfterInit, passwordStdinFlag, storePasswordOf } from './initPassword';
 import type { CommandInput, CommandSpec } from './spec';
+import type { AdoptionReport, StoreConfig } from '../../host/infraParts';
 
 const json = (input: CommandInput): boolean => input.argv.flags.get('json') === true;
 const logTo =

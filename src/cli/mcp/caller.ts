@@ -7,8 +7,8 @@
 import type { CommandInput, CommandName } from '../../core/requests';
 import { parseCommand, parseRequest } from '../../core/requests';
 import { invalid } from '../../core/result';
-import type { EndpointAnswer } from '../../infra/endpoint/wire';
 import { type Target, route } from '../route';
+import type { EndpointAnswer } from '../../host/endpointAccess';
 
 export interface Caller {
   readonly target: Target;

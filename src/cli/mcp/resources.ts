@@ -8,12 +8,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { taskIdSchema } from '../../core/ids';
 import { type Result, invalid, notFound, ok } from '../../core/result';
-import type { UnexpectedFailure } from '../../infra/endpoint/wire';
-import { attemptPaths } from '../../infra/agents/attemptLog';
-import { renderTranscript } from '../../infra/agents/transcript';
-import { foremanDir } from '../../infra/workspace/paths';
 import type { Target } from '../route';
 import type { Caller } from './caller';
+import { foremanDir, type UnexpectedFailure } from '../../host/endpointAccess';
+import { attemptPaths, renderTranscript } from '../../host/infraParts';
 
 export const boardUri = 'foreman://board';
 export const transcriptTemplate = 'foreman://tasks/{task}/transcript';

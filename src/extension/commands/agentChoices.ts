@@ -1,4 +1,4 @@
-import type { ProfileAvailability } from '../../infra/agents/availability';
+import type { ProfileAvailability } from '../../host/infraParts';
 
 /** One row of the Add Worker agent picker. */
 export interface AgentChoice {

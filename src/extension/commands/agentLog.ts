@@ -1,9 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { eventsFileOf, renderTranscript } from '../../infra/agents/transcript';
 import type { ForemanSession } from '../session';
 import type { SessionRegistry } from '../sessionRegistry';
+import { eventsFileOf, renderTranscript } from '../../host/infraParts';
 
 /**
  * `foreman-log:/<task>/attempt-<n>.md?root=…&task=…&attempt=…`: an attempt's agent events as a

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import type { ChangedFile } from '../../infra/git';
+import type { ChangedFile } from '../../host/infraParts';
 
 /** One entry of the changes editor: what its two sides show, as paths (the command makes URIs of them). */
 export interface ChangeSides {

@@ -1,11 +1,10 @@
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { workerRules } from '../../core/actions';
-import { resolveProfile } from '../../infra/agents/profiles';
-import { sessionTerminal } from '../../infra/agents/sessionTerminal';
 import type { SessionRegistry } from '../sessionRegistry';
 import { CommandId } from './commandIds';
 import { type CommandTarget, pickWorker } from './pickers';
+import { resolveProfile, sessionTerminal } from '../../host/infraParts';
 
 /**
  * Open Session in Terminal: the worker's agent session (`claude --resume <id>`, `codex resume <id>`)

@@ -1,12 +1,12 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { parseChainJson, parseChecklist } from '../../core/checklist';
-import type { ProfileAvailability } from '../../infra/agents/availability';
 import { agentChoices } from './agentChoices';
 import { registerNewTaskCommands } from './newTask';
 import { CommandId } from './commandIds';
 import { type CommandTarget, askValidated, pickSession, send } from './pickers';
 import type { SessionRegistry } from '../sessionRegistry';
+import type { ProfileAvailability } from '../../host/infraParts';
 
 export interface SetupDeps {
   readonly registry: SessionRegistry;

@@ -2,7 +2,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { workerRules } from '../../core/actions';
-import { changedFiles, reviewRef } from '../../infra/git';
 import { readConfiguration } from '../configuration';
 import { changeSides } from './changeSides';
 import { TranscriptProvider, existingEventsFile, transcriptScheme, transcriptUri } from './agentLog';
@@ -10,6 +9,7 @@ import { CommandId } from './commandIds';
 import { type CommandTarget, pickWorker } from './pickers';
 import type { SessionRegistry } from '../sessionRegistry';
 import { taskNameWithId, taskTitles } from '../taskNames';
+import { changedFiles, reviewRef } from '../../host/infraParts';
 
 /**
  * `foreman-ref:<path in the worktree>?root=…&ref=…&file=<path in the repository>`: a file's text at a

@@ -6,12 +6,11 @@ import { Emitter } from '../../engine/events';
 import type { ResultOf } from '../../engine/results';
 import type { StatusSnapshot } from '../../engine/statusView';
 import { attemptLogFile } from '../../host';
-import { readOwner } from '../../infra/db';
-import { answerTo, sendRequest } from '../../infra/endpoint';
-import { GitPortAdapter } from '../../infra/git/gitPort';
 import type { ForemanSession } from '../session';
 import { grantedElsewhereUntil } from './handover';
 import { type StatusDelta, StatusModel, mergeDeltas, noChange } from '../statusModel';
+import { answerTo, readOwner, sendRequest } from '../../host/endpointAccess';
+import { GitPortAdapter } from '../../host/infraParts';
 
 /**
  * Another process owns the workspace (a second window, or `foreman serve`): this window shows the

@@ -12,8 +12,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { readOwner } from '../../infra/db';
-import { writeFileAtomic } from '../../infra/fs';
+import { readOwner } from '../../host/endpointAccess';
+import { writeFileAtomic } from '../../host/infraParts';
 
 const requestName = 'handover.request';
 const replyName = 'handover.reply';

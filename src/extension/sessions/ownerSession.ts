@@ -4,16 +4,12 @@ import { type Disposable, Emitter } from '../../engine/events';
 import type { ResultOf } from '../../engine/results';
 import type { StatusSnapshot } from '../../engine/statusView';
 import type { EngineEvent } from '../../engine/unit';
-import type { TerminalHost } from '../../infra/agents/terminalAgents';
-import { storeFailure } from '../../infra/db/storeError';
-import { EndpointServer } from '../../infra/endpoint';
 import { type WorkspaceOwner, attemptLogFile, oneShotPatienceMs, openOwner } from '../../host';
 import type { CrewSettingsFile, EngineSettings } from '../../engine/settings';
-import type { StoreConfig } from '../../infra/workspace/storeConfig';
-import type { TokenSource } from '../../infra/forge/credentials';
 import type { ForemanSession } from '../session';
 import { type StatusDelta, StatusModel, addPending, mergeDeltas, noChange, touchedBy } from '../statusModel';
 import { type HandoverDecision, HandoverListener, type HandoverRequest } from './handover';
+import { EndpointServer, type StoreConfig, storeFailure, type TerminalHost, type TokenSource } from '../../host/infraParts';
 
 /** Workspace Trust (ARCHITECTURE §9): in Restricted Mode no merge runs. */
 const restrictedMerge = refused(

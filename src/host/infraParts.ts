@@ -1,0 +1,23 @@
+/** The implementations the CLI and the extension use beside the engine (archive files, agent profiles, git, store errors, the endpoint server): src/host is their only way into src/infra. */
+export { EndpointServer } from '../infra/endpoint';
+export { withdrawAnnouncement } from '../infra/endpoint/announcement';
+export { attemptPaths } from '../infra/agents/attemptLog';
+export { eventsFileOf, renderTranscript } from '../infra/agents/transcript';
+export { StoreError, storeFailure } from '../infra/db/storeError';
+export { type StoreChoice, type StoreConfig, storeSettingConfig } from '../infra/workspace/storeConfig';
+export { storedPasswordSource } from '../infra/pg/passwordSource';
+export { ArchiveFolderError, FileArchiveSink } from '../infra/fs/archiveSegments';
+export { surveyArchive, type UsableSegment } from '../infra/fs/archiveSurvey';
+export { exportFileNames } from '../infra/fs/jsonlExport';
+export { type MovedAsideFolder, movedAsideFolders } from '../infra/fs/movedAside';
+export { type ChangedFile, changedFiles, reviewRef, type WipSnapshot } from '../infra/git';
+export type { AdoptionReport } from '../infra/workspace/archiveAdoption';
+export { isAlive } from '../infra/agents/processes';
+export type { AgentTerminal, TerminalHost, TerminalLaunch } from '../infra/agents/terminalAgents';
+export { profileAvailability, type ProfileAvailability } from '../infra/agents/availability';
+export { builtinProfiles, resolveProfile } from '../infra/agents/profiles';
+export { initWorkspace } from '../infra/workspace';
+export type { TokenSource } from '../infra/forge/credentials';
+export { writeFileAtomic } from '../infra/fs';
+export { GitPortAdapter } from '../infra/git/gitPort';
+export { sessionTerminal } from '../infra/agents/sessionTerminal';
