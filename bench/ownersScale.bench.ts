@@ -8,7 +8,10 @@
  *   open        how many opened, and how long it took (they migrate the new database together);
  *   claims      each owner's `--workers` workers claim through the engine's front door, `--claim-rounds`
  *               times each; against raw `FOR UPDATE SKIP LOCKED` claims from as many processes
- *               (bench/pgClaimsChild.ts, the same synchronous client) on the same queue size;
+ *               (bench/pgClaimsChild.ts, the same synchronous client) on the same queue size, run
+ *               just before and just after the engine's (the ratios take their mean: the machine's
+ *               load moves between minutes); for both, the CPU a claim cost the claiming processes
+ *               and the server (/proc), which is what bounds claims per second on 2 busy cores;
  *   heartbeats  each worker beats `--beat-rounds` times, each owner `--beat-rate` beats a second (as
  *               agents beat, not flat out: on 2 cores ten owners beating flat out measure the fight
  *               for the CPU); the owner's CPU per heartbeat of its own, and what the others'
@@ -30,8 +33,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import { SyncPgClient } from '../src/infra/pg/syncClient';
-import { createDatabase, startPostgres } from '../test/support/postgres';
+import { type TestPostgres, createDatabase, startPostgres } from '../test/support/postgres';
 import { numberOption, numbersOption } from './support/options';
+import { serverCpuSeconds } from './support/pgServerCpu';
 import { stealMs } from './support/procfs';
 import { rawClaims, spanPerSecond } from './support/rawClaims';
 import { round, tails } from './support/stats';
@@ -125,12 +129,22 @@ class Owner {
   }
 }
 
-async function rawSkipLocked(url: string, processes: number, tasks: number) {
+/** Raw claims from `processes` processes until `tasks` are taken, with the CPU they and the server spent per claim. */
+async function rawSkipLocked(server: TestPostgres, url: string, processes: number, tasks: number) {
   seedTasks(url, tasks);
-  return rawClaims(url, processes, Date.now() + 5_000 + processes * 1_000);
+  const startAt = Date.now() + 5_000 + processes * 1_000;
+  // Read when the claims start: the children have connected by then (a password exchange costs the
+  // server milliseconds of CPU, which is no part of a claim; the owners connected long before theirs).
+  let serverBefore = serverCpuSeconds(server.dataDir);
+  const atStart = setTimeout(() => (serverBefore = serverCpuSeconds(server.dataDir)), startAt - Date.now());
+  const raw = await rawClaims(url, processes, startAt);
+  clearTimeout(atStart);
+  const serverMs = (serverCpuSeconds(server.dataDir) - serverBefore) * 1000;
+  return { ...raw, cpuMsPerClaim: { client: round(raw.clientCpuMs / raw.claims, 3), server: round(serverMs / raw.claims, 3) } };
 }
 
-async function ownersRun(baseUrl: string, owners: number) {
+async function ownersRun(server: TestPostgres, owners: number) {
+  const baseUrl = server.url;
   const url = createDatabase(baseUrl, `scale_${owners}_${process.pid}`);
   // The schema comes from the owners themselves, opened at once; the rows are seeded after.
   const processes = Array.from(
@@ -163,10 +177,17 @@ async function ownersRun(baseUrl: string, owners: number) {
     const failed = opened.filter((answer) => answer['ok'] !== true);
     if (failed.length) throw new Error(`${failed.length} of ${owners} owners did not open: ${String(failed[0]?.['error'])}`);
     seedWorkers(url, owners);
-    seedTasks(url, owners * workers * claimRounds);
+    const tasks = owners * workers * claimRounds;
+    // Raw claims just before the engine's and just after, with as many processes: the machine's load
+    // moves from minute to minute (other work shares its 2 cores), and the engine's phase sits between the two.
+    const rawBefore = await rawSkipLocked(server, url, owners, tasks);
+    seedTasks(url, tasks);
 
+    const serverBefore = serverCpuSeconds(server.dataDir);
     for (const owner of processes) owner.send('claims');
     const claimRuns = await Promise.all(processes.map((owner) => owner.next()));
+    const engineServerMs = (serverCpuSeconds(server.dataDir) - serverBefore) * 1000;
+    const rawAfter = await rawSkipLocked(server, url, owners, tasks);
     const claimLatencies = claimRuns.flatMap((answer) => answer['latencies'] as number[]);
     const handMs = claimRuns.reduce((sum, answer) => sum + (answer['handMs'] as number), 0) / owners;
     const claimSpans = claimRuns.map((answer) => answer['span'] as [number, number]);
@@ -183,10 +204,24 @@ async function ownersRun(baseUrl: string, owners: number) {
 
     const beats = beatRuns.reduce((sum, answer) => sum + (answer['latencies'] as number[]).length, 0);
     const sum = (key: string) => beatRuns.reduce((total, answer) => total + (answer[key] as number), 0);
-    const raw = await rawSkipLocked(url, owners, owners * workers * claimRounds);
+    const mean = (pick: (run: typeof rawBefore) => number) => round((pick(rawBefore) + pick(rawAfter)) / 2, 3);
+    const raw = {
+      perSecond: mean((run) => run.perSecond),
+      p99Ms: mean((run) => run.latency['p99Ms'] ?? 0),
+      medianMs: mean((run) => run.latency['medianMs'] ?? 0),
+      cpuMsPerClaim: { client: mean((run) => run.cpuMsPerClaim.client), server: mean((run) => run.cpuMsPerClaim.server) },
+      before: rawBefore,
+      after: rawAfter,
+    };
+    const claimCount = claimLatencies.length;
     const engineClaims = {
-      perSecond: round(claimLatencies.length / claimSeconds, 0),
+      perSecond: round(claimCount / claimSeconds, 0),
       latency: tails(claimLatencies, 2),
+      // The owners' processes (engine, pg worker threads) and the server, per claim.
+      cpuMsPerClaim: {
+        owners: round(claimRuns.reduce((total, answer) => total + (answer['cpuMs'] as number), 0) / claimCount, 3),
+        server: round(engineServerMs / claimCount, 3),
+      },
       // Each owner's phase: its span, the time its claims took, and the bench's resets, in ms.
       perOwner: claimRuns.map((answer) => {
         const span = answer['span'] as [number, number];
@@ -238,10 +273,17 @@ async function ownersRun(baseUrl: string, owners: number) {
         hypervisorStealMs: round(steal, 0),
       },
       noticesHeardInAll: ends.reduce((total, answer) => total + (answer['notices'] as number), 0),
+      // Against the mean of the raw runs before and after the engine's.
       ratios: {
         engineClaimsOverRaw: round(engineClaims.perSecond / raw.perSecond, 2),
-        engineClaimP99OverRaw: round((engineClaims.latency['p99Ms'] ?? 0) / (raw.latency['p99Ms'] ?? 1), 2),
-        engineClaimP50OverRaw: round((engineClaims.latency['medianMs'] ?? 0) / (raw.latency['medianMs'] ?? 1), 2),
+        engineClaimP99OverRaw: round((engineClaims.latency['p99Ms'] ?? 0) / (raw.p99Ms || 1), 2),
+        engineClaimP50OverRaw: round((engineClaims.latency['medianMs'] ?? 0) / (raw.medianMs || 1), 2),
+        // What a claim costs the machine in all (client + server CPU): on 2 cores, what bounds claims per second.
+        engineCpuPerClaimOverRaw: round(
+          (engineClaims.cpuMsPerClaim.owners + engineClaims.cpuMsPerClaim.server) /
+            (raw.cpuMsPerClaim.client + raw.cpuMsPerClaim.server || 1),
+          2,
+        ),
       },
     };
   } finally {
@@ -254,7 +296,7 @@ async function main(): Promise<void> {
   const loadBefore = os.loadavg();
   try {
     const runs = [];
-    for (const owners of ownerCounts) runs.push(await ownersRun(server.url, owners));
+    for (const owners of ownerCounts) runs.push(await ownersRun(server, owners));
     const one = runs.find((entry) => entry.owners === 1);
     const most = runs.at(-1);
     const cpuGrowth = one && most ? round(most.heartbeats.ownerCpuMsPerHeartbeat / one.heartbeats.ownerCpuMsPerHeartbeat, 2) : Number.NaN;

@@ -21,6 +21,7 @@ client?.query('SELECT 1');
 // Every process starts at the same moment (after each has loaded), so the claims overlap.
 while (Date.now() < Number(startAtText)) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
 const startedAt = Date.now();
+const cpuBefore = process.cpuUsage();
 
 if (store) {
   const statement = q.compileClaimNext('foreman/{worker}/{task}');
@@ -51,4 +52,5 @@ if (store) {
   }
   client.close();
 }
-process.stdout.write(JSON.stringify({ latencies, startedAt, endedAt: Date.now() }));
+const cpu = process.cpuUsage(cpuBefore);
+process.stdout.write(JSON.stringify({ latencies, startedAt, endedAt: Date.now(), cpuMs: (cpu.user + cpu.system) / 1000 }));

@@ -17,5 +17,6 @@ export interface RenderContext {
 }
 
 export function targetKey(action: ActionName, target: ActionTarget): string {
+  if (target.kind === 'overlap') return `${action}:overlap:${target.id}:${target.other}`;
   return target.kind === 'folder' ? `${action}:folder` : `${action}:${target.kind}:${target.id}`;
 }

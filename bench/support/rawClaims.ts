@@ -17,13 +17,19 @@ export function spanPerSecond(count: number, spans: ReadonlyArray<readonly [numb
   return round(count / seconds, 0);
 }
 
-export async function rawClaims(url: string, processes: number, startAt: number): Promise<{ perSecond: number; latency: Record<string, number> }> {
+export async function rawClaims(
+  url: string,
+  processes: number,
+  startAt: number,
+): Promise<{ perSecond: number; latency: Record<string, number>; claims: number; clientCpuMs: number }> {
   const outputs = await Promise.all(
     Array.from({ length: processes }, (_, i) =>
       run(process.execPath, ['--import', 'tsx', rawChild, 'raw', url, `raw-${i}`, String(startAt)]),
     ),
   );
-  const runs = outputs.map(({ stdout }) => JSON.parse(stdout) as { latencies: number[]; startedAt: number; endedAt: number });
+  const runs = outputs.map(
+    ({ stdout }) => JSON.parse(stdout) as { latencies: number[]; startedAt: number; endedAt: number; cpuMs: number },
+  );
   const latencies = runs.flatMap((one) => one.latencies);
   return {
     perSecond: spanPerSecond(
@@ -31,5 +37,11 @@ export async function rawClaims(url: string, processes: number, startAt: number)
       runs.map((one) => [one.startedAt, one.endedAt] as const),
     ),
     latency: tails(latencies, 2),
+    claims: latencies.length,
+    // The claiming processes' CPU over their claims (the client's share of a claim's cost).
+    clientCpuMs: round(
+      runs.reduce((sum, one) => sum + one.cpuMs, 0),
+      0,
+    ),
   };
 }

@@ -4,6 +4,7 @@
  * measured is Foreman's own work (grouping, labels, descriptions), which is what the target is about.
  */
 import Module from 'node:module';
+import { english } from '../../src/extension/localizer';
 
 class EventEmitter<T> {
   private listeners: Array<(e: T) => void> = [];
@@ -53,6 +54,8 @@ const shim = {
     constructor(public id: string) {}
   },
   TreeItemCollapsibleState: { None: 0, Collapsed: 1, Expanded: 2 },
+  // English, with the placeholders filled, as VS Code does when no translation bundle is loaded.
+  l10n: english,
 };
 
 const original = (Module as unknown as { _load: (request: string, ...rest: unknown[]) => unknown })._load;

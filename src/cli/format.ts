@@ -117,6 +117,15 @@ const humanLines: { readonly [C in CommandName]: (value: ResultOf<C>) => string[
     `exported ${counts.transitions} transitions to .foreman/transitions.jsonl and ${counts.messages} messages to .foreman/bus.jsonl`,
   ],
   compact: (compacted) => [`compacted ${compacted.removed} messages below seq ${compacted.below}`],
+  'overlap.run-after': (moved) => [
+    `${moved.task} stopped and queued again, blocked by ${moved.other}${moved.wip ? `; its work is kept in commit ${moved.wip.slice(0, 12)}` : ''}`,
+  ],
+  'overlap.rebase-when-merged': (planned) => [
+    planned.rebased
+      ? `${planned.other} had merged: ${planned.task} was rebased onto the base (now at ${planned.rebased.slice(0, 12)})`
+      : `${planned.task} will be rebased onto the base as soon as ${planned.other} merges`,
+  ],
+  'overlap.ignore': (ignored) => [`${ignored.task} and ${ignored.other} are no longer reported as overlapping`],
   'archive.state': (state) => [
     `store ${state.store ?? '(no identity yet)'}: ${state.batch === 0 ? 'no archive segment applied' : `archive segments 1–${state.batch} applied, the last with hash ${state.hash ?? '(not recorded)'}`}`,
   ],

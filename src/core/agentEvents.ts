@@ -47,8 +47,14 @@ const text = z.string().max(20_000);
 export const agentEventSchema = z.discriminatedUnion('type', [
   /** The agent's own session (Claude Code session id, Codex thread id): what a follow-up resumes. */
   z.object({ type: z.literal('session'), at, sessionId: z.string().min(1).max(200), resumed: z.boolean() }),
-  /** A tool call as it starts: `Bash`, `npm test`. */
-  z.object({ type: z.literal('tool'), at, name: z.string().max(200), detail: text }),
+  /** A tool call as it starts: `Bash`, `npm test`. `files`: what an editing tool changes (the overlap check, docs/overlaps.md). */
+  z.object({
+    type: z.literal('tool'),
+    at,
+    name: z.string().max(200),
+    detail: text,
+    files: z.array(z.string().max(1000)).max(50).optional(),
+  }),
   /** What a tool call returned (shortened); `ok` false when it failed or was denied. */
   z.object({ type: z.literal('toolResult'), at, ok: z.boolean(), output: text }),
   /** Text the agent wrote to the person. */
@@ -95,6 +101,21 @@ export function describeTool(name: string, detail: string, max = 120): string {
   const line = detail.replace(/\s+/g, ' ').trim();
   const full = line ? `${name}: ${line}` : name;
   return full.length > max ? `${full.slice(0, max - 1)}…` : full;
+}
+
+/** Claude Code's tools that change files, and the input field that names the file. */
+const editingTools: Readonly<Record<string, string>> = {
+  Edit: 'file_path',
+  Write: 'file_path',
+  MultiEdit: 'file_path',
+  NotebookEdit: 'notebook_path',
+};
+
+/** The files a Claude Code tool call changes (none for a tool that changes no file). */
+export function editedFiles(name: string, input: Readonly<Record<string, unknown>>): string[] {
+  const field = editingTools[name];
+  const value = field === undefined ? undefined : input[field];
+  return typeof value === 'string' && value.trim() ? [value] : [];
 }
 
 /** The part of a tool's input that says what it does: the command, the file, the pattern. */

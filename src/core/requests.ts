@@ -4,6 +4,7 @@ import { agentIdSchema, hostSchema, taskIdSchema, titleSchema, workerIdSchema } 
 import { type TaskStatus, taskStatuses } from './taskMachine';
 import { agentConfinements } from './agentConfinement';
 import { maxPayloadDepth, nestingDepth } from './payloadDepth';
+import { overlapPairSchema } from './overlaps';
 import { describeIssues } from './zodIssues';
 
 /**
@@ -48,6 +49,8 @@ const commands = {
     manual: z.boolean().default(false),
     /** Its agent plans first (Claude Code's plan mode) and waits for a person to approve the plan before it changes anything. */
     planFirst: z.boolean().default(false),
+    /** Files the task is expected to touch (repository-relative): the dispatcher prefers work that overlaps no running task. */
+    paths: z.array(z.string().trim().min(1, 'a path must not be empty').max(1000)).max(100, 'at most 100 paths').optional(),
   }),
   'chain.add': z.object({
     name: titleSchema,
@@ -96,6 +99,8 @@ const commands = {
        * zod): read here, at the owner's boundary, into the activity or wait it means.
        */
       claudeHook: claudeHookPayloadSchema.optional(),
+      /** Files the agent just edited (absolute, or relative to its worktree): the overlap check reads them (docs/overlaps.md). */
+      touched: z.array(z.string().min(1).max(1000)).max(50, 'at most 50 touched files per beat').optional(),
     })
     .transform(({ claudeHook, ...beat }) => (claudeHook ? { ...beat, ...signalOf(claudeHook) } : beat)),
   /**
@@ -190,6 +195,12 @@ const commands = {
   metrics: z.object({}),
   export: z.object({}),
   compact: z.object({}),
+  /** Overlapping tasks (docs/overlaps.md): `task` is stopped, its work kept, and queued again blocked by `other`. */
+  'overlap.run-after': overlapPairSchema,
+  /** When `other` merges, `task`'s worktree is rebased onto the new base at once and its agent told. */
+  'overlap.rebase-when-merged': overlapPairSchema,
+  /** The pair is no longer reported as overlapping. */
+  'overlap.ignore': overlapPairSchema,
   /** Retention: one batch of finished work older than the window (the settings' unless given) to the archive. */
   archive: z.object({
     olderThanMs: z.number().int().min(0).optional(),

@@ -23,8 +23,8 @@ const noTalkMessage = 'No agents run in this process: talk to them through the o
  * snapshotted before anything could lose it.
  */
 export class Crew implements Disposable {
-  /** What the flows share: the ports, the per-worker queues, the readings of a worker. */
-  private readonly shared: CrewWork;
+  /** What the flows share: the ports, the per-worker queues, the readings of a worker (the overlap actions too). */
+  readonly shared: CrewWork;
   private readonly subscription: Disposable | undefined;
 
   constructor(

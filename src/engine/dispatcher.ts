@@ -1,9 +1,14 @@
 import { WorkerState } from '../core/workerMachine';
 import type { Reader } from './ports';
+import type { OverlapForecast } from './overlaps/overlapForecast';
 import type { QueuePicker } from './queuePicker';
-import { countBusyWorkers, countBusyWorkersOnHost, listWorkersIn, listWorkersInOnHost } from './queries';
+import { countBusyWorkers, countBusyWorkersOnHost, listRunnableCandidates, listWorkersIn, listWorkersInOnHost } from './queries';
+import type { TaskRow } from './rows';
 import type { StateService } from './stateService';
 import type { Unit } from './unit';
+
+/** How many runnable tasks, in queue order, the dispatcher looks at to avoid an overlap. */
+const overlapCandidates = 8;
 
 export interface Assignment {
   readonly worker: string;
@@ -31,6 +36,8 @@ export class Dispatcher {
     private readonly state: StateService,
     /** With several owners: this owner's machine; it hands tasks only to workers it can launch (this host's or any host's). */
     private readonly host?: string,
+    /** Expected files of tasks not yet started (docs/overlaps.md): among runnable tasks, one overlapping no running task goes first. */
+    private readonly forecast?: OverlapForecast,
   ) {}
 
   dispatch(unit: Unit): Assignment[] {
@@ -44,7 +51,7 @@ export class Dispatcher {
     const limited = new Set(listWorkersIn(unit.tx, WorkerState.Paused).map((worker) => worker.agent));
     const idle = limited.size ? everyIdle.filter((worker) => !limited.has(worker.agent)) : everyIdle;
     while (room > 0 && idle.length > 0) {
-      const task = this.picker.peek(unit.tx, unit.now);
+      const task = this.next(unit);
       if (!task) break;
       const preferred = idle.findIndex((worker) => worker.id === task.last_worker_id);
       const [worker] = idle.splice(preferred >= 0 ? preferred : 0, 1);
@@ -57,6 +64,14 @@ export class Dispatcher {
       room--;
     }
     return assignments;
+  }
+
+  /** The next runnable task: in queue order, except that a task expected to overlap running work waits for one that is not. */
+  private next(unit: Unit): TaskRow | undefined {
+    if (!this.forecast || this.forecast.isEmpty) return this.picker.peek(unit.tx, unit.now);
+    const forecast = this.forecast;
+    const candidates = listRunnableCandidates(unit.tx, unit.now, overlapCandidates);
+    return candidates.find((task) => !forecast.collides(task)) ?? candidates[0];
   }
 
   /**

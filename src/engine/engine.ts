@@ -27,6 +27,8 @@ import { lastTransitionSeq, listBeatSignsOffHost, listTransitionSubjects } from 
 import type { ResultOf, TxCommand } from './results';
 import type { EngineSettings } from './settings';
 import { Transactor } from './transactor';
+import { OverlapActions } from './overlaps/overlapActions';
+import { OverlapTracker, defaultOverlapSettings } from './overlaps/overlapTracker';
 import type { EngineEvent } from './unit';
 
 export interface EngineDeps {
@@ -95,6 +97,8 @@ export class Engine implements Disposable {
 
   private readonly tx: Transactor;
   private readonly crew: Crew;
+  /** The files running tasks touched and their overlaps (docs/overlaps.md). */
+  readonly overlaps: OverlapTracker;
   private readonly background: EngineBackground;
   private readonly routes: Routes;
   /** The commands that are one transaction each (their route is `tx` below). */
@@ -121,6 +125,12 @@ export class Engine implements Disposable {
     );
     this.onDidChangeExternally = this.external.event;
     this.crew = this.disposables.add(new Crew(this.tx, deps.git, deps.agents, deps.crew, deps.owner?.host));
+    const overlapSettings = { ...defaultOverlapSettings, ...(deps.log ? { log: deps.log } : {}) };
+    const onMerged = (taskId: string) => overlapActions.onMerged(taskId);
+    this.overlaps = this.disposables.add(
+      new OverlapTracker(this.tx, deps.git, services.overlaps, clock, overlapSettings, onMerged, services.forecast),
+    );
+    const overlapActions = new OverlapActions(this.crew.shared, this.overlaps);
     const lease = deps.owner ? new OwnerLease(deps.owner, settings.ownerLeaseMs, deps.leaseClock ?? engineLeaseClock(clock)) : undefined;
     const tx = <C extends TxCommand>(request: RequestOf<C>) => Promise.resolve(this.tx.apply(request));
     const withIdentity = identityFirst(this.tx);
@@ -136,7 +146,11 @@ export class Engine implements Disposable {
     this.routes = {
       'worker.add': tx,
       'worker.list': tx,
-      'task.add': tx,
+      'task.add': async (request) => {
+        const added = await tx(request);
+        if (added.ok && request.args.paths?.length) services.forecast.hint(added.value.id, request.args.paths);
+        return added;
+      },
       'chain.add': tx,
       'plan.start': tx,
       'plan.add': tx,
@@ -174,6 +188,9 @@ export class Engine implements Disposable {
       compact: tx,
       archive: (request) => withIdentity(() => tx(request)),
       'archive.state': tx,
+      'overlap.run-after': (request) => overlapActions.runAfter(request),
+      'overlap.rebase-when-merged': (request) => overlapActions.rebaseWhenMerged(request),
+      'overlap.ignore': (request) => overlapActions.ignore(request),
     };
     this.plainRoutes = new Set((Object.keys(this.routes) as CommandName[]).filter((command) => this.routes[command] === tx));
     this.disposables.add(this._onDidFailInBackground);
@@ -232,6 +249,7 @@ export class Engine implements Disposable {
    */
   startBackground(): void {
     this.background.start();
+    this.overlaps.refreshHeld();
   }
 
   /**

@@ -7,6 +7,8 @@ import type { Services } from './handlers';
 import { HeartbeatService } from './heartbeats';
 import { MessageBus } from './messageBus';
 import { Monitor } from './monitor';
+import { OverlapIndex } from '../core/overlapIndex';
+import { OverlapForecast } from './overlaps/overlapForecast';
 import { engineLeaseClock } from './ownerLease';
 import type { Clock } from './ports';
 import { QueuePicker } from './queuePicker';
@@ -45,6 +47,8 @@ export function createServices(deps: EngineDeps, clock: Clock, leaseHolder: () =
   const monitor = new Monitor(settings, state);
   const agents = deps.agents;
   const exporter = new Exporter(deps.exports);
+  const overlaps = new OverlapIndex();
+  const forecast = new OverlapForecast(overlaps);
   if (agents) monitor.useSignals((workerId) => agents.signals(workerId));
   return {
     state,
@@ -57,9 +61,12 @@ export function createServices(deps: EngineDeps, clock: Clock, leaseHolder: () =
       picker,
       state,
       deps.owner?.host,
+      forecast,
     ),
     heartbeats: new HeartbeatService(settings.liveness.staleMs),
     bus: new MessageBus(settings, deps.blobs),
+    overlaps,
+    forecast,
     exporter,
     archiver: new Archiver(deps.archive, exporter),
     retainFinishedMs: settings.retainFinishedMs,

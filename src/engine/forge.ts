@@ -1,10 +1,13 @@
 /**
  * The forge as the hand-off needs it (docs/handoff.md): a pull request per approved task, what the
- * forge says of it, and its checks. Implemented for GitHub with @octokit/rest in src/infra/forge;
- * every failure is a Result whose message says what to do (a token missing, wrong or short of scope).
+ * forge says of it, and its checks. Implemented in src/infra/forge for GitHub (@octokit/rest) and
+ * GitLab (merge requests, REST API v4); every failure is a Result whose message says what to do (a token missing, wrong or short of scope).
  */
 import type { Result } from '../core/result';
 import type { WorkRef } from './ports';
+
+/** The forges Foreman opens pull (GitHub) or merge (GitLab) requests on. */
+export type ForgeKind = 'github' | 'gitlab';
 
 /** Where a pull request stands on the forge. */
 export type PullRequestState = 'open' | 'merged' | 'closed';
@@ -36,7 +39,7 @@ export interface CheckInfo {
 }
 
 export interface ForgePort {
-  /** Which forge, for messages ("GitHub"). */
+  /** Which forge, for messages ("GitHub", "GitLab"). */
   readonly name: string;
   /** Pushes the task's branch to the forge's remote (a fast-forward, never forced). */
   push(work: WorkRef): Promise<Result<void>>;
@@ -44,8 +47,11 @@ export interface ForgePort {
   get(number: number): Promise<Result<PullRequestInfo>>;
   /** Points an open pull request at another base (a stacked one whose base was merged). */
   retarget(number: number, base: string): Promise<Result<void>>;
-  /** The check runs and commit statuses of a commit. */
-  checks(sha: string): Promise<Result<CheckInfo[]>>;
+  /**
+   * The checks of a pull request's head commit (`pull.headSha`): GitHub's check runs and commit
+   * statuses, or the jobs of GitLab's latest pipeline of the merge request for that commit.
+   */
+  checks(pull: PullRequestInfo): Promise<Result<CheckInfo[]>>;
 }
 
 /** The workspace's `handoff` and what goes with it, from the composition root. */

@@ -49,7 +49,8 @@ export class HeartbeatService {
       endsWait,
     );
     if (worker.task_id) renewTaskLease(unit.tx, worker.task_id, worker.id, unit.now + this.leaseMs);
-    unit.events.push({ kind: 'heartbeat', workerId: worker.id, mayEndWait: endsWait });
+    const touched = args.touched?.length ? { touched: args.touched } : {};
+    unit.events.push({ kind: 'heartbeat', workerId: worker.id, mayEndWait: endsWait, ...touched });
     const { answer, note } = source === 'agent' ? this.takeAnswer(unit, worker.id) : { answer: null };
     const said = note ? { note } : {};
     if (worker.state !== WorkerState.Stale)

@@ -88,7 +88,7 @@ export class PullRequests implements Disposable {
       );
     const pull = await this.forge.get(row.pr_number);
     if (!pull.ok) return pull;
-    const checks = await this.forge.checks(pull.value.headSha);
+    const checks = await this.forge.checks(pull.value);
     if (!checks.ok) return checks;
     const failed = checks.value.filter((check) => check.state === 'failure');
     if (failed.length === 0) {
@@ -191,7 +191,7 @@ export class PullRequests implements Disposable {
       });
       return;
     }
-    const checks = await this.forge.checks(pull.value.headSha);
+    const checks = await this.forge.checks(pull.value);
     if (!checks.ok) return this.sayOnce(row.pr_number, `forge: checks of pull request #${row.pr_number}: ${checks.message}`);
     this.tx.internal('forge', (unit, s) => {
       const automatic = row.check_fixes < this.settings.autoFixChecks;

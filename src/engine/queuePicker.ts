@@ -1,14 +1,19 @@
 import { fillBranchTemplate } from '../core/branchTemplate';
+import { type Result, notFound, ok, refused } from '../core/result';
+import { WorkerState } from '../core/workerMachine';
 import type { Reader } from './ports';
 import {
   type ClaimNextStatement,
   type ClaimedRow,
   type ClaimRecord,
+  type WorkerClaimStatement,
+  claimForWorker,
   claimNextTask,
   claimNextTaskRecorded,
   claimTask,
   claimTaskRecorded,
   compileClaimNext,
+  compileWorkerClaim,
   nextDueTime,
   peekRunnableTask,
   upsertTaskClaim,
@@ -18,6 +23,12 @@ import { recordTransition } from './transitions';
 import type { Unit } from './unit';
 
 export type ClaimedTask = ClaimedRow;
+
+/** Whose lease the work a worker claims hangs on (StateService `leaseHolderFor`): the holder, for a worker on `host` or on none. */
+export interface ClaimLease {
+  readonly host: string | undefined;
+  readonly holder: string | undefined;
+}
 
 export interface PickerSettings {
   /** How long a claim's lease lasts without a heartbeat renewing it. */
@@ -39,9 +50,46 @@ export interface PickerSettings {
 export class QueuePicker {
   /** Compiled once: the branch template is fixed for the engine's lifetime. */
   private readonly claimNextStatement: ClaimNextStatement;
+  /** PostgreSQL's whole `foreman claim` in one statement (`recordInClaim`), compiled once. */
+  private readonly workerClaimStatement: WorkerClaimStatement | undefined;
 
   constructor(private readonly settings: PickerSettings) {
     this.claimNextStatement = compileClaimNext(settings.branchTemplate);
+    this.workerClaimStatement = settings.recordInClaim ? compileWorkerClaim(settings.branchTemplate) : undefined;
+  }
+
+  /**
+   * PostgreSQL: `foreman claim` whole: the worker's guarded move IDLE→ASSIGNED with the claim of the
+   * next runnable task, in one statement with both transition rows and the lease
+   * (queries/workerClaim.ts), answered as StateService's path of several statements answers.
+   * Undefined when the store cannot (SQLite: the caller reads the worker and claims as before).
+   */
+  claimForWorker(unit: Unit, workerId: string, lease: ClaimLease): Result<ClaimedTask | null> | undefined {
+    if (!this.workerClaimStatement) return undefined;
+    const outcome = claimForWorker(unit.tx, this.workerClaimStatement, {
+      workerId,
+      now: unit.now,
+      actor: unit.actor,
+      requestId: unit.requestId ?? null,
+      leaseUntil: unit.now + this.settings.leaseMs,
+      ownerHost: lease.host,
+      leaseHolder: lease.holder,
+    });
+    if (!outcome) return notFound('worker', workerId);
+    if (outcome.state !== WorkerState.Idle) return notIdle(workerId, outcome.state);
+    if (!outcome.claimed) return ok(null);
+    // A task taken but the worker moved meanwhile: refused, so the write (and the task's claim) rolls back.
+    if (!outcome.moved) {
+      return refused('conflict', `The worker '${workerId}' changed while assign was applied (expected IDLE); try again.`, {
+        entity: 'worker',
+        id: workerId,
+        from: WorkerState.Idle,
+        trigger: 'assign',
+      });
+    }
+    this.announce(unit, outcome.claimed);
+    unit.events.push({ kind: 'worker', id: workerId, from: WorkerState.Idle, to: WorkerState.Assigned, trigger: 'assign' });
+    return ok(outcome.claimed);
   }
 
   /** The next runnable task without claiming it (the dispatcher uses it to prefer a previous worker). */
@@ -97,4 +145,12 @@ export class QueuePicker {
     unit.events.push({ kind: 'task', id: row.id, from: from as 'queued', to: 'running', trigger });
     return row;
   }
+}
+
+/** The refusal of a claim by a worker that is not IDLE. */
+export function notIdle(workerId: string, state: WorkerState): Result<never> {
+  return refused('workerBusy', `Worker '${workerId}' is ${state}, not IDLE; it must finish or be reset before claiming.`, {
+    from: state,
+    to: WorkerState.Assigned,
+  });
 }

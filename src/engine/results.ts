@@ -75,12 +75,27 @@ export interface CommandResults {
   compact: { removed: number; below: number };
   archive: ArchiveReport;
   'archive.state': ArchiveState;
+  /** `task` queued again behind `other`; `wip`: the commit that keeps its work on its branch, when there was any. */
+  'overlap.run-after': { task: string; other: string; blockedBy: string; wip: string | null };
+  /** `rebased`: `other` had merged already and the worktree was rebased now (null: the plan waits for the merge). */
+  'overlap.rebase-when-merged': { task: string; other: string; plan: 'rebase-when-merged'; rebased: string | null };
+  'overlap.ignore': { task: string; other: string; ignored: true };
 }
 
 /** The value a successful `command` returns. */
 export type ResultOf<C extends CommandName> = CommandResults[C];
 
 /** Commands whose success waits for git or an agent (async steps around the guarded transaction), or reaches an agent alone. */
-export type FlowCommand = 'start' | 'merge' | 'send-failure' | 'cancel' | 'reset' | 'tell' | 'interrupt';
+export type FlowCommand =
+  | 'start'
+  | 'merge'
+  | 'send-failure'
+  | 'cancel'
+  | 'reset'
+  | 'tell'
+  | 'interrupt'
+  | 'overlap.run-after'
+  | 'overlap.rebase-when-merged'
+  | 'overlap.ignore';
 /** Commands that are one transaction and nothing else. */
 export type TxCommand = Exclude<CommandName, FlowCommand>;

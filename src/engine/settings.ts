@@ -99,16 +99,22 @@ export const remoteNameSchema = z
 /** Where pull requests are opened (docs/handoff.md). Tokens are never settings: they come from the environment. */
 export const forgeSettingsSchema = z
   .object({
-    kind: z.literal('github').default('github'),
+    /** Which forge; default: from the remote's host (github.com, gitlab.com, gitlab.*), else GitHub. */
+    kind: z.enum(['github', 'gitlab'], 'either "github" or "gitlab"').optional(),
     /** The git remote branches are pushed to; default `origin`. */
     remote: remoteNameSchema.optional(),
-    /** owner/name on the forge; default: read from the remote's URL. */
+    /** owner/name on GitHub, group/…/project on GitLab; default: read from the remote's URL. */
     repository: z
       .string()
-      .regex(/^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/, 'owner/name, e.g. octo-org/app')
+      .regex(/^[A-Za-z0-9_.-]{1,100}(\/[A-Za-z0-9_.-]{1,100}){1,20}$/, 'owner/name, e.g. octo-org/app (GitLab: my-group/sub/app)')
       .optional(),
-    /** The REST API's base URL (GitHub Enterprise: https://ghe.example.com/api/v3); default https://api.github.com. */
-    apiUrl: z.url({ protocol: /^https?$/, message: 'an http(s) URL such as https://ghe.example.com/api/v3' }).optional(),
+    /**
+     * The REST API's base URL: GitHub Enterprise https://ghe.example.com/api/v3, self-managed GitLab
+     * https://gitlab.example.com/api/v4; default https://api.github.com, or the GitLab remote's server.
+     */
+    apiUrl: z
+      .url({ protocol: /^https?$/, message: 'an http(s) URL such as https://ghe.example.com/api/v3 or https://gitlab.example.com/api/v4' })
+      .optional(),
     /** How often open pull requests are read back. */
     pollMs: z.number().int().min(100).optional(),
   })

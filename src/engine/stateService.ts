@@ -4,7 +4,7 @@ import { type Result, notFound, ok, refused } from '../core/result';
 import { TaskStatus } from '../core/taskMachine';
 import { WorkerState, busyWorkerStates } from '../core/workerMachine';
 import type { ChainCoordinator } from './chainCoordinator';
-import type { ClaimedTask, QueuePicker } from './queuePicker';
+import { type ClaimedTask, type QueuePicker, notIdle } from './queuePicker';
 import { findTask, findWorker, findWorkerHolding, findWorkerHoldingIn, insertWorker } from './queries';
 import { type TaskRow, type WorkerRow, requireTask, requireWorker } from './rows';
 import { cancelHeldTask, completeTask, failTask, returnTask } from './taskEnds';
@@ -86,14 +86,12 @@ export class StateService {
 
   /** `foreman claim`: the worker takes the next runnable task, or nothing when the queue is empty. */
   claim(unit: Unit, workerId: string): Result<ClaimedTask | null> {
+    // PostgreSQL: read, claim and move in one statement (issue 29), with the same rows and answers.
+    const whole = this.picker.claimForWorker(unit, workerId, { host: this.settings.owner?.host, holder: this.settings.leaseHolder?.() });
+    if (whole) return whole;
     const worker = findWorker(unit.tx, workerId);
     if (!worker) return notFound('worker', workerId);
-    if (worker.state !== WorkerState.Idle) {
-      return refused('workerBusy', `Worker '${workerId}' is ${worker.state}, not IDLE; it must finish or be reset before claiming.`, {
-        from: worker.state,
-        to: WorkerState.Assigned,
-      });
-    }
+    if (worker.state !== WorkerState.Idle) return notIdle(workerId, worker.state);
     const claimed = this.picker.claimNext(unit, workerId);
     return claimed ? this.takeTask(unit, worker, claimed) : ok(null);
   }

@@ -54,6 +54,14 @@ export class Transactor implements Disposable {
     return this.write({ command: 'dispatch', actor }, this.clock.now(), (unit) => work(unit, this.services), true, options.quiet);
   }
 
+  /**
+   * Events about what the engine keeps outside the store (the overlaps, docs/overlaps.md), fired as
+   * a commit's are, so that views read the rows they name again. Nothing is written.
+   */
+  announce(events: readonly EngineEvent[]): void {
+    if (!this.disposed && events.length) this._onDidCommit.fire(events);
+  }
+
   read<T>(fn: (reader: Reader, services: Services) => T): T {
     return this.store.read((reader) => fn(reader, this.services));
   }

@@ -14,7 +14,13 @@ export type EngineEvent =
    * which is the only way a beat can bring a liveness deadline nearer; any other beat moves the
    * worker's last sign of life later (the waker leaves such a worker's deadline as it was).
    */
-  | { readonly kind: 'heartbeat'; readonly workerId: string; readonly mayEndWait: boolean }
+  | {
+      readonly kind: 'heartbeat';
+      readonly workerId: string;
+      readonly mayEndWait: boolean;
+      /** Files the agent said it edited (the overlap check, docs/overlaps.md). */
+      readonly touched?: readonly string[];
+    }
   | { readonly kind: 'message'; readonly seq: number; readonly to: string | null }
   | { readonly kind: 'rejected'; readonly entity: 'worker' | 'task'; readonly id: string; readonly code: string }
   /** Rows written or deleted outside a transition (usage, archived tasks, a chain's planning phase): views read them again. */

@@ -147,7 +147,11 @@ export function readConfiguration(scope: vscode.ConfigurationScope | undefined, 
     else {
       result[key] = defaults[key];
       report(
-        `Setting foreman.${settingNames[key] ?? key} is invalid (${field.error.issues[0]?.message ?? 'bad value'}); using the default.`,
+        vscode.l10n.t(
+          'Setting foreman.{0} is invalid ({1}); using the default.',
+          settingNames[key] ?? key,
+          field.error.issues[0]?.message ?? vscode.l10n.t('bad value'),
+        ),
       );
     }
   }

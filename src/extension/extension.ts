@@ -7,13 +7,15 @@ import { CommandId } from './commands/commandIds';
 import { contextKeys } from './contextKeys';
 import { registerAnswerCommands } from './commands/answerCommands';
 import { registerTalkCommands } from './commands/talkCommands';
+import { registerOverlapCommands } from './commands/overlapCommands';
 import { registerSessionTerminalCommand } from './commands/sessionTerminalCommand';
 import { registerSetupCommands } from './commands/setupCommands';
 import { registerWorkerCommands } from './commands/workerCommands';
 import { registerWorkspaceCommands } from './commands/workspaceCommands';
 import { registerDashboard } from './dashboard';
+import { registerReviewComments } from './review/reviewCommands';
 import { crewSettingsOf, engineSettingsOf, readConfiguration, storeOverrideOf } from './configuration';
-import { githubTokenSource } from './forgeCredentials';
+import { forgeTokenSource, registerSetGitLabToken } from './forgeCredentials';
 import { NoticeLedger } from './noticeLedger';
 import { Notifier } from './notifications';
 import { SessionRegistry } from './sessionRegistry';
@@ -76,10 +78,13 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
     // A second window is a read-only client; with one folder the tree has no folder row to say so.
     const readOnly = sessions.flatMap((s) => (s.ownerNote ? [sessions.length > 1 ? `${s.name}: ${s.ownerNote}` : s.ownerNote] : []));
     const readOnlyNote = readOnly.length
-      ? `${capitalize(readOnly.join('; '))}. This window shows the state and sends your commands to the owner; Take Over (in the status bar) makes it the owner.`
+      ? vscode.l10n.t(
+          '{0}. This window shows the state and sends your commands to the owner; Take Over (in the status bar) makes it the owner.',
+          capitalize(readOnly.join('; ')),
+        )
       : undefined;
     workersView.message = restricted
-      ? 'Restricted Mode: Foreman launches no agent and runs no merge until you trust this workspace.'
+      ? vscode.l10n.t('Restricted Mode: Foreman launches no agent and runs no merge until you trust this workspace.')
       : readOnlyNote;
   };
   context.subscriptions.push(registry.onDidChange(updateContext));
@@ -91,7 +96,7 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
   const openAsClient = (folder: vscode.WorkspaceFolder, note: string, yieldMs = 0): void => {
     const root = folder.uri.fsPath;
     const takeOver = () => {
-      log(`${folder.name}: the owner went away; this window takes over`);
+      log(vscode.l10n.t('{0}: the owner went away; this window takes over', folder.name));
       void registry.remove(root).then(() => openFolder(folder));
     };
     const worktreeRoot = configuration(folder).worktreeRoot || undefined;
@@ -108,13 +113,15 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
    * this one closes its engine and shows the folder read-only.
    */
   const handOver = (folder: vscode.WorkspaceFolder, to: HandoverRequest): void => {
-    log(`${folder.name}: handing over to another window (pid ${to.pid})`);
+    log(vscode.l10n.t('{0}: handing over to another window (pid {1})', folder.name, to.pid));
     grantHandover(path.join(folder.uri.fsPath, '.foreman'), to);
-    void registry.remove(folder.uri.fsPath).then(() => openAsClient(folder, 'read-only: handed over to another window', 30_000));
+    void registry
+      .remove(folder.uri.fsPath)
+      .then(() => openAsClient(folder, vscode.l10n.t('read-only: handed over to another window'), 30_000));
   };
 
-  // One GitHub sign-in per window for the pull-request hand-off (docs/handoff.md).
-  const forgeToken = githubTokenSource();
+  // One GitHub sign-in per window, or the stored GitLab token, for the pull-request hand-off (docs/handoff.md).
+  const forgeToken = forgeTokenSource(context.secrets);
   const openFolder = async (folder: vscode.WorkspaceFolder): Promise<void> => {
     const root = folder.uri.fsPath;
     if (!fs.existsSync(path.join(root, '.foreman'))) return;
@@ -138,15 +145,18 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
       // The store goes on after a full disk (issue 10); the person should know changes are not saved meanwhile.
       onSavingChange: (problem) =>
         void (problem
-          ? vscode.window.showWarningMessage(`Foreman (${folder.name}): ${problem}`)
-          : vscode.window.showInformationMessage(`Foreman (${folder.name}): changes are saved again.`)),
+          ? vscode.window.showWarningMessage(vscode.l10n.t('Foreman ({0}): {1}', folder.name, problem))
+          : vscode.window.showInformationMessage(vscode.l10n.t('Foreman ({0}): changes are saved again.', folder.name))),
       // A failed fsync: nobody can say what reached the disk. The store is reopened from disk, which
       // replays what was journalled, and the person is told to look before repeating anything.
       onStoreBroken: (reason) =>
         setImmediate(() => {
           void vscode.window.showErrorMessage(
-            `Foreman (${folder.name}): saving failed (${reason}), so the last changes may or may not be recorded. ` +
-              'Foreman reopened the workspace from disk; look at the tasks before repeating anything.',
+            vscode.l10n.t(
+              'Foreman ({0}): saving failed ({1}), so the last changes may or may not be recorded. Foreman reopened the workspace from disk; look at the tasks before repeating anything.',
+              folder.name,
+              reason,
+            ),
           );
           void registry.remove(root).then(() => openFolder(folder));
         }),
@@ -158,17 +168,25 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
         notifier.watchWaiting(),
       );
       registry.add(opened.value);
-      log(`${folder.name}: this window owns Foreman${vscode.workspace.isTrusted ? '' : ' (Restricted Mode: no agents, no merges)'}`);
+      log(
+        vscode.workspace.isTrusted
+          ? vscode.l10n.t('{0}: this window owns Foreman', folder.name)
+          : vscode.l10n.t('{0}: this window owns Foreman (Restricted Mode: no agents, no merges)', folder.name),
+      );
     } else if (opened.code === 'ownedByOther') {
       const owner = readOwner(path.join(root, '.foreman'));
       const note = owner
-        ? `read-only: owned by ${owner.role === 'vscode' ? 'another window' : `foreman ${owner.role}`} (pid ${owner.pid})`
-        : 'read-only';
+        ? vscode.l10n.t(
+            'read-only: owned by {0} (pid {1})',
+            owner.role === 'vscode' ? vscode.l10n.t('another window') : `foreman ${owner.role}`,
+            owner.pid,
+          )
+        : vscode.l10n.t('read-only');
       openAsClient(folder, note);
       if (owner?.role === 'vscode') showReadOnlyNotice(folder.name, root, note);
     } else {
       log(`${folder.name}: ${opened.message}`);
-      void vscode.window.showErrorMessage(`Foreman (${folder.name}): ${opened.message}`);
+      void vscode.window.showErrorMessage(vscode.l10n.t('Foreman ({0}): {1}', folder.name, opened.message));
     }
   };
 
@@ -192,13 +210,15 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
       ...(store ? { store } : {}),
     });
     if (!report.ok) {
-      void vscode.window.showErrorMessage(`Foreman: ${report.message}`);
+      void vscode.window.showErrorMessage(vscode.l10n.t('Foreman: {0}', report.message));
       return;
     }
     await openFolder(folder);
   };
 
+  const review = registerReviewComments(context, registry, (message) => output.warn(message));
   context.subscriptions.push(
+    ...review.disposables,
     ...registerSetupCommands({
       registry,
       initialise,
@@ -211,10 +231,12 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
     ...registerWorkerCommands(registry),
     ...registerAnswerCommands(registry),
     ...registerTalkCommands(registry),
+    ...registerOverlapCommands(registry),
     registerSessionTerminalCommand(registry, () => configuration().agents),
-    ...registerWorkspaceCommands(registry),
+    ...registerWorkspaceCommands(registry, (scope) => review.review.showing(scope)),
     registerTakeOver(registry),
     contributeCli(context),
+    registerSetGitLabToken(context.secrets),
     ...registerMcpProvider(context, registry),
     ...registerDashboard(context, registry, { log }),
     vscode.workspace.onDidChangeWorkspaceFolders((change) => {
@@ -224,13 +246,14 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
     // Trust granted: reopen the engines so agents can launch and merges run.
     vscode.workspace.onDidGrantWorkspaceTrust(() => void reopen()),
     vscode.commands.registerCommand(CommandId.reopen, () =>
-      vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Foreman: reopening…' }, reopen),
+      vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Foreman: reopening…') }, reopen),
     ),
     vscode.workspace.onDidChangeConfiguration((change) => {
       if (!settingsAppliedAtOpen.some((key) => change.affectsConfiguration(key)) || registry.sessions().length === 0) return;
-      const message =
-        'Foreman: the changed settings apply when Foreman reopens this workspace. Reopening stops running agents; their work is saved and their tasks retried.';
-      void vscode.window.showInformationMessage(message, 'Reopen Now').then((choice) => {
+      const message = vscode.l10n.t(
+        'Foreman: the changed settings apply when Foreman reopens this workspace. Reopening stops running agents; their work is saved and their tasks retried.',
+      );
+      void vscode.window.showInformationMessage(message, vscode.l10n.t('Reopen Now')).then((choice) => {
         if (choice) void vscode.commands.executeCommand(CommandId.reopen);
       });
     }),

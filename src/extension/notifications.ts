@@ -58,18 +58,21 @@ export class Notifier {
     const fresh = this.waiting.newlyWaiting(this.session.snapshot().workers);
     if (!this.enabled().needsInput) return;
     for (const worker of fresh) {
-      if (!this.ledger.claim(`needsInput:${JSON.stringify([worker.id, worker.taskId, worker.attempt, worker.needsInput?.message])}`)) continue;
-      const where = worker.taskId ? ` on "${this.taskName(worker.taskId)}"` : '';
+      if (!this.ledger.claim(`needsInput:${JSON.stringify([worker.id, worker.taskId, worker.attempt, worker.needsInput?.message])}`))
+        continue;
+      const question = worker.needsInput?.message ?? '';
       void this.ask(
-        `Foreman: ${worker.id} is waiting for you${where}: ${worker.needsInput?.message ?? ''}`,
+        worker.taskId
+          ? vscode.l10n.t('Foreman: {0} is waiting for you on "{1}": {2}', worker.id, this.taskName(worker.taskId), question)
+          : vscode.l10n.t('Foreman: {0} is waiting for you: {1}', worker.id, question),
         { kind: 'worker' as const, session: this.session, worker },
         [
-          ['Allow', CommandId.allowInput],
-          ['Deny', CommandId.denyInput],
-          ['Show Agent Log', CommandId.showLog],
+          [vscode.l10n.t('Allow'), CommandId.allowInput],
+          [vscode.l10n.t('Deny'), CommandId.denyInput],
+          [vscode.l10n.t('Show Agent Log'), CommandId.showLog],
         ],
         'info',
-        () => waitEnded(worker, this.current(worker.id)),
+        () => waitEnded(worker, this.current(worker.id), vscode.l10n),
       );
     }
   }
@@ -113,29 +116,31 @@ export class Notifier {
     const moved = () => {
       const now = this.session.snapshot().workers.find((w) => w.id === workerId);
       const same = now && now.state === worker.state && now.taskId === worker.taskId && now.attempt === worker.attempt;
-      return same
-        ? undefined
-        : `${worker.id} is ${now ? `${now.state}${now.taskId ? ` on "${this.taskName(now.taskId)}"` : ''}` : 'gone'} now`;
+      if (same) return undefined;
+      if (!now) return vscode.l10n.t('{0} is gone now', worker.id);
+      return now.taskId
+        ? vscode.l10n.t('{0} is {1} on "{2}" now', worker.id, now.state, this.taskName(now.taskId))
+        : vscode.l10n.t('{0} is {1} now', worker.id, now.state);
     };
     if (kind === 'reviewReady') {
       void this.ask(
-        `Foreman: "${this.taskName(worker.taskId)}" is ready for review (${worker.id}).`,
+        vscode.l10n.t('Foreman: "{0}" is ready for review ({1}).', this.taskName(worker.taskId), worker.id),
         target,
         [
-          ['Review', CommandId.showChanges],
-          ['Approve', CommandId.approve],
-          ['Show Log', CommandId.showLog],
+          [vscode.l10n.t('Review'), CommandId.showChanges],
+          [vscode.l10n.t('Approve'), CommandId.approve],
+          [vscode.l10n.t('Show Log'), CommandId.showLog],
         ],
         'info',
         moved,
       );
     } else {
       void this.ask(
-        `Foreman: ${worker.id} went STALE on "${this.taskName(worker.taskId)}": ${worker.livenessReason}.`,
+        vscode.l10n.t('Foreman: {0} went STALE on "{1}": {2}.', worker.id, this.taskName(worker.taskId), worker.livenessReason),
         target,
         [
-          ['Show Log', CommandId.showLog],
-          ['Cancel Task', CommandId.cancel],
+          [vscode.l10n.t('Show Log'), CommandId.showLog],
+          [vscode.l10n.t('Cancel Task'), CommandId.cancel],
         ],
         'warning',
         moved,
@@ -152,15 +157,19 @@ export class Notifier {
       ? { kind: 'worker' as const, session: this.session, worker: holder }
       : { kind: 'task' as const, session: this.session, task };
     void this.ask(
-      failedText(this.taskName(task.id), task),
+      failedText(this.taskName(task.id), task, vscode.l10n),
       target,
-      [['Retry', CommandId.retryTask], ...(holder ? [['Show Log', CommandId.showLog] as [string, string]] : [])],
+      [
+        [vscode.l10n.t('Retry'), CommandId.retryTask],
+        ...(holder ? [[vscode.l10n.t('Show Log'), CommandId.showLog] as [string, string]] : []),
+      ],
       'error',
       () => {
         const now = this.session.snapshot().tasks.find((t) => t.id === taskId);
-        return now?.status === 'failed' && now.attempt === task.attempt
-          ? undefined
-          : `"${this.taskName(task.id)}" is ${now?.status ?? 'gone'} now`;
+        if (now?.status === 'failed' && now.attempt === task.attempt) return undefined;
+        return now
+          ? vscode.l10n.t('"{0}" is {1} now', this.taskName(task.id), now.status)
+          : vscode.l10n.t('"{0}" is gone now', this.taskName(task.id));
       },
     );
   }
@@ -192,7 +201,7 @@ export class Notifier {
     if (!command) return;
     const stale = changesState.has(command) ? moved() : undefined;
     if (stale) {
-      void vscode.window.showInformationMessage(`Foreman: ${stale}; "${picked}" was not applied.`);
+      void vscode.window.showInformationMessage(vscode.l10n.t('Foreman: {0}; "{1}" was not applied.', stale, picked ?? ''));
       return;
     }
     await vscode.commands.executeCommand(command, target);

@@ -58,7 +58,7 @@ const agentRunning = new Set(['WORKING', 'STALE']);
 
 /** "waiting for you: Bash: rm -rf build" — the row's first words when an agent waits for a person. */
 export function waitingText(worker: WorkerStatus): string | undefined {
-  return worker.needsInput ? `waiting for you: ${worker.needsInput.message}` : undefined;
+  return worker.needsInput ? vscode.l10n.t('waiting for you: {0}', worker.needsInput.message) : undefined;
 }
 
 /**
@@ -74,7 +74,10 @@ export function workerDescription(worker: WorkerStatus, titles: TaskTitles): str
   const parts: string[] = [worker.state];
   if (task) parts.push(task);
   // A machine with no live owner launches nothing (issue 29): said in fixed words, so the row stays still.
-  if (worker.host) parts.push(worker.hostOwner && !worker.hostOwner.alive ? `on ${worker.host} (machine down)` : `on ${worker.host}`);
+  if (worker.host) {
+    const down = worker.hostOwner && !worker.hostOwner.alive;
+    parts.push(down ? vscode.l10n.t('on {0} (machine down)', worker.host) : vscode.l10n.t('on {0}', worker.host));
+  }
   // In review or approved the agent has exited: its progress is stale.
   const running = worker.taskId !== null && agentRunning.has(worker.state);
   if (worker.progress !== null && running) parts.push(`${Math.round(worker.progress * 100)}%`);
@@ -100,36 +103,49 @@ export function workerDescription(worker: WorkerStatus, titles: TaskTitles): str
  */
 export function pausedText(worker: WorkerStatus): string | undefined {
   if (worker.state !== 'PAUSED') return undefined;
-  const why = worker.lastError ?? 'usage limit';
-  return worker.pausedUntil === undefined ? why : `${why} · resumes at ${clockTime(worker.pausedUntil, Date.now())}`;
+  const why = worker.lastError ?? vscode.l10n.t('usage limit');
+  return worker.pausedUntil === undefined ? why : vscode.l10n.t('{0} · resumes at {1}', why, clockTime(worker.pausedUntil, Date.now()));
 }
 
 export function workerTooltip(worker: WorkerStatus, now: number, titles: TaskTitles): vscode.MarkdownString {
   const tip = new vscode.MarkdownString(undefined, true);
   tip.supportThemeIcons = true;
-  tip.appendMarkdown(`**${escapeMarkdown(worker.id)}** — ${worker.state}${worker.host ? ` on ${escapeMarkdown(worker.host)}` : ''}\n\n`);
+  const id = `**${escapeMarkdown(worker.id)}**`;
+  const heading = worker.host
+    ? vscode.l10n.t('{0} — {1} on {2}', id, worker.state, escapeMarkdown(worker.host))
+    : vscode.l10n.t('{0} — {1}', id, worker.state);
+  tip.appendMarkdown(`${heading}\n\n`);
   if (worker.needsInput) {
     const waited = formatDuration(now - worker.needsInput.at);
-    tip.appendMarkdown(`$(bell-dot) **Waiting for you:** ${escapeMarkdown(worker.needsInput.message)} (${waited})\n\n`);
+    tip.appendMarkdown(
+      `$(bell-dot) ${vscode.l10n.t('**Waiting for you:** {0} ({1})', escapeMarkdown(worker.needsInput.message), waited)}\n\n`,
+    );
   }
   if (worker.activity) {
-    tip.appendMarkdown(`Now: \`${worker.activity.text.replace(/`/g, "'")}\` (${formatDuration(now - worker.activity.at)} ago)\n\n`);
+    const doing = `\`${worker.activity.text.replace(/`/g, "'")}\``;
+    tip.appendMarkdown(`${vscode.l10n.t('Now: {0} ({1} ago)', doing, formatDuration(now - worker.activity.at))}\n\n`);
   }
   if (worker.taskId) {
-    tip.appendMarkdown(`Task **${escapeMarkdown(taskName(titles, worker.taskId))}** (\`${worker.taskId}\`)\n\n`);
-    tip.appendMarkdown(`Attempt ${worker.attempt}, branch \`${worker.branch ?? '-'}\`\n\n`);
+    tip.appendMarkdown(
+      `${vscode.l10n.t('Task **{0}** ({1})', escapeMarkdown(taskName(titles, worker.taskId)), `\`${worker.taskId}\``)}\n\n`,
+    );
+    tip.appendMarkdown(`${vscode.l10n.t('Attempt {0}, branch {1}', worker.attempt, `\`${worker.branch ?? '-'}\``)}\n\n`);
     if (worker.confinement) {
       const words = confinementWords(worker.confinement);
-      tip.appendMarkdown(`${words.warning ? '$(warning)' : '$(lock)'} Confinement: ${escapeMarkdown(words.detail)}\n\n`);
+      tip.appendMarkdown(
+        `${words.warning ? '$(warning)' : '$(lock)'} ${vscode.l10n.t('Confinement: {0}', escapeMarkdown(words.detail))}\n\n`,
+      );
     }
   }
   // A failed worker's verdict is DEAD by construction; its last error, below, says what happened.
-  if (worker.state !== 'FAILED') tip.appendMarkdown(`Liveness: ${worker.liveness} — ${escapeMarkdown(worker.livenessReason)}\n\n`);
+  if (worker.state !== 'FAILED')
+    tip.appendMarkdown(`${vscode.l10n.t('Liveness: {0} — {1}', worker.liveness, escapeMarkdown(worker.livenessReason))}\n\n`);
   const age = heartbeatAge(worker, now);
-  if (age) tip.appendMarkdown(`Last heartbeat ${age.slice(2)} ago\n\n`);
-  if (worker.note) tip.appendMarkdown(`Note: ${escapeMarkdown(worker.note)}\n\n`);
-  if (hasUsage(worker.usage)) tip.appendMarkdown(`Usage: ${formatUsage(worker.usage)} (${describeUsage(worker.usage)})\n\n`);
-  if (worker.lastError) tip.appendMarkdown(`Last error: ${escapeMarkdown(worker.lastError)}`);
+  if (age) tip.appendMarkdown(`${vscode.l10n.t('Last heartbeat {0} ago', age.slice(2))}\n\n`);
+  if (worker.note) tip.appendMarkdown(`${vscode.l10n.t('Note: {0}', escapeMarkdown(worker.note))}\n\n`);
+  if (hasUsage(worker.usage))
+    tip.appendMarkdown(`${vscode.l10n.t('Usage: {0} ({1})', formatUsage(worker.usage), describeUsage(worker.usage))}\n\n`);
+  if (worker.lastError) tip.appendMarkdown(vscode.l10n.t('Last error: {0}', escapeMarkdown(worker.lastError)));
   return tip;
 }
 

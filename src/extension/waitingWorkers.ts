@@ -1,4 +1,5 @@
 import type { WorkerStatus } from '../engine/statusView';
+import type { Localizer } from './localizer';
 
 /**
  * Which workers began waiting for a person since the last look (ARCHITECTURE §9: notify only where
@@ -31,12 +32,13 @@ export class WaitingWorkers {
 export function waitEnded(
   asked: Pick<WorkerStatus, 'id' | 'needsInput'>,
   current: Pick<WorkerStatus, 'state' | 'needsInput'> | undefined,
+  l10n: Localizer,
 ): string | undefined {
-  if (!current) return `${asked.id} is gone`;
-  if (!current.needsInput) return `${asked.id} is not waiting for an answer any more (it is ${current.state})`;
+  if (!current) return l10n.t('{0} is gone', asked.id);
+  if (!current.needsInput) return l10n.t('{0} is not waiting for an answer any more (it is {1})', asked.id, current.state);
   const seen = asked.needsInput;
   if (seen && (seen.message !== current.needsInput.message || seen.at !== current.needsInput.at)) {
-    return `${asked.id} now asks something else: ${current.needsInput.message}`;
+    return l10n.t('{0} now asks something else: {1}', asked.id, current.needsInput.message);
   }
   return undefined;
 }

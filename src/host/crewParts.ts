@@ -15,7 +15,7 @@ import { type TerminalHost, TerminalAgents } from '../infra/agents/terminalAgent
 import { GitPortAdapter } from '../infra/git/gitPort';
 import type { MergeLock } from '../infra/git/mergeLock';
 import { type TokenSource, environmentTokenSource, firstTokenSource } from '../infra/forge/credentials';
-import { GitHubForge } from '../infra/forge/github';
+import { WorkspaceForge } from '../infra/forge/workspaceForge';
 import { defaultHandoff } from '../engine/forge';
 
 export interface CrewParts {
@@ -35,7 +35,7 @@ export interface CrewOptions {
   readonly agentProfiles?: () => Readonly<Record<string, unknown>>;
   /** Where `mode: "terminal"` profiles run (a VS Code window); without one they are refused at launch. */
   readonly terminalHost?: TerminalHost;
-  /** Where the forge token comes from before the environment's (VS Code's GitHub sign-in, docs/handoff.md). */
+  /** Where the forge token comes from before the environment's (VS Code's GitHub sign-in or GitLab token, docs/handoff.md). */
   readonly forgeToken?: TokenSource;
   /** Who may merge now across machines (PgMergeLock on PostgreSQL); default: this process's queue. */
   readonly mergeLock?: MergeLock;
@@ -225,12 +225,13 @@ export function assembleCrew(repoRoot: string, foremanDir: string, parts: Engine
 function handoffParts(repoRoot: string, settings: CrewSettingsFile, options: CrewOptions): Pick<EngineDeps, 'handoff' | 'forge' | 'log'> {
   const handoff = settings.handoff ?? defaultHandoff;
   if (handoff.mode !== 'pull-request') return {};
-  const apiUrl = settings.forge?.apiUrl;
-  const fromEnvironment = environmentTokenSource(process.env, apiUrl);
-  const forge = new GitHubForge({
+  const { kind, repository, apiUrl } = settings.forge ?? {};
+  const fromEnvironment = environmentTokenSource(process.env);
+  const forge = new WorkspaceForge({
     repoRoot,
     remote: settings.forge?.remote ?? settings.remote ?? 'origin',
-    ...(settings.forge?.repository ? { repository: settings.forge.repository } : {}),
+    ...(kind ? { kind } : {}),
+    ...(repository ? { repository } : {}),
     ...(apiUrl ? { apiUrl } : {}),
     token: options.forgeToken ? firstTokenSource(options.forgeToken, fromEnvironment) : fromEnvironment,
     log: options.log,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { usageSchema } from '../core/agentEvents';
 import { agentConfinements } from '../core/agentConfinement';
+import { taskOverlapSchema } from '../core/overlaps';
 import { actionNameSchema, fields, livenessSchema, taskStatusSchema, workerStateSchema } from './protocolFields';
 import { pageSizes, viewStateSchema } from './viewState';
 
@@ -72,6 +73,11 @@ export const workerCardSchema = z.object({
    */
   states: z.array(z.object({ at: epochMs, expected: z.boolean() })).max(200),
   actions: z.array(actionNameSchema).max(20),
+  /**
+   * Other running tasks that touch the same files as this worker's task (issue 33), each with the
+   * worker that holds it: the card's badge, and an edge to that worker's card.
+   */
+  overlaps: z.array(taskOverlapSchema).max(50),
 });
 export type WorkerCard = z.infer<typeof workerCardSchema>;
 

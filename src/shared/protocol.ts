@@ -17,7 +17,7 @@ import { viewStateSchema } from './viewState';
  */
 
 /** Bump when a message changes shape; a webview of another version is answered with nothing. */
-export const protocolVersion = 7;
+export const protocolVersion = 8;
 
 const { id, folderRoot, text, epochMs, count } = fields;
 
@@ -88,6 +88,8 @@ export const actionTargetSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('worker'), id }),
   z.object({ kind: z.literal('task'), id }),
   z.object({ kind: z.literal('folder') }),
+  /** A pair of overlapping tasks: `id` is the task acted on, `other` the one it overlaps. */
+  z.object({ kind: z.literal('overlap'), id, other: id }),
 ]);
 export type ActionTarget = z.infer<typeof actionTargetSchema>;
 

@@ -43,6 +43,12 @@ export const ActionName = {
   sendMessage: 'sendMessage',
   /** Ends a working agent's turn, keeping its session; it then waits for a message. */
   interrupt: 'interrupt',
+  /** Overlaps (issue 33), on an `overlap` target: stop this task, keep its work, and run it after the other. */
+  overlapRunAfter: 'overlapRunAfter',
+  /** Rebase this task's worktree onto the base as soon as the other task merges. */
+  overlapRebaseWhenMerged: 'overlapRebaseWhenMerged',
+  /** Stop warning about this pair. */
+  overlapIgnore: 'overlapIgnore',
 } as const;
 export type ActionName = (typeof ActionName)[keyof typeof ActionName];
 export const actionNameSchema = z.enum(Object.values(ActionName) as [ActionName, ...ActionName[]]);

@@ -110,7 +110,7 @@ test('the dashboard opens from the palette and shows the workers and the chain a
 });
 
 test('a hostile task title renders as text', { timeout: 60_000 }, async () => {
-  for (const status of ['Idle', 'Queued']) {
+  for (const status of ['To assign', 'Queued']) {
     await dashboard.locator('.tab', { hasText: status }).click();
     await dashboard.locator('.tab.active', { hasText: status }).waitFor();
     if (await dashboard.locator('[data-task="hostile-title"]').count()) break;
@@ -278,7 +278,7 @@ test('screenshots in a dark, a light and a high-contrast theme', { timeout: 120_
   await dashboard.locator('.worker-card').first().waitFor();
   // The refusal shown by the previous test fades out first.
   await dashboard.locator('.status-line.visible').waitFor({ state: 'detached', timeout: 15_000 });
-  await dashboard.locator('.tab', { hasText: 'Idle' }).click();
+  await dashboard.locator('.tab', { hasText: 'To assign' }).click();
   const cards = Object.keys(await workerStates(dashboard)).length;
   /** What a theme changes that a screenshot shows: the page's colours, every card still drawn. */
   const looks = async (theme: string) => {

@@ -1,5 +1,5 @@
 import type { ActionName, ActionTarget } from '../../src/shared/protocol';
-import type { RenderContext } from '../context';
+import { type RenderContext, targetKey } from '../context';
 import { custom, el } from '../dom';
 import { type Glyph, icon } from '../icons';
 
@@ -32,6 +32,9 @@ export const actionLook: Readonly<Record<ActionName, ActionLook>> = {
   deny: { label: 'Deny', glyph: 'deny' },
   sendMessage: { label: 'Send message', glyph: 'comment' },
   interrupt: { label: 'Interrupt', glyph: 'pause' },
+  overlapRunAfter: { label: 'Run after', glyph: 'chain' },
+  overlapRebaseWhenMerged: { label: 'Rebase when merged', glyph: 'merge' },
+  overlapIgnore: { label: 'Ignore for this pair', glyph: 'close' },
 };
 
 /** One action as a toolkit button; `compact` turns inspections into icon buttons. */
@@ -55,7 +58,7 @@ export function actionButton(
         title: label,
         disabled: pending,
         'data-action': action,
-        'data-focus-key': `${action}:${target.kind}:${'id' in target ? target.id : ''}`,
+        'data-focus-key': targetKey(action, target),
       },
       on: {
         click: (event) => {

@@ -1,9 +1,9 @@
 import { el } from '../dom';
 import { stateLabel } from '../format';
 
-/** A coloured state label: the class carries the colour, the text carries the meaning. */
-export function stateChip(state: string, extraClass = ''): HTMLElement {
-  return el('span', { class: `chip state-${state.toLowerCase()} ${extraClass}`.trim() }, stateLabel(state));
+/** A coloured state label: the class carries the colour, the text carries the meaning (the state's, unless given). */
+export function stateChip(state: string, extraClass = '', label = stateLabel(state)): HTMLElement {
+  return el('span', { class: `chip state-${state.toLowerCase()} ${extraClass}`.trim() }, label);
 }
 
 export function livenessChip(liveness: string): HTMLElement | null {

@@ -1,8 +1,9 @@
 import { type TaskItem, taskTabOrder } from '../../src/shared/protocol';
+import { taskStatusWord } from '../../src/shared/taskWords';
 import { describeUsage, formatUsage, hasUsage } from '../../src/shared/usageText';
 import type { RenderContext } from '../context';
 import { el } from '../dom';
-import { capitalize, duration } from '../format';
+import { duration } from '../format';
 import { icon } from '../icons';
 import { actionBar } from './actions';
 import { stateChip } from './chips';
@@ -11,6 +12,8 @@ import { pager } from './pager';
 /** Tasks in no chain, one status at a time, paged. */
 export function renderTasks(ctx: RenderContext): HTMLElement {
   const { tasks } = ctx.folder;
+  // Task words, as the Queue view's groups say them: "To assign", not a worker's "Idle".
+  const shown = taskStatusWord(tasks.status);
   const tabs = el(
     'div',
     { class: 'tabs', attrs: { role: 'tablist', 'aria-label': 'Free tasks by status' } },
@@ -27,7 +30,7 @@ export function renderTasks(ctx: RenderContext): HTMLElement {
           },
           on: { click: () => ctx.setView({ taskStatus: status, taskPage: 0 }) },
         },
-        capitalize(status),
+        taskStatusWord(status),
         el('span', { class: 'tab-count' }, String(tasks.counts[status] ?? 0)),
       ),
     ),
@@ -38,9 +41,9 @@ export function renderTasks(ctx: RenderContext): HTMLElement {
     el('h2', {}, 'Tasks', el('span', { class: 'muted' }, ' not in a chain')),
     tabs,
     tasks.items.length === 0
-      ? el('p', { class: 'muted empty' }, `No ${tasks.status} tasks.`)
+      ? el('p', { class: 'muted empty' }, `Nothing ${shown.toLowerCase()}.`)
       : el('ul', { class: 'task-list', attrs: { role: 'tabpanel' } }, ...tasks.items.map((task) => taskRow(ctx, task))),
-    pager(tasks, `${tasks.status} tasks`, (page) => ctx.setView({ taskPage: page })),
+    pager(tasks, `tasks ${shown.toLowerCase()}`, (page) => ctx.setView({ taskPage: page })),
   );
 }
 
@@ -65,7 +68,7 @@ function taskRow(ctx: RenderContext, task: TaskItem): HTMLElement {
       el('div', { class: 'meta muted' }, el('code', {}, task.id), ...notes.flatMap((note) => [' · ', note])),
       task.lastError ? el('div', { class: 'error-text' }, task.lastError) : null,
     ),
-    stateChip(task.status),
+    stateChip(task.status, '', taskStatusWord(task.status).toLowerCase()),
     actionBar(ctx, task.actions, { kind: 'task', id: task.id }, { compact: true, subject: task.title }),
   );
 }

@@ -10,6 +10,7 @@ import { heartbeatStrip } from '../heartbeatStrip';
 import { icon } from '../icons';
 import { actionBar } from './actions';
 import { livenessChip, stateChip, ticking } from './chips';
+import { overlapBadge, overlapEdgeLayer, overlapLines } from './overlaps';
 import { pager } from './pager';
 
 /** The crew as a grid of cards: state, task, heartbeat (ticking, with its recent timeline), progress, why it is stuck. */
@@ -19,11 +20,17 @@ export function renderWorkers(ctx: RenderContext): HTMLElement {
     'section',
     { class: 'panel workers', attrs: { 'aria-label': 'Workers' } },
     el('h2', {}, 'Workers', el('span', { class: 'count' }, String(workers.total))),
-    workers.total === 0
-      ? el('p', { class: 'muted empty' }, 'No workers yet. Add one to start the crew.')
-      : el('div', { class: 'worker-grid' }, ...workers.items.map((worker) => workerCard(ctx, worker))),
+    workers.total === 0 ? el('p', { class: 'muted empty' }, 'No workers yet. Add one to start the crew.') : workerGrid(ctx, workers.items),
     pager(workers, 'workers', (page) => ctx.setView({ workersPage: page })),
   );
+}
+
+/** The cards, with a line between the cards of two workers whose tasks overlap (issue 33). */
+function workerGrid(ctx: RenderContext, cards: readonly WorkerCard[]): HTMLElement {
+  const grid = el('div', { class: 'worker-grid' }, ...cards.map((worker) => workerCard(ctx, worker)));
+  const edges = overlapEdgeLayer(grid, cards);
+  if (edges) grid.append(edges);
+  return grid;
 }
 
 function workerCard(ctx: RenderContext, worker: WorkerCard): HTMLElement {
@@ -47,7 +54,7 @@ function workerCard(ctx: RenderContext, worker: WorkerCard): HTMLElement {
   return el(
     'article',
     {
-      class: `card worker-card state-${worker.state.toLowerCase()} liveness-${worker.liveness.toLowerCase()}${worker.needsInput ? ' needs-input' : ''}`,
+      class: `card worker-card state-${worker.state.toLowerCase()} liveness-${worker.liveness.toLowerCase()}${worker.needsInput ? ' needs-input' : ''}${worker.overlaps.length ? ' has-overlap' : ''}`,
       attrs: {
         'data-worker': worker.id,
         'aria-label': `${worker.id}, ${worker.state}${worker.needsInput ? `, waiting for you: ${worker.needsInput.message}` : ''}${troubled ? `, ${verdict ?? worker.state}: ${trouble}` : worker.state === 'PAUSED' ? `, ${worker.livenessReason}` : ''}`,
@@ -62,6 +69,7 @@ function workerCard(ctx: RenderContext, worker: WorkerCard): HTMLElement {
       // A STALE worker's state already says it; the chip adds only a different verdict (WARN, DEAD).
       verdict === undefined || verdict === worker.state ? null : livenessChip(verdict),
       el('span', { class: 'spacer' }),
+      busy ? overlapBadge(worker) : null,
       busy && worker.confinement ? confinementBadge(worker.confinement) : null,
       el('span', { class: 'agent muted', attrs: { title: 'agent profile' } }, worker.agent),
       worker.host ? hostTag(worker.host, worker.hostOwner) : null,
@@ -86,6 +94,7 @@ function workerCard(ctx: RenderContext, worker: WorkerCard): HTMLElement {
           `No task · ${worker.state === 'IDLE' ? 'idle' : worker.state.toLowerCase()} for `,
           ticking(worker.stateChangedAt, 'age', duration(now - worker.stateChangedAt)),
         ),
+    busy ? overlapLines(ctx, worker) : null,
     worker.needsInput ? waitingLine(worker.needsInput, now) : null,
     worker.activity ? activityLine(worker.activity, now) : null,
     busy || worker.heartbeatsAt.length

@@ -43,6 +43,17 @@ export function requiredFlag(argv: ParsedArgv, name: string, what: string): Resu
   return value === undefined ? invalid('missingFlag', `${name}: missing; pass --${name} <${what}>.`, { flag: name }) : ok(value);
 }
 
+/** `--paths a,b`: the comma-separated values of a flag, trimmed, empty ones dropped; undefined without the flag. */
+export function listFlag(argv: ParsedArgv, name: string): string[] | undefined {
+  const value = stringFlag(argv, name);
+  return value === undefined
+    ? undefined
+    : value
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item.length > 0);
+}
+
 /** A positional the spec marks required; the parser guarantees it, this narrows the type. */
 export function required(input: CommandInput, name: string): string {
   const value = input.positional[name];

@@ -7,6 +7,7 @@ import { hookCommands } from './claudeHook';
 import { historyCommands } from './history';
 import { inspectCommands } from './inspect';
 import { mcpCommands } from './mcp';
+import { overlapCommands } from './overlap';
 import { type CommandSpec, groupsOf } from './spec';
 import { planCommands, taskCommands } from './task';
 import { waitCommands } from './wait';
@@ -26,6 +27,7 @@ export const commandTable: readonly CommandSpec[] = [
   ...planCommands,
   ...workerCommands.filter((spec) => !spec.name.startsWith('worker ')),
   ...waitCommands,
+  ...overlapCommands,
   ...busCommands,
   ...hookCommands,
   ...agentReportCommands,

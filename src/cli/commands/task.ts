@@ -1,6 +1,6 @@
 import { booleanFlag, integerFlag, stringFlag } from '../argv';
 import { type Result, invalid, ok } from '../../core/result';
-import { draft, readTextFile, required } from './helpers';
+import { draft, listFlag, readTextFile, required } from './helpers';
 import type { CommandInput, CommandSpec } from './spec';
 
 /** `--prompt <text>` or `--prompt-file <f>`, never both. */
@@ -16,11 +16,21 @@ export const taskCommands: readonly CommandSpec[] = [
   {
     kind: 'engine',
     name: 'task add',
-    usage: '<title> [--id <id>] [--prompt <text> | --prompt-file <f>] [--after <task>] [--max-attempts N] [--manual] [--plan-first]',
+    usage:
+      '<title> [--id <id>] [--prompt <text> | --prompt-file <f>] [--after <task>] [--max-attempts N] [--manual] [--plan-first] [--paths <file>,<file>…]',
     summary:
-      'queue a task (--manual: never auto-dispatched; --after: blocked until that task is Done; --plan-first: the agent plans and waits for `foreman answer <worker> allow` before it changes anything)',
+      'queue a task (--manual: never auto-dispatched; --after: blocked until that task is Done; --plan-first: the agent plans and waits for `foreman answer <worker> allow` before it changes anything; --paths: the files it is expected to touch, so the dispatcher runs it when no running task touches them)',
     positionals: ['title'],
-    flags: { id: 'string', prompt: 'string', 'prompt-file': 'string', after: 'string', 'max-attempts': 'string', manual: 'boolean', 'plan-first': 'boolean' },
+    flags: {
+      id: 'string',
+      prompt: 'string',
+      'prompt-file': 'string',
+      after: 'string',
+      'max-attempts': 'string',
+      manual: 'boolean',
+      'plan-first': 'boolean',
+      paths: 'string',
+    },
     build: (input) => {
       const prompt = promptOf(input);
       if (!prompt.ok) return prompt;
@@ -34,6 +44,7 @@ export const taskCommands: readonly CommandSpec[] = [
         maxAttempts: maxAttempts.value,
         manual: booleanFlag(input.argv, 'manual') || undefined,
         planFirst: booleanFlag(input.argv, 'plan-first') || undefined,
+        paths: listFlag(input.argv, 'paths'),
       });
     },
   },

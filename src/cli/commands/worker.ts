@@ -1,5 +1,5 @@
 import { booleanFlag, integerFlag, numberFlag, stringFlag } from '../argv';
-import { attemptOf, collect, draft, required, requiredFlag, workerOf } from './helpers';
+import { attemptOf, collect, draft, listFlag, required, requiredFlag, workerOf } from './helpers';
 import type { CommandSpec } from './spec';
 
 /** A worker's lifecycle (seed 000) and its heartbeats. */
@@ -147,17 +147,24 @@ export const workerCommands: readonly CommandSpec[] = [
   {
     kind: 'engine',
     name: 'heartbeat',
-    usage: '[<worker>] [--status working|idle|blocked] [--progress 0..1] [--attempt N]',
-    summary: 'a sign of life from an agent',
+    usage: '[<worker>] [--status working|idle|blocked] [--progress 0..1] [--attempt N] [--activity <text>] [--touched <file>,<file>…]',
+    summary: 'a sign of life from an agent (--touched: files it just edited, for the overlap check)',
     positionals: ['worker?'],
-    flags: { status: 'string', progress: 'string', attempt: 'string' },
+    flags: { status: 'string', progress: 'string', attempt: 'string', activity: 'string', touched: 'string' },
     build: (input) => {
       const worker = workerOf(input);
       if (!worker.ok) return worker;
       const values = collect(numberFlag(input.argv, 'progress'), attemptOf(input, worker.value));
       if (!values.ok) return values;
       const [progress, attempt] = values.value;
-      return draft('heartbeat', { worker: worker.value, status: stringFlag(input.argv, 'status'), progress, attempt });
+      return draft('heartbeat', {
+        worker: worker.value,
+        status: stringFlag(input.argv, 'status'),
+        progress,
+        attempt,
+        activity: stringFlag(input.argv, 'activity'),
+        touched: listFlag(input.argv, 'touched'),
+      });
     },
   },
 ];

@@ -1,3 +1,4 @@
+import type { TouchedFile } from '../../core/overlapIndex';
 import type { Result } from '../../core/result';
 
 /** The task at hand for git and agent operations. */
@@ -51,4 +52,11 @@ export interface GitPort {
    * can review it; nothing to do without one. Absent in ports that have no remote at all.
    */
   publish?(work: WorkRef): Promise<Result<void>>;
+  /**
+   * The files the worker's worktree changed against the base, uncommitted edits included, with the
+   * base lines each change touches (the overlap check, docs/overlaps.md). Absent: no overlap diffs.
+   */
+  touchedFiles?(workerId: string): Promise<Result<TouchedFile[]>>;
+  /** Rebases the task branch in the worker's (clean) worktree onto the base; a conflict leaves it as it was. */
+  rebaseOnBase?(work: WorkRef): Promise<Result<{ head: string }>>;
 }

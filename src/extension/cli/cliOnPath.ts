@@ -25,7 +25,7 @@ export function contributeCli(context: vscode.ExtensionContext): vscode.Disposab
       return;
     }
     if (!result.ok) {
-      void vscode.window.showErrorMessage(`Foreman: ${result.message}`);
+      void vscode.window.showErrorMessage(vscode.l10n.t('Foreman: {0}', result.message));
       return;
     }
     const { link, onPath } = result.value;

@@ -1,4 +1,5 @@
 import type { ProfileAvailability } from '../../host/infraParts';
+import type { Localizer } from '../localizer';
 
 /** One row of the Add Worker agent picker. */
 export interface AgentChoice {
@@ -15,7 +16,7 @@ export interface AgentChoice {
  * its first row the default, so a profile that cannot start is never the one Enter takes), the
  * rest say why they would fail. The order among each group is kept.
  */
-export function agentChoices(profiles: readonly ProfileAvailability[]): AgentChoice[] {
+export function agentChoices(profiles: readonly ProfileAvailability[], l10n: Localizer): AgentChoice[] {
   const rows = profiles.map((profile): AgentChoice => {
     switch (profile.status) {
       case 'found':
@@ -24,13 +25,19 @@ export function agentChoices(profiles: readonly ProfileAvailability[]): AgentCho
       case 'notFound':
         return {
           label: profile.name,
-          description: `— not found on PATH`,
-          detail: `'${profile.command}' is not installed here (or not on PATH); this worker's tasks would fail when they start.`,
+          description: l10n.t('— not found on PATH'),
+          detail: l10n.t("'{0}' is not installed here (or not on PATH); this worker's tasks would fail when they start.", profile.command),
           profile: profile.name,
           runnable: false,
         };
       case 'invalid':
-        return { label: profile.name, description: '— invalid profile', detail: profile.message, profile: profile.name, runnable: false };
+        return {
+          label: profile.name,
+          description: l10n.t('— invalid profile'),
+          detail: profile.message,
+          profile: profile.name,
+          runnable: false,
+        };
     }
   });
   return [...rows.filter((row) => row.runnable), ...rows.filter((row) => !row.runnable)];

@@ -44,7 +44,7 @@ export class TranscriptProvider implements vscode.TextDocumentContentProvider, v
 
   provideTextDocumentContent(uri: vscode.Uri): string {
     const target = this.resolve(uri);
-    if (!target) return '*This Foreman folder is not open in this window.*\n';
+    if (!target) return `*${vscode.l10n.t('This Foreman folder is not open in this window.')}*\n`;
     const { session, taskId, attempt } = target;
     const logFile = session.logFile(taskId, attempt);
     const eventsFile = eventsFileOf(logFile);
@@ -56,9 +56,14 @@ export class TranscriptProvider implements vscode.TextDocumentContentProvider, v
       // Not written yet: the header says where it will be.
     }
     const header = [
-      `# ${taskId} · attempt ${attempt}`,
+      `# ${vscode.l10n.t('{0} · attempt {1}', taskId, attempt)}`,
       '',
-      `Agent transcript from \`${path.basename(eventsFile)}\`; the raw output is in [${path.basename(logFile)}](${vscode.Uri.file(logFile).toString()}).`,
+      vscode.l10n.t(
+        'Agent transcript from `{0}`; the raw output is in [{1}]({2}).',
+        path.basename(eventsFile),
+        path.basename(logFile),
+        vscode.Uri.file(logFile).toString(),
+      ),
       '',
     ];
     return [...header, renderTranscript(text.split('\n'))].join('\n');

@@ -8,9 +8,20 @@ import { type CommandTarget, send } from './pickers';
 
 type Decision = 'allow' | 'deny';
 
-const wording: Readonly<Record<Decision, { readonly verb: string; readonly done: string }>> = {
-  allow: { verb: 'Allow', done: 'Allowed' },
-  deny: { verb: 'Deny', done: 'Denied' },
+/** Whole sentences per decision: a translation may order the words differently. */
+const wording: Readonly<
+  Record<Decision, { pick(): string; notDone(why: string): string; done(worker: string, question: string): string }>
+> = {
+  allow: {
+    pick: () => vscode.l10n.t('Allow: pick a waiting agent'),
+    notDone: (why) => vscode.l10n.t('Foreman: {0}; nothing was allowed.', why),
+    done: (worker, question) => vscode.l10n.t('Allowed {0}: {1}', worker, question),
+  },
+  deny: {
+    pick: () => vscode.l10n.t('Deny: pick a waiting agent'),
+    notDone: (why) => vscode.l10n.t('Foreman: {0}; nothing was denied.', why),
+    done: (worker, question) => vscode.l10n.t('Denied {0}: {1}', worker, question),
+  },
 };
 
 /**
@@ -27,21 +38,21 @@ export function registerAnswerCommands(registry: SessionRegistry): vscode.Dispos
 }
 
 async function answer(registry: SessionRegistry, target: CommandTarget, decision: Decision): Promise<void> {
-  const picked = target?.kind === 'worker' ? target : await pickWaiting(registry, `${wording[decision].verb}: pick a waiting agent`);
+  const picked = target?.kind === 'worker' ? target : await pickWaiting(registry, wording[decision].pick());
   if (!picked) return;
   // The row, card or notification may show an older state than the engine's: an answer is only
   // sent for the very question the person saw.
   const current = picked.session.snapshot().workers.find((worker) => worker.id === picked.worker.id);
-  const ended = waitEnded(picked.worker, current);
+  const ended = waitEnded(picked.worker, current, vscode.l10n);
   if (ended) {
-    void vscode.window.showInformationMessage(`Foreman: ${ended}; nothing was ${wording[decision].done.toLowerCase()}.`);
+    void vscode.window.showInformationMessage(wording[decision].notDone(ended));
     return;
   }
   const question = current?.needsInput?.message ?? '';
   await send(
     picked.session,
     { command: 'answer', args: { worker: picked.worker.id, decision } },
-    `${wording[decision].done} ${picked.worker.id}: ${question}`,
+    wording[decision].done(picked.worker.id, question),
   );
 }
 
@@ -58,18 +69,18 @@ async function pickWaiting(
       .map((worker) => ({ session, worker })),
   );
   if (waiting.length === 0) {
-    void vscode.window.showInformationMessage('Foreman: no agent is waiting for you.');
+    void vscode.window.showInformationMessage(vscode.l10n.t('Foreman: no agent is waiting for you.'));
     return undefined;
   }
   const picked = await vscode.window.showQuickPick(
     waiting.map(({ session, worker }) => ({
       label: worker.id,
       description: [worker.taskId, sessions.length > 1 ? session.name : undefined].filter(Boolean).join(' · '),
-      detail: `waiting for you: ${worker.needsInput?.message ?? ''}`,
+      detail: vscode.l10n.t('waiting for you: {0}', worker.needsInput?.message ?? ''),
       session,
       worker,
     })),
-    { title, placeHolder: 'Pick an agent to answer', matchOnDetail: true },
+    { title, placeHolder: vscode.l10n.t('Pick an agent to answer'), matchOnDetail: true },
   );
   return picked && { session: picked.session, worker: picked.worker };
 }

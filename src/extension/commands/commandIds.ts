@@ -22,6 +22,9 @@ export const CommandId = {
   sendMessage: 'foreman.sendMessage',
   interruptAgent: 'foreman.interruptAgent',
   showChanges: 'foreman.showChanges',
+  addReviewComment: 'foreman.addReviewComment',
+  sendReview: 'foreman.sendReview',
+  discardReviewComment: 'foreman.discardReviewComment',
   openWorktree: 'foreman.openWorktree',
   openTerminal: 'foreman.openTerminal',
   showLog: 'foreman.showLog',
@@ -32,5 +35,9 @@ export const CommandId = {
   reopen: 'foreman.reopen',
   takeOver: 'foreman.takeOver',
   installCli: 'foreman.installCli',
+  setGitLabToken: 'foreman.setGitLabToken',
+  overlapRunAfter: 'foreman.overlap.runAfter',
+  overlapRebaseWhenMerged: 'foreman.overlap.rebaseWhenMerged',
+  overlapIgnore: 'foreman.overlap.ignore',
 } as const;
 export type CommandId = (typeof CommandId)[keyof typeof CommandId];

@@ -5,7 +5,7 @@ import type { ForemanSession } from '../session';
 import type { SessionRegistry } from '../sessionRegistry';
 import { CommandId } from './commandIds';
 import { type CommandTarget, askValidated, pickSession, send } from './pickers';
-import { draftText, parseTaskDraft } from './taskDraft';
+import { draftHint, draftText, parseTaskDraft } from './taskDraft';
 
 /** What a draft editor will become: the folder's task, the title asked for, and where it goes if already chosen. */
 interface Draft {
@@ -35,12 +35,12 @@ export function registerNewTaskCommands(registry: SessionRegistry): vscode.Dispo
 
   const openDraft = async (session: ForemanSession, after?: TaskStatusView): Promise<void> => {
     const title = await askValidated({
-      title: after ? `Foreman: New Task after "${after.title}"` : 'Foreman: New Task',
-      prompt: 'Title of the task (the prompt comes next, in an editor)',
+      title: after ? vscode.l10n.t('Foreman: New Task after "{0}"', after.title) : vscode.l10n.t('Foreman: New Task'),
+      prompt: vscode.l10n.t('Title of the task (the prompt comes next, in an editor)'),
       rule: 'title',
     });
     if (!title) return;
-    const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: draftText(title) });
+    const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: draftText(title, draftHint(vscode.l10n)) });
     drafts.set(document.uri.toString(), { session, title, ...(after ? { after } : {}) });
     // The cursor starts below the hint, set as the editor opens: a person types at once.
     const end = document.lineAt(document.lineCount - 1).range.end;
@@ -53,16 +53,19 @@ export function registerNewTaskCommands(registry: SessionRegistry): vscode.Dispo
     const editor = vscode.window.activeTextEditor;
     const draft = editor && drafts.get(editor.document.uri.toString());
     if (!editor || !draft) {
-      void vscode.window.showInformationMessage('Foreman: this editor is not a task draft. Start one with "Foreman: New Task".');
+      void vscode.window.showInformationMessage(
+        vscode.l10n.t('Foreman: this editor is not a task draft. Start one with "Foreman: New Task".'),
+      );
       return;
     }
-    const { title, prompt } = parseTaskDraft(editor.document.getText(), draft.title);
+    const { title, prompt } = parseTaskDraft(editor.document.getText(), draft.title, draftHint(vscode.l10n));
     const after = draft.after ? draft.after.id : await pickPlacement(draft.session);
     if (after === undefined) return;
     const id = await askTaskId(draft.session);
     if (id === undefined) return;
     const args = { title, prompt, ...(id ? { id } : {}), ...(after ? { after } : {}), ...(planFirst ? { planFirst } : {}) };
-    const queued = await send(draft.session, { command: 'task.add', args }, `Task queued${planFirst ? ' (plan first)' : ''}: ${title}`);
+    const done = planFirst ? vscode.l10n.t('Task queued (plan first): {0}', title) : vscode.l10n.t('Task queued: {0}', title);
+    const queued = await send(draft.session, { command: 'task.add', args }, done);
     if (!queued.ok) return;
     drafts.delete(editor.document.uri.toString());
     // The draft was sent; closing it must not ask whether to save an untitled file.
@@ -97,16 +100,24 @@ async function pickPlacement(session: ForemanSession): Promise<string | undefine
   if (tasks.length === 0) return '';
   const picked = await vscode.window.showQuickPick(
     [
-      { label: '$(list-ordered) At the end of the queue', description: 'the next idle worker takes it', after: '' },
-      { label: 'After a task', kind: vscode.QuickPickItemKind.Separator, after: '' },
+      {
+        label: `$(list-ordered) ${vscode.l10n.t('At the end of the queue')}`,
+        description: vscode.l10n.t('the next idle worker takes it'),
+        after: '',
+      },
+      { label: vscode.l10n.t('After a task'), kind: vscode.QuickPickItemKind.Separator, after: '' },
       ...tasks.map((task) => ({
-        label: `$(arrow-right) After: ${task.title}`,
+        label: `$(arrow-right) ${vscode.l10n.t('After: {0}', task.title)}`,
         description: `${task.id} · ${task.status}`,
-        detail: 'waits until that task is done',
+        detail: vscode.l10n.t('waits until that task is done'),
         after: task.id,
       })),
     ],
-    { title: 'Foreman: where does the task go?', placeHolder: 'The end of the queue, or after a task', matchOnDescription: true },
+    {
+      title: vscode.l10n.t('Foreman: where does the task go?'),
+      placeHolder: vscode.l10n.t('The end of the queue, or after a task'),
+      matchOnDescription: true,
+    },
   );
   return picked?.after;
 }
@@ -115,17 +126,17 @@ async function pickPlacement(session: ForemanSession): Promise<string | undefine
 function askTaskId(session: ForemanSession): Thenable<string | undefined> {
   const taken = new Set(session.snapshot().tasks.map((task) => task.id));
   return vscode.window.showInputBox({
-    title: 'Foreman: task id (optional)',
-    prompt: 'An id to name the task by in `foreman` commands; Enter for a generated one',
-    placeHolder: 'e.g. add-license',
+    title: vscode.l10n.t('Foreman: task id (optional)'),
+    prompt: vscode.l10n.t('An id to name the task by in `foreman` commands; Enter for a generated one'),
+    placeHolder: vscode.l10n.t('e.g. add-license'),
     ignoreFocusOut: true,
     validateInput: (text) => {
       if (text === '') return undefined;
       const checked = taskIdSchema.safeParse(text);
       const message = !checked.success
-        ? (checked.error.issues[0]?.message ?? 'invalid')
+        ? (checked.error.issues[0]?.message ?? vscode.l10n.t('invalid'))
         : taken.has(text)
-          ? `a task ${text} exists already`
+          ? vscode.l10n.t('a task {0} exists already', text)
           : undefined;
       return message && { message, severity: vscode.InputBoxValidationSeverity.Error };
     },

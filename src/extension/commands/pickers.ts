@@ -15,12 +15,14 @@ export async function pickSession(registry: SessionRegistry): Promise<ForemanSes
   const sessions = registry.sessions();
   if (sessions.length <= 1) {
     if (!sessions[0])
-      void vscode.window.showWarningMessage('Foreman is not initialised in this workspace. Run "Foreman: Initialise" first.');
+      void vscode.window.showWarningMessage(
+        vscode.l10n.t('Foreman is not initialised in this workspace. Run "Foreman: Initialise" first.'),
+      );
     return sessions[0];
   }
   const picked = await vscode.window.showQuickPick(
     sessions.map((session) => ({ label: session.name, description: session.root, session })),
-    { title: 'Foreman: which folder?' },
+    { title: vscode.l10n.t('Foreman: which folder?') },
   );
   return picked?.session;
 }
@@ -42,7 +44,7 @@ export async function pickWorker(
   if (!session) return undefined;
   const workers = session.snapshot().workers.filter((worker) => states.includes(worker.state));
   if (workers.length === 0) {
-    void vscode.window.showInformationMessage(`No worker is ${states.join(' or ')}.`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('No worker is {0}.', orList(states)));
     return undefined;
   }
   const [only] = workers;
@@ -54,7 +56,7 @@ export async function pickWorker(
       detail: worker.livenessReason,
       worker,
     })),
-    { title, placeHolder: 'Pick a worker' },
+    { title, placeHolder: vscode.l10n.t('Pick a worker') },
   );
   return picked && { session, worker: picked.worker };
 }
@@ -70,12 +72,12 @@ export async function pickTask(
     .snapshot()
     .tasks.filter((task) => statuses.includes(task.status) && task.planningPhase === 'none' && !task.blockedBy);
   if (tasks.length === 0) {
-    void vscode.window.showInformationMessage(`No ${statuses.join(' or ')} task is ready.`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('No {0} task is ready.', orList(statuses)));
     return undefined;
   }
   const picked = await vscode.window.showQuickPick(
     tasks.map((task) => ({ label: task.title, description: `${task.id} · ${task.status}`, task })),
-    { title, placeHolder: 'Pick a task', matchOnDescription: true },
+    { title, placeHolder: vscode.l10n.t('Pick a task'), matchOnDescription: true },
   );
   return picked?.task;
 }
@@ -99,7 +101,7 @@ export function askValidated(options: {
     ignoreFocusOut: true,
     validateInput: (text) => {
       const checked = schema.safeParse(text);
-      const problem = checked.success ? options.refuse?.(text) : (checked.error.issues[0]?.message ?? 'invalid');
+      const problem = checked.success ? options.refuse?.(text) : (checked.error.issues[0]?.message ?? vscode.l10n.t('invalid'));
       return problem === undefined ? undefined : { message: problem, severity: vscode.InputBoxValidationSeverity.Error };
     },
   });
@@ -109,7 +111,14 @@ export function askValidated(options: {
 export async function send(session: ForemanSession, input: RequestInput, success?: string): Promise<Result<unknown>> {
   const parsed = parseRequest({ ...input, actor: 'vscode' });
   const result = parsed.ok ? await session.execute(parsed.request) : invalid('badRequest', parsed.message);
-  if (!result.ok) void vscode.window.showErrorMessage(`Foreman: ${result.message}`);
+  // The engine's refusal is data, in its own words; only the frame around it is translated.
+  if (!result.ok) void vscode.window.showErrorMessage(vscode.l10n.t('Foreman: {0}', result.message));
   else if (success) void vscode.window.setStatusBarMessage(`$(check) ${success}`, 4000);
   return result;
+}
+
+/** "IDLE or FAILED": states and statuses are the engine's names, joined in the person's language. */
+function orList(names: readonly string[]): string {
+  const [first = '', ...rest] = names;
+  return rest.reduce((list, name) => vscode.l10n.t('{0} or {1}', list, name), first);
 }

@@ -18,18 +18,23 @@ export function registerSessionTerminalCommand(
   agentProfiles: () => Readonly<Record<string, unknown>>,
 ): vscode.Disposable {
   return vscode.commands.registerCommand(CommandId.openSessionInTerminal, async (target: CommandTarget) => {
-    const picked = await pickWorker(registry, target, workerRules.takeOver, 'Open Session in Terminal: pick a worker in review');
+    const picked = await pickWorker(
+      registry,
+      target,
+      workerRules.takeOver,
+      vscode.l10n.t('Open Session in Terminal: pick a worker in review'),
+    );
     if (!picked) return;
     const { session, worker } = picked;
     const worktree = session.worktreePath(worker.id);
     if (!fs.existsSync(worktree)) {
-      void vscode.window.showWarningMessage(`Foreman: ${worker.id} has no worktree to open its session in.`);
+      void vscode.window.showWarningMessage(vscode.l10n.t('Foreman: {0} has no worktree to open its session in.', worker.id));
       return;
     }
     const profile = resolveProfile(worker.agent, agentProfiles());
     const spec = sessionTerminal(worker, profile.ok ? profile.value : undefined, worktree);
     if (!spec.ok) {
-      void vscode.window.showWarningMessage(`Foreman: ${spec.message}`);
+      void vscode.window.showWarningMessage(vscode.l10n.t('Foreman: {0}', spec.message));
       return;
     }
     const { name, shellPath, shellArgs, cwd, env } = spec.value;

@@ -25,8 +25,8 @@ export function registerSetupCommands(deps: SetupDeps): vscode.Disposable[] {
       if (folders.length === 0) {
         void vscode.window.showInformationMessage(
           vscode.workspace.workspaceFolders?.length
-            ? 'Foreman is already initialised in every folder.'
-            : 'Open a folder with a git repository first.',
+            ? vscode.l10n.t('Foreman is already initialised in every folder.')
+            : vscode.l10n.t('Open a folder with a git repository first.'),
         );
         return;
       }
@@ -36,12 +36,12 @@ export function registerSetupCommands(deps: SetupDeps): vscode.Disposable[] {
           : (
               await vscode.window.showQuickPick(
                 folders.map((f) => ({ label: f.name, description: f.uri.fsPath, folder: f })),
-                { title: 'Initialise Foreman in…' },
+                { title: vscode.l10n.t('Initialise Foreman in…') },
               )
             )?.folder;
       if (!folder) return;
       await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `Foreman: initialising ${folder.name}` },
+        { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Foreman: initialising {0}', folder.name) },
         () => deps.initialise(folder),
       );
     }),
@@ -51,25 +51,32 @@ export function registerSetupCommands(deps: SetupDeps): vscode.Disposable[] {
       // Read at each keystroke and again after the picker: another window or the CLI may add one meanwhile.
       const takenNow = () => new Set(session.snapshot().workers.map((w) => w.id));
       const id = await askValidated({
-        title: 'Foreman: Add Worker',
-        prompt: 'Worker id: lowercase letters, digits and dashes',
-        placeHolder: 'e.g. worker-1',
+        title: vscode.l10n.t('Foreman: Add Worker'),
+        prompt: vscode.l10n.t('Worker id: lowercase letters, digits and dashes'),
+        placeHolder: vscode.l10n.t('e.g. worker-1'),
         value: nextWorkerId(takenNow()),
         rule: 'workerId',
         refuse: (text) => (takenNow().has(text) ? duplicateWorker(text, session.name) : undefined),
       });
       if (!id) return;
-      const picked = await vscode.window.showQuickPick(agentChoices(deps.agentProfiles(session.root)), {
-        title: `Agent for ${id}`,
-        placeHolder: "Which agent runs this worker's tasks?",
+      const picked = await vscode.window.showQuickPick(agentChoices(deps.agentProfiles(session.root), vscode.l10n), {
+        title: vscode.l10n.t('Agent for {0}', id),
+        placeHolder: vscode.l10n.t("Which agent runs this worker's tasks?"),
       });
       if (!picked) return;
       if (takenNow().has(id)) {
-        void vscode.window.showErrorMessage(`Foreman: ${duplicateWorker(id, session.name)} Nothing was added; run Add Worker again.`);
+        void vscode.window.showErrorMessage(
+          vscode.l10n.t('Foreman: {0} Nothing was added; run Add Worker again.', duplicateWorker(id, session.name)),
+        );
         return;
       }
-      const added = await send(session, { command: 'worker.add', args: { id, agent: picked.profile } }, `Worker ${id} added`);
-      if (added.ok && !picked.runnable) void vscode.window.showWarningMessage(`Foreman: ${id} was added, but ${picked.detail ?? ''}`);
+      const added = await send(
+        session,
+        { command: 'worker.add', args: { id, agent: picked.profile } },
+        vscode.l10n.t('Worker {0} added', id),
+      );
+      if (added.ok && !picked.runnable)
+        void vscode.window.showWarningMessage(vscode.l10n.t('Foreman: {0} was added, but {1}', id, picked.detail ?? ''));
     }),
     ...registerNewTaskCommands(registry),
     vscode.commands.registerCommand(CommandId.newChain, async (uri?: vscode.Uri) => {
@@ -80,12 +87,12 @@ export function registerSetupCommands(deps: SetupDeps): vscode.Disposable[] {
       const text = document.getText();
       const parsed = document.fileName.endsWith('.json') ? parseChainJson(text) : parseChecklist(text);
       if (!parsed.ok) {
-        void vscode.window.showErrorMessage(`Foreman: ${path.basename(document.fileName)}: ${parsed.message}`);
+        void vscode.window.showErrorMessage(vscode.l10n.t('Foreman: {0}: {1}', path.basename(document.fileName), parsed.message));
         return;
       }
       const name = await askValidated({
-        title: `New chain of ${parsed.value.steps.length} tasks`,
-        prompt: 'Chain name',
+        title: vscode.l10n.t('New chain of {0} tasks', parsed.value.steps.length),
+        prompt: vscode.l10n.t('Chain name'),
         value: parsed.value.name ?? path.basename(document.fileName).replace(/\.\w+$/, ''),
         rule: 'title',
       });
@@ -100,8 +107,8 @@ export function registerSetupCommands(deps: SetupDeps): vscode.Disposable[] {
       if (!result.ok) return;
       const file = vscode.Uri.file(path.join(session.root, '.foreman', 'transitions.jsonl'));
       const action = await vscode.window.showInformationMessage(
-        `Foreman: exported to .foreman/transitions.jsonl and .foreman/bus.jsonl.`,
-        'Open Transitions',
+        vscode.l10n.t('Foreman: exported to .foreman/transitions.jsonl and .foreman/bus.jsonl.'),
+        vscode.l10n.t('Open Transitions'),
       );
       if (action) await vscode.window.showTextDocument(file);
     }),
@@ -118,8 +125,8 @@ async function chainDocument(uri: vscode.Uri | undefined): Promise<vscode.TextDo
   if (active && (active.languageId === 'markdown' || active.fileName.endsWith('.json'))) return active;
   const [picked] =
     (await vscode.window.showOpenDialog({
-      title: 'A markdown checklist or a JSON chain',
-      filters: { Chains: ['md', 'markdown', 'json'] },
+      title: vscode.l10n.t('A markdown checklist or a JSON chain'),
+      filters: { [vscode.l10n.t('Chains')]: ['md', 'markdown', 'json'] },
       canSelectMany: false,
     })) ?? [];
   return picked && vscode.workspace.openTextDocument(picked);
@@ -127,14 +134,16 @@ async function chainDocument(uri: vscode.Uri | undefined): Promise<vscode.TextDo
 
 /** Why an id cannot be a new worker's: one by that name exists. */
 function duplicateWorker(id: string, folder: string): string {
-  return `A worker named '${id}' already exists in ${folder}; choose another id.`;
+  return vscode.l10n.t("A worker named '{0}' already exists in {1}; choose another id.", id, folder);
 }
 
 /** A chain is several tasks at once: a toast says they were queued, and shows them on request. */
 async function chainAdded(name: string, steps: number): Promise<void> {
   const shown = await vscode.window.showInformationMessage(
-    `Foreman: chain "${name}" queued: ${steps} task${steps === 1 ? '' : 's'}, each after the one before.`,
-    'Show Queue',
+    steps === 1
+      ? vscode.l10n.t('Foreman: chain "{0}" queued: 1 task, each after the one before.', name)
+      : vscode.l10n.t('Foreman: chain "{0}" queued: {1} tasks, each after the one before.', name, steps),
+    vscode.l10n.t('Show Queue'),
   );
   if (shown) await vscode.commands.executeCommand('foreman.queue.focus');
 }

@@ -21,31 +21,34 @@ export function registerTalkCommands(registry: SessionRegistry): vscode.Disposab
 }
 
 export async function sendMessage(registry: SessionRegistry, target: CommandTarget, given?: string): Promise<void> {
-  const picked = await pickWorker(registry, target, workerRules.talk, 'Send Message: pick a working agent');
+  const picked = await pickWorker(registry, target, workerRules.talk, vscode.l10n.t('Send Message: pick a working agent'));
   if (!picked) return;
   const text =
     given ??
     (await vscode.window.showInputBox({
-      title: `Message to ${picked.worker.id}'s agent`,
-      prompt: `It reaches the agent now, mid-run (${picked.worker.taskId ?? 'its task'}).`,
+      title: vscode.l10n.t("Message to {0}'s agent", picked.worker.id),
+      prompt: vscode.l10n.t('It reaches the agent now, mid-run ({0}).', picked.worker.taskId ?? vscode.l10n.t('its task')),
       ignoreFocusOut: true,
       validateInput: (value) =>
         !value.trim()
-          ? { message: 'a message must not be empty', severity: vscode.InputBoxValidationSeverity.Error }
+          ? { message: vscode.l10n.t('a message must not be empty'), severity: vscode.InputBoxValidationSeverity.Error }
           : value.length > maxMessageLength
-            ? { message: `a message is at most ${maxMessageLength} characters`, severity: vscode.InputBoxValidationSeverity.Error }
+            ? {
+                message: vscode.l10n.t('a message is at most {0} characters', maxMessageLength),
+                severity: vscode.InputBoxValidationSeverity.Error,
+              }
             : undefined,
     }));
   if (!text?.trim()) return;
-  await send(picked.session, { command: 'tell', args: { worker: picked.worker.id, text } }, `Sent to ${picked.worker.id}`);
+  await send(picked.session, { command: 'tell', args: { worker: picked.worker.id, text } }, vscode.l10n.t('Sent to {0}', picked.worker.id));
 }
 
 async function interrupt(registry: SessionRegistry, target: CommandTarget): Promise<void> {
-  const picked = await pickWorker(registry, target, workerRules.talk, 'Interrupt: pick a working agent');
+  const picked = await pickWorker(registry, target, workerRules.talk, vscode.l10n.t('Interrupt: pick a working agent'));
   if (!picked) return;
   await send(
     picked.session,
     { command: 'interrupt', args: { worker: picked.worker.id } },
-    `Interrupted ${picked.worker.id}: it waits for your message`,
+    vscode.l10n.t('Interrupted {0}: it waits for your message', picked.worker.id),
   );
 }

@@ -20,53 +20,68 @@ export function registerWorkerCommands(registry: SessionRegistry): vscode.Dispos
               registry,
               undefined,
               workerRules.assign,
-              fromTask ? `Assign "${fromTask.title}" to…` : 'Assign: pick an idle worker',
+              fromTask ? vscode.l10n.t('Assign "{0}" to…', fromTask.title) : vscode.l10n.t('Assign: pick an idle worker'),
             );
       if (!picked) return;
-      const task = fromTask ?? (await pickTask(session, undefined, taskRules.assign, `Assign to ${picked.worker.id}: pick a task`));
+      const task =
+        fromTask ?? (await pickTask(session, undefined, taskRules.assign, vscode.l10n.t('Assign to {0}: pick a task', picked.worker.id)));
       if (!task) return;
       await send(
         session,
         { command: 'assign', args: { worker: picked.worker.id, task: task.id } },
-        `Assigned ${task.id} to ${picked.worker.id}`,
+        vscode.l10n.t('Assigned {0} to {1}', task.id, picked.worker.id),
       );
     }),
     register(CommandId.start, async (target) => {
-      const picked = await pickWorker(registry, target, workerRules.start, 'Start: pick an assigned worker');
-      if (picked) await send(picked.session, { command: 'start', args: { worker: picked.worker.id } }, `${picked.worker.id} started`);
+      const picked = await pickWorker(registry, target, workerRules.start, vscode.l10n.t('Start: pick an assigned worker'));
+      if (picked)
+        await send(
+          picked.session,
+          { command: 'start', args: { worker: picked.worker.id } },
+          vscode.l10n.t('{0} started', picked.worker.id),
+        );
     }),
     register(CommandId.approve, async (target) => {
-      const picked = await pickWorker(registry, target, workerRules.approve, 'Approve: pick a worker in review');
+      const picked = await pickWorker(registry, target, workerRules.approve, vscode.l10n.t('Approve: pick a worker in review'));
       if (picked)
         await send(
           picked.session,
           { command: 'approve', args: { worker: picked.worker.id } },
-          `Approved ${picked.worker.taskId ?? picked.worker.id}`,
+          vscode.l10n.t('Approved {0}', picked.worker.taskId ?? picked.worker.id),
         );
     }),
     register(CommandId.requestChanges, async (target) => {
-      const picked = await pickWorker(registry, target, workerRules.requestChanges, 'Request changes: pick a worker in review');
+      const picked = await pickWorker(
+        registry,
+        target,
+        workerRules.requestChanges,
+        vscode.l10n.t('Request changes: pick a worker in review'),
+      );
       if (!picked) return;
       const note = await askValidated({
-        title: `Request changes from ${picked.worker.id}`,
-        prompt: 'What should change? The agent gets this note with its prompt.',
+        title: vscode.l10n.t('Request changes from {0}', picked.worker.id),
+        prompt: vscode.l10n.t('What should change? The agent gets this note with its prompt.'),
         rule: 'note',
       });
       if (note)
         await send(
           picked.session,
           { command: 'request-changes', args: { worker: picked.worker.id, note } },
-          `Sent back to ${picked.worker.id}`,
+          vscode.l10n.t('Sent back to {0}', picked.worker.id),
         );
     }),
     register(CommandId.merge, async (target) => {
-      const picked = await pickWorker(registry, target, workerRules.merge, 'Merge: pick an approved worker');
+      const picked = await pickWorker(registry, target, workerRules.merge, vscode.l10n.t('Merge: pick an approved worker'));
       if (!picked) return;
       const { session, worker } = picked;
       const result = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `Foreman: merging ${worker.branch ?? worker.id}`, cancellable: false },
+        {
+          location: vscode.ProgressLocation.Notification,
+          title: vscode.l10n.t('Foreman: merging {0}', worker.branch ?? worker.id),
+          cancellable: false,
+        },
         async (progress) => {
-          progress.report({ message: 'rebasing onto the base and fast-forwarding…' });
+          progress.report({ message: vscode.l10n.t('rebasing onto the base and fast-forwarding…') });
           return session.execute({ command: 'merge', args: { worker: worker.id }, actor: 'vscode' });
         },
       );
@@ -74,33 +89,53 @@ export function registerWorkerCommands(registry: SessionRegistry): vscode.Dispos
         const report = result.value.merged;
         void vscode.window.showInformationMessage(
           report
-            ? `Foreman: merged "${report.title}" from ${report.branch} into ${report.base}; ${report.base} is now at ${report.baseAfter.slice(0, 7)}.`
-            : `Foreman: merged ${worker.branch ?? worker.id}.`,
+            ? vscode.l10n.t(
+                'Foreman: merged "{0}" from {1} into {2}; {2} is now at {3}.',
+                report.title,
+                report.branch,
+                report.base,
+                report.baseAfter.slice(0, 7),
+              )
+            : vscode.l10n.t('Foreman: merged {0}.', worker.branch ?? worker.id),
         );
         return;
       }
       const files = Array.isArray(result.details?.['files']) ? (result.details['files'] as string[]) : [];
-      const detail = files.length ? ` Files: ${files.join(', ')}` : '';
+      const showLog = vscode.l10n.t('Show Log');
       const action = await vscode.window.showWarningMessage(
-        `Foreman: ${result.message}${detail}`,
-        ...(result.code === 'mergeConflict' ? ['Show Log'] : []),
+        files.length
+          ? vscode.l10n.t('Foreman: {0} Files: {1}', result.message, files.join(', '))
+          : vscode.l10n.t('Foreman: {0}', result.message),
+        ...(result.code === 'mergeConflict' ? [showLog] : []),
       );
-      if (action === 'Show Log') await vscode.commands.executeCommand(CommandId.showLog, target);
+      if (action === showLog) await vscode.commands.executeCommand(CommandId.showLog, target);
     }),
     register(CommandId.cancel, async (target) => {
-      const picked = await pickWorker(registry, target, workerRules.cancel, 'Cancel: pick a busy worker');
+      const picked = await pickWorker(registry, target, workerRules.cancel, vscode.l10n.t('Cancel: pick a busy worker'));
       if (!picked) return;
       const confirm = await vscode.window.showWarningMessage(
-        `Cancel ${picked.worker.taskId ?? 'the task'} on ${picked.worker.id}?`,
-        { modal: true, detail: 'The agent is stopped and the task is cancelled. Uncommitted work is saved to a wip ref first.' },
-        'Cancel Task',
+        vscode.l10n.t('Cancel {0} on {1}?', picked.worker.taskId ?? vscode.l10n.t('the task'), picked.worker.id),
+        {
+          modal: true,
+          detail: vscode.l10n.t('The agent is stopped and the task is cancelled. Uncommitted work is saved to a wip ref first.'),
+        },
+        vscode.l10n.t('Cancel Task'),
       );
       if (confirm)
-        await send(picked.session, { command: 'cancel', args: { target: picked.worker.id } }, `Cancelled on ${picked.worker.id}`);
+        await send(
+          picked.session,
+          { command: 'cancel', args: { target: picked.worker.id } },
+          vscode.l10n.t('Cancelled on {0}', picked.worker.id),
+        );
     }),
     register(CommandId.reset, async (target) => {
-      const picked = await pickWorker(registry, target, workerRules.reset, 'Reset: pick a failed worker');
-      if (picked) await send(picked.session, { command: 'reset', args: { worker: picked.worker.id } }, `${picked.worker.id} is idle again`);
+      const picked = await pickWorker(registry, target, workerRules.reset, vscode.l10n.t('Reset: pick a failed worker'));
+      if (picked)
+        await send(
+          picked.session,
+          { command: 'reset', args: { worker: picked.worker.id } },
+          vscode.l10n.t('{0} is idle again', picked.worker.id),
+        );
     }),
     register(CommandId.retryTask, async (target) => {
       const session = target && 'session' in target ? target.session : await pickSession(registry);
@@ -108,14 +143,16 @@ export function registerWorkerCommands(registry: SessionRegistry): vscode.Dispos
       const lastFailed = target?.kind === 'worker' && !target.worker.taskId ? target.worker.lastTaskFailed : undefined;
       if (target?.kind === 'worker' && lastFailed) return rerunOn(session, target.worker.id, lastFailed.taskId);
       const fromWorker = target?.kind === 'worker' ? target.worker.taskId : undefined;
-      const task = fromWorker ? { id: fromWorker } : await pickTask(session, target, taskRules.retry, 'Retry: pick a failed task');
-      if (task) await send(session, { command: 'retry', args: { task: task.id } }, `${task.id} queued again`);
+      const task = fromWorker
+        ? { id: fromWorker }
+        : await pickTask(session, target, taskRules.retry, vscode.l10n.t('Retry: pick a failed task'));
+      if (task) await send(session, { command: 'retry', args: { task: task.id } }, vscode.l10n.t('{0} queued again', task.id));
     }),
     register(CommandId.cancelTask, async (target) => {
       const session = target && 'session' in target ? target.session : await pickSession(registry);
       if (!session) return;
-      const task = await pickTask(session, target, taskRules.cancel, 'Cancel: pick a task');
-      if (task) await send(session, { command: 'cancel', args: { target: task.id } }, `${task.id} cancelled`);
+      const task = await pickTask(session, target, taskRules.cancel, vscode.l10n.t('Cancel: pick a task'));
+      if (task) await send(session, { command: 'cancel', args: { target: task.id } }, vscode.l10n.t('{0} cancelled', task.id));
     }),
   ];
 }
@@ -130,5 +167,9 @@ async function rerunOn(session: ForemanSession, workerId: string, taskId: string
     const queued = await send(session, { command: 'retry', args: { task: taskId } });
     if (!queued.ok) return;
   }
-  await send(session, { command: 'assign', args: { worker: workerId, task: taskId } }, `${taskId} runs again on ${workerId}`);
+  await send(
+    session,
+    { command: 'assign', args: { worker: workerId, task: taskId } },
+    vscode.l10n.t('{0} runs again on {1}', taskId, workerId),
+  );
 }

@@ -10,6 +10,7 @@ import { type CommandTarget, pickWorker } from './pickers';
 import type { SessionRegistry } from '../sessionRegistry';
 import { taskNameWithId, taskTitles } from '../taskNames';
 import { changedFiles, reviewRef } from '../../host/infraParts';
+import type { ReviewScope } from '../review/reviewComments';
 
 /**
  * `foreman-ref:<path in the worktree>?root=…&ref=…&file=<path in the repository>`: a file's text at a
@@ -31,14 +32,15 @@ export class RefContentProvider implements vscode.TextDocumentContentProvider {
 }
 
 /** Commands that open things: the diff of a worker's branch, its worktree, a terminal, its log. */
-export function registerWorkspaceCommands(registry: SessionRegistry): vscode.Disposable[] {
+/** `onShowChanges`: the line-comment review learns which task's files are shown (src/extension/review). */
+export function registerWorkspaceCommands(registry: SessionRegistry, onShowChanges?: (scope: ReviewScope) => void): vscode.Disposable[] {
   const transcripts = new TranscriptProvider(registry);
   return [
     vscode.workspace.registerTextDocumentContentProvider(refScheme, new RefContentProvider(registry)),
     transcripts,
     vscode.workspace.registerTextDocumentContentProvider(transcriptScheme, transcripts),
     vscode.commands.registerCommand(CommandId.showChanges, async (target: CommandTarget) => {
-      const picked = await pickWorker(registry, target, workerRules.holdsTask, 'Show changes: pick a worker', 'take');
+      const picked = await pickWorker(registry, target, workerRules.holdsTask, vscode.l10n.t('Show changes: pick a worker'), 'take');
       const branch = picked?.worker.branch;
       if (!picked || !branch) return;
       const { session, worker } = picked;
@@ -48,11 +50,13 @@ export function registerWorkspaceCommands(registry: SessionRegistry): vscode.Dis
       const branchRef = await reviewRef(session.root, branch, remote);
       const listed = branchRef.ok ? await changedFiles(session.root, base, branch, remote ? { remote } : {}) : branchRef;
       if (!listed.ok) {
-        void vscode.window.showErrorMessage(`Foreman: cannot list the changes of ${branch} against ${base}: ${listed.message}`);
+        void vscode.window.showErrorMessage(
+          vscode.l10n.t('Foreman: cannot list the changes of {0} against {1}: {2}', branch, base, listed.message),
+        );
         return;
       }
       if (listed.value.length === 0) {
-        void vscode.window.showInformationMessage(`${branch} has no changes against ${base} yet.`);
+        void vscode.window.showInformationMessage(vscode.l10n.t('{0} has no changes against {1} yet.', branch, base));
         return;
       }
       const atRef = (ref: string, side: { path: string; file: string }) =>
@@ -67,7 +71,13 @@ export function registerWorkspaceCommands(registry: SessionRegistry): vscode.Dis
         fs.existsSync(worktree) || !branchRef.ok
           ? vscode.Uri.file(file)
           : atRef(branchRef.value, { path: file, file: path.relative(worktree, file).split(path.sep).join('/') });
-      const resources = changeSides(listed.value, worktree).map(
+      const sides = changeSides(listed.value, worktree);
+      // Comments go on the worktree's files; a branch read from its commit has none to anchor them.
+      if (worker.taskId && fs.existsSync(worktree)) {
+        const files = sides.flatMap((side) => (side.modified ? [side.modified] : []));
+        onShowChanges?.({ session, taskId: worker.taskId, workerId: worker.id, worktree, files });
+      }
+      const resources = sides.map(
         (sides) =>
           [
             vscode.Uri.file(sides.label),
@@ -78,27 +88,31 @@ export function registerWorkspaceCommands(registry: SessionRegistry): vscode.Dis
       await vscode.commands.executeCommand('vscode.changes', `${branch} ↔ ${base}`, resources);
     }),
     vscode.commands.registerCommand(CommandId.openWorktree, async (target: CommandTarget) => {
-      const picked = await pickWorker(registry, target, workerRules.any, 'Open worktree: pick a worker', 'take');
+      const picked = await pickWorker(registry, target, workerRules.any, vscode.l10n.t('Open worktree: pick a worker'), 'take');
       if (!picked) return;
       const folder = picked.session.worktreePath(picked.worker.id);
       if (!fs.existsSync(folder)) {
-        void vscode.window.showWarningMessage(`${picked.worker.id} has no worktree yet; it is created when the worker starts a task.`);
+        void vscode.window.showWarningMessage(
+          vscode.l10n.t('{0} has no worktree yet; it is created when the worker starts a task.', picked.worker.id),
+        );
         return;
       }
       await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(folder), { forceNewWindow: true });
     }),
     vscode.commands.registerCommand(CommandId.openTerminal, async (target: CommandTarget) => {
-      const picked = await pickWorker(registry, target, workerRules.any, 'Open terminal: pick a worker', 'take');
+      const picked = await pickWorker(registry, target, workerRules.any, vscode.l10n.t('Open terminal: pick a worker'), 'take');
       if (!picked) return;
       const cwd = picked.session.worktreePath(picked.worker.id);
       if (!fs.existsSync(cwd)) {
-        void vscode.window.showWarningMessage(`${picked.worker.id} has no worktree yet.`);
+        void vscode.window.showWarningMessage(vscode.l10n.t('{0} has no worktree yet.', picked.worker.id));
         return;
       }
-      vscode.window.createTerminal({ name: `Foreman: ${picked.worker.id}`, cwd, iconPath: new vscode.ThemeIcon('robot') }).show();
+      vscode.window
+        .createTerminal({ name: vscode.l10n.t('Foreman: {0}', picked.worker.id), cwd, iconPath: new vscode.ThemeIcon('robot') })
+        .show();
     }),
     vscode.commands.registerCommand(CommandId.showLog, async (target: CommandTarget) => {
-      const picked = await pickWorker(registry, target, workerRules.holdsTask, 'Show log: pick a worker', 'take');
+      const picked = await pickWorker(registry, target, workerRules.holdsTask, vscode.l10n.t('Show log: pick a worker'), 'take');
       if (!picked?.worker.taskId) return;
       const { session, worker } = picked;
       const taskId = picked.worker.taskId;
@@ -110,7 +124,7 @@ export function registerWorkspaceCommands(registry: SessionRegistry): vscode.Dis
       const file = session.logFile(taskId, worker.attempt);
       if (!fs.existsSync(file)) {
         const name = taskNameWithId(taskTitles(session.snapshot()), taskId);
-        void vscode.window.showInformationMessage(`No agent log yet for ${name}, attempt ${worker.attempt}.`);
+        void vscode.window.showInformationMessage(vscode.l10n.t('No agent log yet for {0}, attempt {1}.', name, worker.attempt));
         return;
       }
       await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: true });

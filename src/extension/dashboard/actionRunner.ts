@@ -25,6 +25,9 @@ const commandOf: Readonly<Record<ActionName, string>> = {
   deny: CommandId.denyInput,
   sendMessage: CommandId.sendMessage,
   interrupt: CommandId.interruptAgent,
+  overlapRunAfter: CommandId.overlapRunAfter,
+  overlapRebaseWhenMerged: CommandId.overlapRebaseWhenMerged,
+  overlapIgnore: CommandId.overlapIgnore,
 };
 
 /**
@@ -50,6 +53,11 @@ export async function runDashboardAction(resolved: ResolvedAction): Promise<Acti
       `Sent to ${target.worker.id}`,
     );
     return result.ok ? { ok: true } : { ok: false, message: result.message };
+  }
+  // An overlap's answer names the pair: the row of the task acted on, and the other task.
+  if (target.kind === 'overlap') {
+    await vscode.commands.executeCommand(commandOf[action], { kind: 'task' as const, session, task: target.task }, target.other);
+    return { ok: true };
   }
   const node =
     target.kind === 'worker'

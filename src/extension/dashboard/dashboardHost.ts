@@ -13,6 +13,7 @@ import {
   webviewMessageSchema,
 } from '../../shared/protocol';
 import { dashboardDelta, isEmptyDelta } from '../../shared/dashboardDelta';
+import { overlapActionNames, overlapActions, overlapsOf } from '../../shared/overlapWords';
 import type { DashboardSnapshot } from '../../shared/protocol';
 import type { ForemanSession } from '../session';
 import type { ViewsChange } from '../statusModel';
@@ -27,6 +28,7 @@ export type ResolvedAction = { readonly action: ActionName; readonly session: Fo
   | { readonly target: { readonly kind: 'worker'; readonly worker: WorkerStatus } }
   | { readonly target: { readonly kind: 'task'; readonly task: TaskStatusView } }
   | { readonly target: { readonly kind: 'folder' } }
+  | { readonly target: { readonly kind: 'overlap'; readonly task: TaskStatusView; readonly other: string } }
 );
 
 export interface ActionOutcome {
@@ -234,6 +236,7 @@ export class DashboardHost extends DisposableBase {
     if (!session) return 'that folder is not open any more';
     const { action, target } = message;
     const note = message.note !== undefined ? { note: message.note } : {};
+    if (overlapActionNames.includes(action) !== (target.kind === 'overlap')) return `${action} does not apply to ${describeTarget(target)}`;
     switch (target.kind) {
       case 'folder':
         return folderActions.includes(action) ? { action, session, target: { kind: 'folder' } } : `${action} needs a worker or a task`;
@@ -253,10 +256,25 @@ export class DashboardHost extends DisposableBase {
         if (!actionsForTask(task, isParent).includes(action)) return `${target.id} is ${task.status} now; ${action} does not apply`;
         return { action, session, target: { kind: 'task', task } };
       }
+      case 'overlap':
+        return resolveOverlap(session, action, target.id, target.other);
     }
   }
 }
 
 function describeTarget(target: Extract<WebviewMessage, { type: 'action' }>['target']): string {
+  if (target.kind === 'overlap') return `the pair ${target.id} and ${target.other}`;
   return target.kind === 'folder' ? 'the folder' : `${target.kind} ${target.id}`;
+}
+
+/** An answer to an overlap the engine still reports (on the task's worker or on the task itself). */
+function resolveOverlap(session: ForemanSession, action: ActionName, taskId: string, other: string): ResolvedAction | string {
+  const status = session.snapshot();
+  const task = status.tasks.find((t) => t.id === taskId);
+  if (!task) return `no task ${taskId}`;
+  const holder = status.workers.find((worker) => worker.taskId === taskId);
+  const overlap = [...(holder ? overlapsOf(holder) : []), ...overlapsOf(task)].find((o) => o.taskId === other);
+  if (!overlap) return `${taskId} no longer overlaps ${other}`;
+  if (!overlapActions(overlap).includes(action)) return `${action} is already the plan for ${taskId} and ${other}`;
+  return { action, session, target: { kind: 'overlap', task, other } };
 }

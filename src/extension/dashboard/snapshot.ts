@@ -16,6 +16,7 @@ import {
   taskTabOrder,
 } from '../../shared/protocol';
 import { heartbeatExpected } from '../../shared/livenessWords';
+import { overlapsOf } from '../../shared/overlapWords';
 import type { ActivityData } from './activityFeed';
 import type { StateSpan } from './heartbeatHistory';
 import { actionsForTask, actionsForWorker } from './actionPolicy';
@@ -190,6 +191,8 @@ function workerCard(
     heartbeatsAt: beats.filter((at) => at <= now),
     states: states.slice(-200).map((span) => ({ at: Math.min(span.at, now), expected: span.expected })),
     actions: [...actionsForWorker(worker)],
+    // Only a worker holding a task can overlap; the engine reports at most 50 (the schema's bound).
+    overlaps: worker.taskId ? overlapsOf(worker).slice(0, 50) : [],
   };
 }
 

@@ -50,12 +50,12 @@ export function handoverDecider(
 ): (request: HandoverRequest) => Promise<HandoverDecision> {
   return async (request) => {
     if (!(await windowIsAttached())) {
-      return { granted: true, reason: 'no window is attached to the owner: its tab was closed or lost its connection' };
+      return { granted: true, reason: vscode.l10n.t('no window is attached to the owner: its tab was closed or lost its connection') };
     }
     notices.askHandOver(folder.root, { folderName: folder.name, pid: request.pid, handOver: () => handOver(request) });
     return {
       granted: false,
-      reason: 'the window that owns it is open and in use; it was asked to hand over (choose "Hand Over" there)',
+      reason: vscode.l10n.t('the window that owns it is open and in use; it was asked to hand over (choose "Hand Over" there)'),
     };
   };
 }
@@ -71,19 +71,23 @@ export function registerTakeOver(registry: SessionRegistry): vscode.Disposable {
         : (
             await vscode.window.showQuickPick(
               clients.map((session) => ({ label: session.name, description: session.ownerNote, session })),
-              { title: 'Foreman: take over which folder?' },
+              { title: vscode.l10n.t('Foreman: take over which folder?') },
             )
           )?.session);
     if (!client) {
-      if (clients.length === 0) void vscode.window.showInformationMessage('Foreman: this window already owns every folder it shows.');
+      if (clients.length === 0)
+        void vscode.window.showInformationMessage(vscode.l10n.t('Foreman: this window already owns every folder it shows.'));
       return;
     }
     const decision = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Foreman (${client.name}): asking the owning window to hand over…` },
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: vscode.l10n.t('Foreman ({0}): asking the owning window to hand over…', client.name),
+      },
       () => requestHandover(path.join(client.root, '.foreman'), { timeoutMs: handoverAnswerMs }),
     );
     if (decision.granted) client.ownerMayBeGone();
-    else void vscode.window.showWarningMessage(`Foreman (${client.name}): could not take over: ${decision.reason}.`);
+    else void vscode.window.showWarningMessage(vscode.l10n.t('Foreman ({0}): could not take over: {1}.', client.name, decision.reason));
   });
 }
 
@@ -92,8 +96,12 @@ export function registerTakeOver(registry: SessionRegistry): vscode.Disposable {
  * toast hides itself; the status bar's "Take Over" item (OwnershipNotices) stays while it is read-only.
  */
 export function showReadOnlyNotice(folderName: string, root: string, note: string): void {
-  const message = `Foreman (${folderName}): ${note}. This window shows the state and sends your commands to the owner; if that window is closed or out of sight, take over here.`;
-  void vscode.window.showInformationMessage(message, 'Take Over').then((choice) => {
+  const message = vscode.l10n.t(
+    'Foreman ({0}): {1}. This window shows the state and sends your commands to the owner; if that window is closed or out of sight, take over here.',
+    folderName,
+    note,
+  );
+  void vscode.window.showInformationMessage(message, vscode.l10n.t('Take Over')).then((choice) => {
     if (choice) void vscode.commands.executeCommand(CommandId.takeOver, root);
   });
 }

@@ -25,11 +25,11 @@ export class OwnershipNotices implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[];
 
   constructor(private readonly registry: SessionRegistry) {
-    this.handOverItem.name = 'Foreman: Hand Over';
+    this.handOverItem.name = vscode.l10n.t('Foreman: Hand Over');
     this.handOverItem.command = answerHandoverCommand;
     this.handOverItem.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
-    this.takeOverItem.name = 'Foreman: Take Over';
-    this.takeOverItem.text = '$(lock) Read-only · Take Over';
+    this.takeOverItem.name = vscode.l10n.t('Foreman: Take Over');
+    this.takeOverItem.text = `$(lock) ${vscode.l10n.t('Read-only · Take Over')}`;
     this.takeOverItem.command = CommandId.takeOver;
     this.disposables = [
       this.handOverItem,
@@ -48,13 +48,18 @@ export class OwnershipNotices implements vscode.Disposable {
   }
 
   private ask(root: string, request: PendingHandover): void {
-    const message = `Foreman (${request.folderName}): another window (pid ${request.pid}) asks to take over this workspace.`;
-    void vscode.window.showInformationMessage(message, 'Hand Over', 'Keep It Here').then((choice) => {
+    const message = vscode.l10n.t(
+      'Foreman ({0}): another window (pid {1}) asks to take over this workspace.',
+      request.folderName,
+      request.pid,
+    );
+    const handOver = vscode.l10n.t('Hand Over');
+    void vscode.window.showInformationMessage(message, handOver, vscode.l10n.t('Keep It Here')).then((choice) => {
       // Closed without a choice: the question stays in the status bar.
       if (!choice || this.pending.get(root) !== request) return;
       this.pending.delete(root);
       this.update();
-      if (choice === 'Hand Over') request.handOver();
+      if (choice === handOver) request.handOver();
     });
   }
 
@@ -71,15 +76,20 @@ export class OwnershipNotices implements vscode.Disposable {
     }
     const [first] = this.pending.values();
     if (first) {
-      this.handOverItem.text = `$(arrow-swap) Hand Over ${first.folderName}?`;
-      this.handOverItem.tooltip = `Another window (pid ${first.pid}) asks to take over ${first.folderName}. Click to answer.`;
+      this.handOverItem.text = `$(arrow-swap) ${vscode.l10n.t('Hand Over {0}?', first.folderName)}`;
+      this.handOverItem.tooltip = vscode.l10n.t(
+        'Another window (pid {0}) asks to take over {1}. Click to answer.',
+        first.pid,
+        first.folderName,
+      );
       this.handOverItem.show();
     } else {
       this.handOverItem.hide();
     }
     const readOnly = this.registry.sessions().filter((session) => session.ownerNote);
     if (readOnly.length) {
-      this.takeOverItem.tooltip = `${readOnly.map((session) => `${session.name}: ${session.ownerNote ?? ''}`).join('\n')}\nClick to ask the owner to hand over.`;
+      const notes = readOnly.map((session) => `${session.name}: ${session.ownerNote ?? ''}`).join('\n');
+      this.takeOverItem.tooltip = `${notes}\n${vscode.l10n.t('Click to ask the owner to hand over.')}`;
       this.takeOverItem.show();
     } else {
       this.takeOverItem.hide();

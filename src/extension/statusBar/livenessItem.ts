@@ -7,14 +7,15 @@ import { CommandId } from '../commands/commandIds';
 import { taskName, taskTitles } from '../taskNames';
 import type { SessionRegistry } from '../sessionRegistry';
 
-const labels: Array<[state: string, label: string]> = [
-  ['WORKING', 'working'],
-  ['ASSIGNED', 'assigned'],
-  ['IN_REVIEW', 'review'],
-  ['APPROVED', 'approved'],
-  ['STALE', 'stale'],
-  ['PAUSED', 'paused'],
-  ['FAILED', 'failed'],
+/** "3 working": a count per state, in the order the item lists them; whole phrases, for translations. */
+const counted: Array<[state: string, phrase: (count: number) => string]> = [
+  ['WORKING', (count) => vscode.l10n.t('{0} working', count)],
+  ['ASSIGNED', (count) => vscode.l10n.t('{0} assigned', count)],
+  ['IN_REVIEW', (count) => vscode.l10n.t('{0} review', count)],
+  ['APPROVED', (count) => vscode.l10n.t('{0} approved', count)],
+  ['STALE', (count) => vscode.l10n.t('{0} stale', count)],
+  ['PAUSED', (count) => vscode.l10n.t('{0} paused', count)],
+  ['FAILED', (count) => vscode.l10n.t('{0} failed', count)],
 ];
 
 /**
@@ -28,10 +29,13 @@ export function summarize(workers: readonly WorkerStatus[]): { text: string; att
     if (worker.needsInput) waiting++;
     else counts.set(worker.state, (counts.get(worker.state) ?? 0) + 1);
   }
-  const parts = labels.filter(([state]) => counts.get(state)).map(([state, label]) => `${counts.get(state)} ${label}${state === 'PAUSED' ? resumesIn(workers) : ''}`);
-  if (waiting) parts.unshift(`${waiting} waiting for you`);
+  const parts = counted.flatMap(([state, phrase]) => {
+    const count = counts.get(state);
+    return count ? [`${phrase(count)}${state === 'PAUSED' ? resumesIn(workers) : ''}`] : [];
+  });
+  if (waiting) parts.unshift(vscode.l10n.t('{0} waiting for you', waiting));
   const idle = (counts.get('IDLE') ?? 0) + (counts.get('COMPLETED') ?? 0);
-  if (parts.length === 0) parts.push(workers.length ? `${idle} idle` : 'no workers');
+  if (parts.length === 0) parts.push(workers.length ? vscode.l10n.t('{0} idle', idle) : vscode.l10n.t('no workers'));
   const attention = waiting > 0 || (counts.get('STALE') ?? 0) > 0 || (counts.get('IN_REVIEW') ?? 0) > 0 || (counts.get('FAILED') ?? 0) > 0;
   return { text: parts.join(' · '), attention, waiting };
 }
@@ -39,13 +43,15 @@ export function summarize(workers: readonly WorkerStatus[]): { text: string; att
 /** " (resumes in 12m)": the countdown to the first paused worker's reset, read at each refresh. */
 function resumesIn(workers: readonly WorkerStatus[], now = Date.now()): string {
   const first = Math.min(...workers.map((worker) => worker.pausedUntil ?? Number.POSITIVE_INFINITY));
-  return Number.isFinite(first) ? ` (resumes in ${formatDuration(Math.max(0, first - now))})` : '';
+  return Number.isFinite(first) ? ` ${vscode.l10n.t('(resumes in {0})', formatDuration(Math.max(0, first - now)))}` : '';
 }
 
 /** A heartbeat's age only where one is due; in review, approved or failed, what the worker waits for, or why it stopped. */
 function lastSign(worker: WorkerStatus, now: number): string {
   if (heartbeatExpected(worker.state)) {
-    return worker.lastHeartbeatMs === null ? 'no heartbeat yet' : `♥ ${formatDuration(now - worker.lastHeartbeatMs)} ago`;
+    return worker.lastHeartbeatMs === null
+      ? vscode.l10n.t('no heartbeat yet')
+      : `♥ ${vscode.l10n.t('{0} ago', formatDuration(now - worker.lastHeartbeatMs))}`;
   }
   return worker.taskId ? escapeMarkdown(worker.livenessReason) : '';
 }
@@ -56,7 +62,7 @@ export class LivenessStatusItem implements vscode.Disposable {
   private readonly subscription: vscode.Disposable;
 
   constructor(private readonly registry: SessionRegistry) {
-    this.item.name = 'Foreman Liveness';
+    this.item.name = vscode.l10n.t('Foreman Liveness');
     this.item.command = CommandId.showWorkers;
     this.subscription = registry.onDidChange(() => this.update());
     this.update();
@@ -80,13 +86,14 @@ export class LivenessStatusItem implements vscode.Disposable {
   private tooltip(workers: readonly WorkerStatus[]): vscode.MarkdownString {
     const now = Date.now();
     const titles = taskTitles({ tasks: this.registry.sessions().flatMap((session) => session.snapshot().tasks) });
-    const on = (worker: WorkerStatus) => (worker.taskId ? ` on **${escapeMarkdown(taskName(titles, worker.taskId))}**` : '');
+    const on = (worker: WorkerStatus) =>
+      worker.taskId ? ` ${vscode.l10n.t('on {0}', `**${escapeMarkdown(taskName(titles, worker.taskId))}**`)}` : '';
     const tip = new vscode.MarkdownString(undefined, true);
     tip.isTrusted = { enabledCommands: [CommandId.openDashboard, CommandId.showWorkers] };
     tip.appendMarkdown('**Foreman**\n\n');
     const waiting = workers.filter((worker) => worker.needsInput);
     if (waiting.length) {
-      tip.appendMarkdown('**Waiting for you**\n\n');
+      tip.appendMarkdown(`**${vscode.l10n.t('Waiting for you')}**\n\n`);
       for (const worker of waiting) {
         const message = escapeMarkdown(worker.needsInput?.message ?? '');
         tip.appendMarkdown(`- $(bell-dot) \`${worker.id}\`${on(worker)}: ${message}\n`);
@@ -99,7 +106,8 @@ export class LivenessStatusItem implements vscode.Disposable {
       const id = worker.taskId ? ` (\`${worker.taskId}\`)` : '';
       tip.appendMarkdown(`- \`${worker.id}\` ${worker.state}${on(worker)}${id}${sign ? ` — ${sign}` : ''}${doing}\n`);
     }
-    tip.appendMarkdown(`\n[Open Workers](command:${CommandId.showWorkers}) · [Open Dashboard](command:${CommandId.openDashboard})`);
+    const workersLink = `[${vscode.l10n.t('Open Workers')}](command:${CommandId.showWorkers})`;
+    tip.appendMarkdown(`\n${workersLink} · [${vscode.l10n.t('Open Dashboard')}](command:${CommandId.openDashboard})`);
     return tip;
   }
 

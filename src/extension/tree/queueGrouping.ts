@@ -1,25 +1,12 @@
 import type { StatusSnapshot, TaskStatusView } from '../../engine/statusView';
 import { WorkerState } from '../../core/workerMachine';
+import { overlapsOf } from '../../shared/overlapWords';
+import { taskStatusWord } from '../../shared/taskWords';
 
 const groupOrder = ['running', 'queued', 'idle', 'failed', 'cancelled', 'done'] as const;
 
-/**
- * A status group's name in task words: `idle` is the store's word for a task nobody queued (a
- * manual one, or one reset), and "Idle" is what the Workers view calls a worker with nothing to do.
- */
-export const groupNames: Readonly<Record<(typeof groupOrder)[number], string>> = {
-  running: 'In progress',
-  queued: 'Queued',
-  idle: 'To assign',
-  failed: 'Failed',
-  cancelled: 'Cancelled',
-  done: 'Done',
-};
-
-/** The name a status group shows (an unknown status as it is written). */
-export function groupName(status: string): string {
-  return (groupNames as Readonly<Record<string, string>>)[status] ?? status.charAt(0).toUpperCase() + status.slice(1);
-}
+/** The name a status group shows, in task words (the dashboard's Tasks tabs use the same). */
+export const groupName = taskStatusWord;
 
 /** The Queue view's rows for one snapshot: chains with their tasks, free tasks by status. */
 export interface Grouped {
@@ -85,7 +72,17 @@ export function containerOf(task: TaskStatusView, grouped: Grouped): string {
 /** What a task's row shows, as text to compare. */
 export function rowText(task: TaskStatusView, grouped: Grouped): string {
   const stage = grouped.stageOf.get(task.id);
-  return JSON.stringify([task.title, task.status, stage, task.blockedBy, task.workerId, task.attempt, task.maxAttempts, task.lastError]);
+  return JSON.stringify([
+    task.title,
+    task.status,
+    stage,
+    task.blockedBy,
+    task.workerId,
+    task.attempt,
+    task.maxAttempts,
+    task.lastError,
+    overlapsOf(task),
+  ]);
 }
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {

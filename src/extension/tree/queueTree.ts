@@ -4,6 +4,9 @@ import { stageIcon, taskIcon } from '../presentation';
 import type { ForemanSession } from '../session';
 import type { SessionRegistry } from '../sessionRegistry';
 import type { StatusDelta, ViewsChange } from '../statusModel';
+import { overlapsOf } from '../../shared/overlapWords';
+import { describeWithOverlap, overlapBadge } from './overlapBadge';
+import { taskContextValue } from './workerContextValue';
 import { type Grouped, containerOf, groupName, groupTasks, rootKeys, rowText, stageWords } from './queueGrouping';
 
 /** Long groups show this many tasks and a row saying how many more there are. */
@@ -254,11 +257,23 @@ function taskItem(node: Extract<QueueNode, { kind: 'task' }>, stage: string | un
   if (task.blockedBy) parts.push(`blocked by ${task.blockedBy}`);
   if (task.workerId) parts.push(`on ${task.workerId}`);
   if (task.attempt > 0) parts.push(`attempt ${task.attempt}/${task.maxAttempts}`);
-  item.description = parts.join(' · ');
-  item.tooltip = task.lastError ? `${task.title}\n\nLast error: ${task.lastError}` : task.title;
-  item.iconPath = shownStage ? stageIcon(shownStage) : taskIcon(task);
-  item.contextValue = `task.${task.status}${task.blockedBy ? '.blocked' : ''}`;
+  // A running task that overlaps another (issue 33) says so in its row, as its worker's row does.
+  const badge = overlapBadge(overlapsOf(task), vscode.l10n);
+  item.description = describeWithOverlap(parts.join(' · '), badge);
+  const tooltip = task.lastError ? `${task.title}\n\nLast error: ${task.lastError}` : task.title;
+  item.tooltip = badge ? new vscode.MarkdownString(`${escapeTitle(tooltip)}\n\n${badge.tooltip}`, true) : tooltip;
+  item.iconPath = badge
+    ? new vscode.ThemeIcon(badge.icon[0], new vscode.ThemeColor(badge.icon[1]))
+    : shownStage
+      ? stageIcon(shownStage)
+      : taskIcon(task);
+  item.contextValue = taskContextValue(task);
   return item;
+}
+
+/** A title in a Markdown tooltip reads as written. */
+function escapeTitle(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
 }
 
 /** The node kept under `key`, made the first time it is asked for. */

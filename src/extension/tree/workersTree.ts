@@ -6,6 +6,8 @@ import type { ForemanSession } from '../session';
 import type { SessionRegistry } from '../sessionRegistry';
 import type { ViewsChange } from '../statusModel';
 import { type TaskTitles, taskName, taskNameWithId, taskTitles } from '../taskNames';
+import { overlapsOf } from '../../shared/overlapWords';
+import { describeWithOverlap, overlapBadge } from './overlapBadge';
 import { workerContextValue } from './workerContextValue';
 
 export type WorkerNode =
@@ -70,7 +72,11 @@ export class WorkersTreeProvider implements vscode.TreeDataProvider<WorkerNode>,
 
   /** The tooltip, with the heartbeat's age as of now: made when the pointer rests on a row. */
   resolveTreeItem(item: vscode.TreeItem, node: WorkerNode): vscode.TreeItem {
-    if (node.kind === 'worker') item.tooltip = workerTooltip(node.worker, Date.now(), node.titles ?? this.titlesOf(node.session));
+    if (node.kind !== 'worker') return item;
+    const tooltip = workerTooltip(node.worker, Date.now(), node.titles ?? this.titlesOf(node.session));
+    const badge = overlapBadge(overlapsOf(node.worker), vscode.l10n);
+    if (badge) tooltip.appendMarkdown(`\n\n${badge.tooltip}`);
+    item.tooltip = tooltip;
     return item;
   }
 
@@ -161,12 +167,17 @@ export class WorkersTreeProvider implements vscode.TreeDataProvider<WorkerNode>,
       worker.taskId ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
     );
     item.id = `${node.session.root}#worker#${worker.id}`;
-    item.description = workerDescription(worker, titles);
-    item.iconPath = workerIcon(worker);
+    // An overlap with another running task is told in the row itself (issue 33): its words after the
+    // state, and its icon in place of the state's (the state is the description's first word), unless
+    // the agent waits for a person, which comes first.
+    const badge = overlapBadge(overlapsOf(worker), vscode.l10n);
+    item.description = describeWithOverlap(workerDescription(worker, titles), badge);
+    item.iconPath =
+      badge && !worker.needsInput ? new vscode.ThemeIcon(badge.icon[0], new vscode.ThemeColor(badge.icon[1])) : workerIcon(worker);
     item.contextValue = workerContextValue(worker, Boolean(node.session.ownerNote));
     const waiting = waitingText(worker);
     item.accessibilityInformation = {
-      label: `${worker.id}, ${waiting ?? worker.state}${worker.taskId ? `, task ${taskName(titles, worker.taskId)}` : ''}, ${worker.liveness}`,
+      label: `${worker.id}, ${waiting ?? worker.state}${worker.taskId ? `, task ${taskName(titles, worker.taskId)}` : ''}, ${worker.liveness}${badge ? `, ${badge.description.slice(2)}` : ''}`,
     };
     return item;
   }
@@ -211,6 +222,10 @@ function details(session: ForemanSession, worker: WorkerStatus, titles: TaskTitl
     { kind: 'detail', label: 'Liveness', value: worker.state === 'FAILED' ? worker.livenessReason : worker.liveness, icon: 'pulse' },
   ];
   if (worker.needsInput) rows.unshift({ kind: 'detail', label: 'Waiting for you', value: worker.needsInput.message, icon: 'bell-dot' });
+  // The tasks it overlaps come right under its own task.
+  const overlaps = overlapBadge(overlapsOf(worker), vscode.l10n)?.details ?? [];
+  const taskRow = rows.findIndex((row) => row.kind === 'detail' && row.icon === 'tasklist');
+  rows.splice(taskRow + 1, 0, ...overlaps.map((detail): WorkerNode => ({ kind: 'detail', ...detail })));
   if (worker.activity) {
     rows.push({
       kind: 'detail',

@@ -25,7 +25,7 @@ function say(line: string): void {
 const git = new DemoGit(worktree, say);
 
 /** Heartbeats are best effort: Foreman may be restarting, and the supervisor also beats for us. */
-function heartbeat(progress?: number): void {
+function heartbeat(progress?: number, edited?: string): void {
   if (!workerId) {
     say('heartbeat skipped: FOREMAN_WORKER_ID is not set');
     return;
@@ -33,6 +33,8 @@ function heartbeat(progress?: number): void {
   const args = ['heartbeat', workerId];
   if (progress !== undefined) args.push('--progress', String(progress));
   if (attempt) args.push('--attempt', attempt);
+  // What it edited, as Claude's and Codex's edit events say it: the overlap check counts it at once.
+  if (edited !== undefined) args.push('--activity', `Edit: ${edited}`, '--touched', edited);
   const result = spawnSync('foreman', args, { encoding: 'utf8', shell: false, timeout: 10_000, stdio: ['ignore', 'pipe', 'pipe'] });
   if (result.error) say(`heartbeat failed: ${result.error.message}`);
   else if (result.status !== 0) say(`heartbeat failed (exit ${result.status}): ${(result.stderr || result.stdout).trim()}`);
@@ -73,15 +75,18 @@ async function perform(directive: Directive): Promise<void> {
     case 'write':
       say(`write ${directive.path}`);
       writeFileSync(worktreeFile(directive.path), `${directive.text}\n`);
-      break;
+      heartbeat(undefined, directive.path);
+      return;
     case 'append':
       say(`append to ${directive.path}`);
       appendFileSync(worktreeFile(directive.path), `${directive.text}\n`);
-      break;
+      heartbeat(undefined, directive.path);
+      return;
     case 'replace-line':
       say(`replace line ${directive.line} of ${directive.path}`);
       replaceLine(directive.path, directive.line, directive.text);
-      break;
+      heartbeat(undefined, directive.path);
+      return;
     case 'commit':
       git.commitAll(directive.message);
       break;

@@ -35,12 +35,14 @@ export function reportsOf(run: { workerId: string; attempt: number; kind: string
     },
     actor: agentEventsActor,
   });
-  const heartbeat = (fields: { activity?: string; needsInput?: string }): Request => ({
+  const heartbeat = (fields: { activity?: string; needsInput?: string; touched?: string[] }): Request => ({
     command: 'heartbeat',
     args: { worker: run.workerId, attempt: run.attempt, status: 'working', ...fields },
     actor: agentEventsActor,
   });
   let activity: string | undefined;
+  // Files an editing tool changes, for the overlap check: every one of the batch, not only the last call's.
+  const touched = new Set<string>();
   for (const event of events) {
     switch (event.type) {
       case 'session':
@@ -51,6 +53,7 @@ export function reportsOf(run: { workerId: string; attempt: number; kind: string
         break;
       case 'tool':
         activity = describeTool(event.name, event.detail);
+        for (const file of event.files ?? []) if (touched.size < 50) touched.add(file);
         break;
       case 'needsInput':
         requests.push(heartbeat({ needsInput: event.message.slice(0, 500) }));
@@ -60,6 +63,6 @@ export function reportsOf(run: { workerId: string; attempt: number; kind: string
     }
   }
   // One heartbeat for a batch read at once: the latest tool call is what the agent does now.
-  if (activity) requests.push(heartbeat({ activity }));
+  if (activity) requests.push(heartbeat({ activity, ...(touched.size ? { touched: [...touched] } : {}) }));
   return requests;
 }

@@ -7,8 +7,10 @@
  */
 import * as path from 'node:path';
 import { BackgroundCheckpoint, type CheckpointImage, type CheckpointOutcome, prepareNextSegment, rotate } from './checkpointer';
+import type { JournalWriter } from './journal';
+import { encodeHeader } from './journalFormat';
 import { StoreReplica } from './replica';
-import type { Disk } from './storeDisk';
+import { type Disk, journalShare } from './storeDisk';
 import { fileSizeOr0, imageName, journalName } from './storeFiles';
 
 /** Replicas started per store before it stops trying (each failure is logged). */
@@ -49,6 +51,8 @@ export class CheckpointScheduler {
   private exporting: Exporting | undefined;
   /** A copy on another thread that exports for checkpoints (replica.ts), once the image is large. */
   private replica: StoreReplica | undefined;
+  /** The segment whose statement table the replica holds (it reads foreman.journal's when it starts). */
+  private replicaSegment: JournalWriter | undefined;
   private replicaStarts = 0;
   /** The size of the last image written, which decides whether a replica is worth its memory. */
   private imageBytes: number;
@@ -70,12 +74,17 @@ export class CheckpointScheduler {
    */
   afterCommit(record: Buffer): void {
     const disk = this.disk;
+    if (this.replica && this.replicaSegment !== disk.journal) {
+      // The first record of a new segment: the replica learns its statement table first.
+      this.replica.send(encodeHeader(disk.journal.table.statements));
+      this.replicaSegment = disk.journal;
+    }
     this.replica?.send(record);
-    if (disk.journal.size > disk.checkpointBytes / 2) {
+    if (journalShare(disk) > 0.5) {
       prepareNextSegment(disk, this.host.log);
       this.startReplica();
     }
-    if (disk.journal.size <= disk.nextCheckpointAt || this.busy || this.pending) return;
+    if (journalShare(disk) <= disk.nextCheckpointAt || this.busy || this.pending) return;
     if (this.replicaLoading) return;
     this.pending = setImmediate(() => {
       this.pending = undefined;
@@ -183,6 +192,7 @@ export class CheckpointScheduler {
     if (disk.active !== journalName || this.replicaStarts >= maxReplicaStarts) return;
     this.replicaStarts++;
     this.replica = new StoreReplica(disk.dir, this.host.lastSeq(), this.host.log);
+    this.replicaSegment = disk.journal;
   }
 
   private exportHere(): CheckpointImage {
@@ -201,7 +211,7 @@ export class CheckpointScheduler {
     const disk = this.disk;
     if (outcome.kind === 'installed') this.imageBytes = imageBytes;
     else if (outcome.kind === 'notWritten') {
-      disk.nextCheckpointAt = disk.journal.size + disk.checkpointBytes;
+      disk.nextCheckpointAt = journalShare(disk) + 1;
       this.host.log(`Checkpoint of ${disk.dir} failed (${String(outcome.error)}); the journal keeps every write and it will be retried.`);
     } else if (outcome.kind === 'installFailed' && this.host.usable()) {
       this.host.markBroken(`a checkpoint failed while replacing files: ${String(outcome.error)}`);

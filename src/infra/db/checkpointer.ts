@@ -18,7 +18,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { imageTrailer } from './imageFile';
 import { JournalWriter } from './journal';
-import type { Disk } from './storeDisk';
+import { type Disk, createNextSegment } from './storeDisk';
 import {
   fsyncDirectory,
   fsyncDirectoryAsync,
@@ -40,8 +40,7 @@ const chunkBytes = 1024 * 1024;
  * it after a rotation survive a power loss. Synchronous: used when no segment was prepared ahead.
  */
 function prepareNextSegmentNow(disk: Disk): void {
-  disk.fileStep(`create ${nextJournalName}`);
-  fs.closeSync(fs.openSync(path.join(disk.dir, nextJournalName), 'a', 0o600));
+  createNextSegment(disk);
   disk.fileStep('fsync the folder');
   fsyncDirectory(disk.dir);
   disk.nextSegment = 'ready';
@@ -57,8 +56,7 @@ export function prepareNextSegment(disk: Disk, log: (line: string) => void): voi
   const epoch = disk.epoch;
   disk.nextSegment = 'preparing';
   try {
-    disk.fileStep(`create ${nextJournalName}`);
-    fs.closeSync(fs.openSync(path.join(disk.dir, nextJournalName), 'a', 0o600));
+    createNextSegment(disk);
     disk.fileStep('fsync the folder');
   } catch (error) {
     disk.nextSegment = 'none';
@@ -98,7 +96,7 @@ export function rotate(disk: Disk, syncJournal: () => void): void {
 export function installed(disk: Disk): void {
   disk.journal.movedTo(path.join(disk.dir, journalName));
   disk.active = journalName;
-  disk.nextCheckpointAt = disk.checkpointBytes;
+  disk.nextCheckpointAt = 1;
 }
 
 /** Runs the install steps at once. */
@@ -252,19 +250,19 @@ export class BackgroundCheckpoint {
       if (sha256 === undefined) hash.update(chunk);
       // Flushed chunk by chunk: on ext4 (data=ordered) the journal's own fsync, on the request
       // path, waits for every dirty block of the file system, so an image left dirty whole made
-      // writes wait 10–80 ms behind it. Bounded to one chunk, they wait a millisecond or so; and
-      // no chunk is queued ahead of the group's journal fsync under way (only that one: the image
-      // is never starved; issue 34).
+      // writes wait 10–80 ms behind it. Bounded to one chunk, they wait a millisecond or so; and no
+      // chunk, nor the trailer or the cut below, is queued ahead of the group's journal fsync under
+      // way (only that one: the image is never starved; issue 34; flushOrder.test.ts holds it).
       await this.disk.journalSyncing;
       await writeAll(fd, chunk);
       await this.disk.journalSyncing;
       await fsyncAsync(fd);
     }
     if (this.phase !== 'writing') return false;
-    const digest = sha256 === undefined ? hash.digest() : Buffer.from(sha256);
-    const trailer = imageTrailer(digest, bytes.length);
+    const trailer = imageTrailer(sha256 === undefined ? hash.digest() : Buffer.from(sha256), bytes.length);
+    await this.disk.journalSyncing;
     await writeAll(fd, trailer);
-    // A reused file may be longer than this image; what is left of the old one goes.
+    await this.disk.journalSyncing; // a reused file may be longer than this image: the rest of it goes
     await new Promise<void>((resolve, reject) =>
       fs.ftruncate(fd, bytes.length + trailer.length, (error) => (error ? reject(error) : resolve())),
     );
@@ -274,7 +272,6 @@ export class BackgroundCheckpoint {
     await fsyncAsync(fd);
     return this.phase === 'writing';
   }
-
 
   private async install(): Promise<void> {
     try {

@@ -3,6 +3,7 @@
  * fsync'd before the transaction they hold is acknowledged.
  */
 import * as fs from 'node:fs';
+import { type JournalRecord, type StatementTable, decodeHeaderAt, encodeHeader, encodeRecord, noStatements } from './journalFormat';
 
 /** A failed append whose partial record could not be removed: the journal may now end in garbage. */
 export class JournalCutFailed extends Error {
@@ -45,9 +46,18 @@ export class JournalWriter {
     private filePath: string,
     fd: number,
     private bytes: number,
+    /** The segment's statement table, from its header (journalFormat.ts): how its records are encoded. */
+    readonly table: StatementTable,
+    private readonly headerBytes: number,
+    private recordCount: number,
   ) {
     this.fd = fd;
     this.syncedBytes = bytes;
+  }
+
+  /** Encodes a record for this segment, counting in `unnumbered` the statements its table lacks. */
+  encode(record: JournalRecord, unnumbered?: Map<string, number>): Buffer {
+    return encodeRecord(record, this.table, unnumbered);
   }
 
   /** Where the file is now (a checkpoint renames the segment it appends to). */
@@ -60,25 +70,48 @@ export class JournalWriter {
     this.filePath = newPath;
   }
 
-  /** Opens (creating if needed) for appending; `validBytes` cuts off a torn tail first. */
-  static open(path: string, validBytes?: number): JournalWriter {
-    const fd = fs.openSync(path, 'a', 0o600);
+  /**
+   * Opens (creating if needed) for appending; `validBytes` cuts off a torn tail first. The segment's
+   * table is read from its header; a segment without one encodes every statement as text.
+   */
+  static open(path: string, validBytes?: number, records = 0): JournalWriter {
+    const fd = fs.openSync(path, 'a+', 0o600);
     try {
       const size = fs.fstatSync(fd).size;
       if (validBytes !== undefined && validBytes < size) {
         fs.ftruncateSync(fd, validBytes);
         fs.fsyncSync(fd);
       }
-      return new JournalWriter(path, fd, Math.min(size, validBytes ?? size));
+      const bytes = Math.min(size, validBytes ?? size);
+      const header = readHeader(fd, bytes);
+      return new JournalWriter(path, fd, bytes, header?.table ?? noStatements, header?.end ?? 0, records);
     } catch (error) {
       fs.closeSync(fd);
       throw error;
     }
   }
 
+  /**
+   * Creates (or empties) a segment that begins with a header holding `statements`. Its fsync comes
+   * with the first record's: nothing in the segment is acknowledged before an fsync covering both.
+   */
+  static createSegment(path: string, statements: readonly string[]): void {
+    fs.writeFileSync(path, encodeHeader(statements), { mode: 0o600 });
+  }
+
   /** Bytes in the file, including records not yet fsync'd. */
   get size(): number {
     return this.bytes;
+  }
+
+  /** Records in the segment: those it held when opened (`records` of `open`), and those appended since. */
+  get records(): number {
+    return this.recordCount;
+  }
+
+  /** Bytes of records in the file: its size without the segment's header. */
+  get recordBytes(): number {
+    return this.bytes - this.headerBytes;
   }
 
   /**
@@ -100,6 +133,7 @@ export class JournalWriter {
       throw error;
     }
     this.bytes += buffer.length;
+    this.recordCount++;
     if (durable) this.sync();
   }
 
@@ -108,6 +142,7 @@ export class JournalWriter {
     const fd = this.openFd();
     this.cutBack(fd, recordStart, undefined);
     this.bytes = recordStart;
+    this.recordCount--;
   }
 
   private cutBack(fd: number, size: number, cause: unknown): void {
@@ -184,4 +219,16 @@ export class JournalWriter {
     if (this.fd === undefined) throw new Error(`journal ${this.path} is closed`);
     return this.fd;
   }
+}
+
+/** The header at the start of a segment's first `size` bytes, if it begins with one. */
+function readHeader(fd: number, size: number): ReturnType<typeof decodeHeaderAt> {
+  if (size < 8) return undefined;
+  const length = Buffer.alloc(4);
+  fs.readSync(fd, length, 0, 4, 0);
+  const whole = 8 + length.readUInt32LE(0);
+  if (whole > size) return undefined;
+  const bytes = Buffer.alloc(whole);
+  fs.readSync(fd, bytes, 0, whole, 0);
+  return decodeHeaderAt(bytes, 0);
 }

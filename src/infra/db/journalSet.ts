@@ -3,7 +3,7 @@
  */
 import * as fs from 'node:fs';
 import { scanJournal } from './journalFormat';
-import type { JournalRecord, JournalScan } from './journalFormat';
+import type { JournalRecord, JournalScan, StatementTable } from './journalFormat';
 import { StoreError } from './storeError';
 import { journalName, nextJournalName } from './storeFiles';
 import type { GenerationFile } from './storeFiles';
@@ -72,6 +72,16 @@ export class JournalSet {
     return current?.scan.tornTail ? current.scan.validBytes : undefined;
   }
 
+  /** The records of the current journal; 0 if it was not read. */
+  get currentRecords(): number {
+    return this.current?.scan.records.length ?? 0;
+  }
+
+  /** The current journal's statement table; undefined if it was not read. */
+  get currentTable(): StatementTable | undefined {
+    return this.current?.scan.table;
+  }
+
   /** Where the current journal's intact records end, torn tail or not; undefined if it was not read. */
   get currentReadBytes(): number | undefined {
     return this.current?.scan.validBytes;
@@ -84,7 +94,8 @@ export class JournalSet {
    */
   get activeName(): typeof journalName | typeof nextJournalName {
     const next = [...this.scans.values()].find((journal) => journal.file.name === nextJournalName);
-    return next && (next.scan.validBytes > 0 || next.scan.tornTail) ? nextJournalName : journalName;
+    // A segment holding only its header (journalFormat.ts) was prepared, and nothing was written to it.
+    return next && (next.scan.records.length > 0 || next.scan.damage.length > 0 || next.scan.tornTail) ? nextJournalName : journalName;
   }
 
   private get current(): ScannedJournal | undefined {

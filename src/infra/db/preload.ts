@@ -18,7 +18,7 @@ import * as path from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
 import type { AckRead } from './ackFile';
 import { readAckFile } from './ackFile';
-import { scanJournal } from './journalFormat';
+import { decodeHeaderAt, noStatements, scanJournal } from './journalFormat';
 import { latestVersion, schemaVersionOf } from './migrator';
 import type { Migration } from './migrations/index';
 import type { LoadedDatabase } from './storeLoader';
@@ -58,7 +58,7 @@ export function preloadStore(SQL: SqlJsStatic, dir: string, migrations: readonly
   try {
     if (fs.existsSync(path.join(dir, tempImageName))) return undefined;
     // Records in foreman.journal.next: a checkpoint was interrupted; catching up reads only foreman.journal.
-    if (fileSize(path.join(dir, nextJournalName)) > 0) return undefined;
+    if (holdsRecords(path.join(dir, nextJournalName))) return undefined;
     const files = listStoreFiles(dir);
     const before = fingerprintOf(files);
     if (!before || !files.images.some((image) => image.generation === 0)) return undefined;
@@ -98,7 +98,8 @@ export function catchUp(
   try {
     if (fingerprintOf(files) !== preloaded.fingerprint) throw new Error('the store files changed');
     const appended = readFrom(path.join(dir, journalName), preloaded.journalBytes);
-    const scan = scanJournal(appended);
+    // Read from the middle of the segment: its records are numbered by the table at its start.
+    const scan = scanJournal(appended, preloaded.loaded.currentJournalTable ?? noStatements);
     if (scan.damage.length > 0) throw new Error('the journal has damage');
     let lastSeq = loaded.lastSeq;
     for (const record of scan.records) {
@@ -120,6 +121,7 @@ export function catchUp(
       lastSeq,
       currentJournalValidBytes: torn ? preloaded.journalBytes + scan.validBytes : undefined,
       currentJournalReadBytes: preloaded.journalBytes + scan.validBytes,
+      currentJournalRecords: loaded.currentJournalRecords + scan.records.length,
     };
   } catch {
     loaded.connection.close();
@@ -127,14 +129,16 @@ export function catchUp(
   }
 }
 
-/** The size of a file, 0 when there is none. */
-function fileSize(filePath: string): number {
+/** Whether a journal segment holds anything but its header (journalFormat.ts); false when there is none. */
+function holdsRecords(filePath: string): boolean {
+  let bytes: Buffer;
   try {
-    return fs.statSync(filePath).size;
+    bytes = fs.readFileSync(filePath);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw error;
   }
+  return bytes.length > (decodeHeaderAt(bytes, 0)?.end ?? 0);
 }
 
 /** The bytes of a file from `offset` to its end; throws when the file no longer reaches `offset`. */

@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { Connection } from './connection';
 import { readImageFile } from './imageFile';
-import { type JournalRecord, decodeRecordAt, scanJournal } from './journalFormat';
+import { type JournalRecord, type StatementTable, decodeHeaderAt, decodeRecordAt, noStatements, scanJournal } from './journalFormat';
 import { migrations } from './migrations/index';
 import type { ReplicaReply, ReplicaRequest, ReplicaStart } from './replicaProtocol';
 import { snapshotImage } from './storeDisk';
@@ -34,16 +34,20 @@ function send(reply: ReplicaReply, transfer: ArrayBuffer[] = []): void {
 function recordsOnDisk(dir: string, fromSeq: number, toSeq: number): JournalRecord[] {
   const records: JournalRecord[] = [];
   for (const name of [journalName, nextJournalName]) {
-    let bytes: Buffer;
-    try {
-      bytes = fs.readFileSync(path.join(dir, name));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
-      throw error;
-    }
+    const bytes = readIfThere(path.join(dir, name));
     for (const record of scanJournal(bytes).records) if (record.seq > fromSeq && record.seq <= toSeq) records.push(record);
   }
   return records.sort((a, b) => a.seq - b.seq);
+}
+
+/** A file's bytes; none when it is not there. */
+function readIfThere(file: string): Buffer {
+  try {
+    return fs.readFileSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return Buffer.alloc(0);
+    throw error;
+  }
 }
 
 class Replica {
@@ -54,6 +58,8 @@ class Replica {
   private constructor(
     private readonly connection: Connection,
     seq: number,
+    /** The statement table of the segment the owner appends to (journalFormat.ts). */
+    private table: StatementTable,
   ) {
     this.lastSeq = seq;
   }
@@ -74,7 +80,9 @@ class Replica {
       if (records.length !== expected || records.some((record, index) => record.seq !== imageSeq + index + 1)) {
         throw new Error(`the journals on disk do not hold seq ${imageSeq + 1} to ${start.baseSeq}`);
       }
-      return new Replica(connection, replay(connection, records, imageSeq, migrations));
+      // The owner appends to foreman.journal when it starts a replica (checkpointScheduler.ts).
+      const table = decodeHeaderAt(readIfThere(path.join(start.dir, journalName)), 0)?.table ?? noStatements;
+      return new Replica(connection, replay(connection, records, imageSeq, migrations), table);
     } catch (error) {
       connection.close();
       throw error;
@@ -99,7 +107,17 @@ class Replica {
   receiveBytes(bytes: Uint8Array): void {
     const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     for (let offset = 0; offset < buffer.length;) {
-      const decoded = decodeRecordAt(buffer, offset);
+      // A rotation: the owner sends the new segment's header before its first record.
+      const header = decodeHeaderAt(buffer, offset);
+      if (header) {
+        if (this.table.statements.some((sql, index) => header.table.statements[index] !== sql)) {
+          throw new Error('a segment header renumbered statements');
+        }
+        this.table = header.table;
+        offset = header.end;
+        continue;
+      }
+      const decoded = decodeRecordAt(buffer, offset, this.table);
       if (!decoded) throw new Error(`a message of records held bytes that are not a record at offset ${offset}`);
       this.receive(decoded.record);
       offset = decoded.end;

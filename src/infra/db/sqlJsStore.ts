@@ -7,7 +7,6 @@ import type { Reader, Store, Tx, WriteOptions } from '../../engine/ports';
 import type { Result } from '../../core/result';
 import type { Connection } from './connection';
 import { JournalCutFailed, JournalSyncFailed } from './journal';
-import { encodeRecord } from './journalFormat';
 import { type SyncHost, raiseAck, saveGroup, syncJournal } from './journalSync';
 import type { PreloadedStore } from './preload';
 import { StoreError } from './storeError';
@@ -132,7 +131,10 @@ export class SqlJsStore implements Store {
       // Encoded once: the same bytes go to the journal and to the replica.
       record =
         this.disk && tx.changedAnything
-          ? encodeRecord({ seq: this.lastSeq + 1, ts: Date.now(), schema: this.schema, stmts: tx.statements })
+          ? this.disk.journal.encode(
+              { seq: this.lastSeq + 1, ts: Date.now(), schema: this.schema, stmts: tx.statements },
+              this.disk.unnumbered,
+            )
           : undefined;
       const journalled = this.disk && record ? this.journalBeforeCommit(this.disk, record, durable) : undefined;
       try {
@@ -206,7 +208,7 @@ export class SqlJsStore implements Store {
       // Below the threshold the journal stays (replayed at the next open); only what is unsynced is
       // synced. A rotated store has records in two segments: one image folds them back into one.
       if (this.state === 'open' && this.disk) {
-        if (this.disk.journal.size >= this.disk.closeCheckpointBytes || this.disk.active !== journalName) this.checkpoint();
+        if (this.disk.journal.recordBytes >= this.disk.closeCheckpointBytes || this.disk.active !== journalName) this.checkpoint();
         else syncJournal(this.disk, this.lastSeq, this.syncHost);
       }
       // The close's own sync (or checkpoint) saved the group's writes.

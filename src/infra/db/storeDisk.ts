@@ -6,14 +6,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Connection } from './connection';
 import { writeImageFile } from './imageFile';
-import { JournalCutFailed, JournalSyncFailed } from './journal';
-import type { JournalWriter } from './journal';
+import { JournalCutFailed, JournalSyncFailed, JournalWriter } from './journal';
 import type { AckFile } from './ackFile';
 import type { Migration } from './migrations/index';
 import type { PreloadedStore } from './preload';
 import { StoreError } from './storeError';
 import { ackRequiredKey } from './storeLoader';
-import { fsyncDirectory, imageName, type journalName, type nextJournalName, tempImageName } from './storeFiles';
+import { nextStatements } from './journalFormat';
+import { fsyncDirectory, imageName, type journalName, nextJournalName, tempImageName } from './storeFiles';
 import type { FileStep } from './storeFiles';
 
 export interface SqlJsStoreOptions {
@@ -25,6 +25,12 @@ export interface SqlJsStoreOptions {
    * owner's thread only its renames, so checkpointing often is cheap where it matters.
    */
   readonly checkpointBytes?: number;
+  /**
+   * Checkpoint too once the journal holds this many records. Default 2,000, about what 2 MiB held
+   * of claims before records numbered their statements (journalFormat.ts): a compact 2 MiB holds
+   * several times as many, and a crash would replay them all.
+   */
+  readonly checkpointRecords?: number;
   /**
    * At close, fold the journal into the image only when it is at least this long. Default 1:
    * whenever anything was written. One-shot CLI calls pass more, since a short journal is cheap to
@@ -78,10 +84,11 @@ export interface Disk {
   readonly ack: AckFile;
   readonly fileStep: FileStep;
   readonly checkpointBytes: number;
+  readonly checkpointRecords: number;
   readonly closeCheckpointBytes: number;
   readonly backups: number;
   readonly replicaFromBytes: number;
-  /** The journal size at which to try the next automatic checkpoint. */
+  /** How full the journal must be (`journalShare`) to try the next automatic checkpoint. */
   nextCheckpointAt: number;
   readonly onSavingChange: (problem: string | undefined) => void;
   readonly onBroken: (reason: string) => void;
@@ -89,6 +96,8 @@ export interface Disk {
   savingProblem: string | undefined;
   /** The group's journal fsync under way on the thread pool (settles, never rejects), if any. */
   journalSyncing: Promise<void> | undefined;
+  /** Statements written as text since the last segment was made, and how often: the next table's candidates. */
+  readonly unnumbered: Map<string, number>;
 }
 
 /** The store's files with the options' defaults: 2 MiB journals, a checkpoint at any close, two backups. */
@@ -103,15 +112,32 @@ export function diskOf(dir: string, journal: JournalWriter, active: Disk['active
     ack,
     fileStep: options.fileStep ?? (() => undefined),
     checkpointBytes,
+    checkpointRecords: options.checkpointRecords ?? 2000,
     closeCheckpointBytes: options.closeCheckpointBytes ?? 1,
     backups: options.backups ?? 2,
     replicaFromBytes: options.replicaFromBytes ?? 4 * 1024 * 1024,
-    nextCheckpointAt: checkpointBytes,
+    nextCheckpointAt: 1,
     onSavingChange: options.onSavingChange ?? (() => undefined),
     onBroken: options.onBroken ?? (() => undefined),
     savingProblem: undefined,
     journalSyncing: undefined,
+    unnumbered: new Map(),
   };
+}
+
+/** How full the journal is toward a checkpoint: 1 once it reaches either limit, bytes or records. */
+export function journalShare(disk: Disk): number {
+  return Math.max(disk.journal.recordBytes / disk.checkpointBytes, disk.journal.records / disk.checkpointRecords);
+}
+
+/**
+ * Creates `foreman.journal.next` with its statement table (journalFormat.ts): the current segment's,
+ * then the statements it wrote as text more than once. It holds no record yet (else appends would go
+ * to it), so it is written anew.
+ */
+export function createNextSegment(disk: Disk): void {
+  disk.fileStep(`create ${nextJournalName}`);
+  JournalWriter.createSegment(path.join(disk.dir, nextJournalName), nextStatements(disk.journal.table, disk.unnumbered));
 }
 
 /**

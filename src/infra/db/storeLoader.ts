@@ -10,7 +10,7 @@ import { Connection } from './connection';
 import { assertAcknowledged } from './acknowledged';
 import type { AckRead } from './ackFile';
 import { readImageFile } from './imageFile';
-import type { JournalRecord } from './journalFormat';
+import type { JournalRecord, StatementTable } from './journalFormat';
 import { JournalSet } from './journalSet';
 import { applyMigrations, assertKnownVersion, latestVersion, schemaVersionOf } from './migrator';
 import type { Migration } from './migrations/index';
@@ -29,6 +29,10 @@ export interface LoadedDatabase {
   readonly currentJournalValidBytes: number | undefined;
   /** How many bytes of the current journal were read and replayed (undefined when it was not read). */
   readonly currentJournalReadBytes: number | undefined;
+  /** The current journal's statement table (journalFormat.ts), for records appended after those read. */
+  readonly currentJournalTable: StatementTable | undefined;
+  /** The records the current journal holds (0 when it was not read). */
+  readonly currentJournalRecords: number;
   /** True when anything but a clean `foreman.db` plus clean journals was needed. */
   readonly recovered: boolean;
   /** False for an image written before `foreman.ack` existed: the store checkpoints to upgrade it. */
@@ -204,6 +208,8 @@ export function loadDatabase(
         activeJournal: journals.activeName,
         currentJournalValidBytes: journals.currentValidBytes,
         currentJournalReadBytes: journals.currentReadBytes,
+        currentJournalTable: journals.currentTable,
+        currentJournalRecords: journals.currentRecords,
         recovered,
         ackRequired: opened.ackRequired,
       };
@@ -234,6 +240,8 @@ export function loadDatabase(
         activeJournal: journals.activeName,
         currentJournalValidBytes: journals.currentValidBytes,
         currentJournalReadBytes: journals.currentReadBytes,
+        currentJournalTable: journals.currentTable,
+        currentJournalRecords: journals.currentRecords,
         recovered: true,
         ackRequired: false,
       };

@@ -82,7 +82,7 @@ async function openOrThrow<S extends { checkpoint(): void }>(foremanDir: string,
     if (loaded?.recovered) setDamagedImageAside(foremanDir, files.images, loaded.image?.name, log);
     // Cutting a torn tail first: records appended after garbage would read as damage later.
     const active = loaded?.activeJournal ?? journalName;
-    journal = JournalWriter.open(path.join(foremanDir, active), loaded?.currentJournalValidBytes);
+    journal = JournalWriter.open(path.join(foremanDir, active), loaded?.currentJournalValidBytes, loaded?.currentJournalRecords);
     const disk = diskOf(foremanDir, journal, active, ack, options);
     const store = make(connection, disk, lastSeq, schemaVersionOf(connection), log);
     // Migrations are not journalled, a recovery should not have to be repeated next time, and an

@@ -81,7 +81,8 @@ export class GitHubForge implements ForgePort {
     });
   }
 
-  checks(sha: string): Promise<Result<CheckInfo[]>> {
+  checks(pull: PullRequestInfo): Promise<Result<CheckInfo[]>> {
+    const sha = pull.headSha;
     return this.call(`reading the checks of ${sha.slice(0, 12)}`, async (client) => {
       const { octokit, owner, repo } = client;
       const runs = (await octokit.checks.listForRef({ owner, repo, ref: sha, per_page: 100 })).data.check_runs;
@@ -119,7 +120,7 @@ export class GitHubForge implements ForgePort {
   }
 
   private async call<T>(what: string, work: (client: Client) => Promise<T>): Promise<Result<T>> {
-    const token = await this.options.token();
+    const token = await this.options.token({ forge: 'github', apiUrl: this.options.apiUrl ?? 'https://api.github.com' });
     if (!token.ok) return token;
     const repository = await this.repositoryOf();
     if (!repository.ok) return repository;

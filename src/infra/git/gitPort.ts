@@ -4,6 +4,8 @@ import { resolveCommit, openGit } from './gitClient';
 import { GitWorkspace, type GitWorkspaceOptions } from './gitWorkspace';
 import { syncLocalBase } from './baseAdvance';
 import { fetchBranch, reviewRef } from './remote';
+import { rebaseOnto, touchedFiles } from './overlapGit';
+import type { TouchedFile } from '../../core/overlapIndex';
 
 /**
  * The engine's GitPort over a GitWorkspace. Failures that only lose a convenience (a snapshot that
@@ -131,6 +133,15 @@ export class GitPortAdapter implements GitPort {
       .raw(['update-ref', '-m', `foreman: ${branch} from ${remote}`, `refs/heads/${branch}`, fetched.value, ''])
       .catch(() => undefined);
     return (await resolveCommit(git, `refs/heads/${branch}`)) !== undefined;
+  }
+
+  /** The overlap check's reading of a worktree (overlapGit.ts). */
+  touchedFiles(workerId: string): Promise<Result<TouchedFile[]>> {
+    return touchedFiles(this.worktreePath(workerId), this.baseBranch());
+  }
+
+  rebaseOnBase(work: WorkRef): Promise<Result<{ head: string }>> {
+    return rebaseOnto(this.worktreePath(work.workerId), this.baseBranch(), work.branch);
   }
 
   worktreePath(workerId: string): string {

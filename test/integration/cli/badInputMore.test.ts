@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { maxPayloadDepth } from '../../../src/core/payloadDepth';
+import { decodeHeaderAt } from '../../../src/infra/db/journalFormat';
 import { readAnnouncement, sendToEndpoint } from '../../../src/infra/endpoint';
 import { type Run, runProcess } from '../../support/runProcess';
 import { type Server, cliPath, foreman, foremanJson, makeRepo, startServe } from './harness';
@@ -115,7 +116,9 @@ describe('foreman CLI: more bad input', { timeout: 120_000 }, () => {
     // The first record is unreadable and intact ones follow it: acknowledged writes are missing.
     const journal = join(repo, '.foreman', 'foreman.journal');
     const bytes = readFileSync(journal);
-    bytes[20] = bytes[20]! ^ 0xff;
+    // Inside the first record, after the segment's statement table when it has one.
+    const firstRecord = decodeHeaderAt(bytes, 0)?.end ?? 0;
+    bytes[firstRecord + 20] = bytes[firstRecord + 20]! ^ 0xff;
     writeFileSync(journal, bytes);
     const run = await foreman(repo, ['status']);
     assert.equal(run.code, 3, run.stderr);

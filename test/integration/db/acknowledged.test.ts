@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { SqlJsStore, StoreError } from '../../../src/infra/db/index';
 import { writeImageFile, readImageFile } from '../../../src/infra/db/imageFile';
-import { encodeRecord, scanJournal } from '../../../src/infra/db/journalFormat';
+import { decodeHeaderAt, encodeRecord, scanJournal } from '../../../src/infra/db/journalFormat';
 import { loadSqlJs } from '../../../src/infra/db/sqlJsModule';
 import { collectLog, copyOf, insertTask, tempForemanDir } from './helpers';
 
@@ -72,8 +72,11 @@ async function assertRefused(dir: string, message: string | RegExp): Promise<voi
 }
 
 function recordEnds(file: string): number[] {
-  let offset = 0;
-  return scanJournal(fs.readFileSync(file)).records.map((record) => (offset += encodeRecord(record).length));
+  const bytes = fs.readFileSync(file);
+  const scan = scanJournal(bytes);
+  // After the segment's header, if it has one; each record as it was written, against its table.
+  let offset = decodeHeaderAt(bytes, 0)?.end ?? 0;
+  return scan.records.map((record) => (offset += encodeRecord(record, scan.table).length));
 }
 
 describe('a store that lost acknowledged writes is refused', () => {

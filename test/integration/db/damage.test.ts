@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { SqlJsStore, StoreError } from '../../../src/infra/db/index';
 import type { SqlJsStoreOptions } from '../../../src/infra/db/index';
-import { encodeRecord, scanJournal } from '../../../src/infra/db/journalFormat';
+import { decodeHeaderAt, encodeRecord, scanJournal } from '../../../src/infra/db/journalFormat';
 import { collectLog, copyOf, insertTask, tempForemanDir } from './helpers';
 
 const ids = (prefix: string, count: number): string[] => Array.from({ length: count }, (_, i) => `${prefix}${String(i).padStart(3, '0')}`);
@@ -47,11 +47,13 @@ function garble(file: string, offset: number, length: number): void {
 }
 
 function journalRecordOffsets(file: string): number[] {
-  const scan = scanJournal(fs.readFileSync(file));
-  let offset = 0;
+  const bytes = fs.readFileSync(file);
+  const scan = scanJournal(bytes);
+  // After the segment's header, if it has one; each record as it was written, against its table.
+  let offset = decodeHeaderAt(bytes, 0)?.end ?? 0;
   return scan.records.map((record) => {
     const at = offset;
-    offset += encodeRecord(record).length;
+    offset += encodeRecord(record, scan.table).length;
     return at;
   });
 }

@@ -122,7 +122,7 @@ describe('seeing the team on PostgreSQL', () => {
     const working = await waitStatus(
       b,
       'a1 to work, its agent started',
-      (status) => worker(status, 'a1').state === 'WORKING' && /^started /.test(worker(status, 'a1').activity?.text ?? ''),
+      (status) => worker(status, 'a1').state === 'WORKING' && /^(started |Edit: long\.txt)/.test(worker(status, 'a1').activity?.text ?? ''),
       serveA,
     );
     assert.doesNotMatch(worker(working, 'a1').activity?.text ?? '', /setting up the worktree/);
@@ -141,7 +141,8 @@ describe('seeing the team on PostgreSQL', () => {
     const words = await b.ok(['status']);
     assert.match(words, /^OWNER\s+HOST\s+PID\s+LEASE\s+STATE$/m);
     assert.match(words, new RegExp(`^machine-a-${serveA.pid}-\\w+\\s+machine-a\\s+${serveA.pid}\\s+renewed \\d+s ago\\s+alive$`, 'm'));
-    assert.match(words, /^a1\s+machine-a\s+WORKING\s+long\s+1\s+.*started /m, 'the NOW column says the agent runs');
+    // The agent's own words: its start, or its first edit once it has written (the demo reports edits as tools do).
+    assert.match(words, /^a1\s+machine-a\s+WORKING\s+long\s+1\s+.*(started |Edit: long\.txt)/m, 'the NOW column says the agent runs');
 
     // Running init again, as the README does, while the owner serves: nothing changes, exit 0.
     const again = await a.foreman(['init', '--store', storeUrl()]);

@@ -1,4 +1,5 @@
 import { zeroUsage } from '../../../src/core/agentEvents';
+import type { TaskOverlap } from '../../../src/core/overlaps';
 import type { StatusSnapshot, TaskStatusView, WorkerStatus } from '../../../src/engine/statusView';
 import type { TransitionItem } from '../../../src/shared/protocol';
 
@@ -46,7 +47,10 @@ export function makeStatus(options: { workers: number; tasks: number; chainLengt
       activity: state === 'WORKING' ? { text: 'Bash: npm test', at: now - 2_000 } : null,
       needsInput: null,
       confinement: busy ? (i % 5 === 0 ? 'open' : 'sandbox') : null,
-      usage: busy ? { inputTokens: 1200 * (i + 1), outputTokens: 300 * (i + 1), cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.01 * (i + 1) } : zeroUsage,
+      overlaps: [],
+      usage: busy
+        ? { inputTokens: 1200 * (i + 1), outputTokens: 300 * (i + 1), cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.01 * (i + 1) }
+        : zeroUsage,
     });
   }
   return { baseBranch: 'main', workers, tasks, usage: zeroUsage, owners: [] };
@@ -67,6 +71,7 @@ function task(id: string, title: string, status: string, extra: Partial<TaskStat
     usage: zeroUsage,
     lastError: status === 'failed' ? 'tests failed' : null,
     manual: false,
+    overlaps: [],
     ...extra,
   };
 }
@@ -91,4 +96,42 @@ export function makeTransitions(count: number, now = 1_700_000_000_000): Transit
     });
   }
   return items;
+}
+
+/** Two WORKING workers on task-a and task-b, which overlap in the way given; the task rows say it too. */
+export function overlapStatus(overlap: TaskOverlap): StatusSnapshot {
+  const base = makeStatus({ workers: 0, tasks: 0 });
+  const [template] = makeStatus({ workers: 1, tasks: 1 }).workers;
+  if (!template) throw new Error('no worker');
+  const mirror: TaskOverlap = { ...overlap, taskId: 'task-a', workerId: 'worker-a', title: 'Task A', plan: null };
+  const worker = (id: string, taskId: string, overlaps: TaskOverlap[]) => ({
+    ...template,
+    id,
+    state: 'WORKING',
+    taskId,
+    branch: `${id}/${taskId}`,
+    needsInput: null,
+    overlaps,
+  });
+  const task = (id: string, title: string, workerId: string, overlaps: TaskOverlap[]) => ({
+    id,
+    title,
+    status: 'running',
+    blockedBy: null,
+    workerId,
+    attempt: 1,
+    maxAttempts: 3,
+    parentId: null,
+    planningPhase: 'none',
+    scheduledFor: null,
+    usage: base.usage,
+    lastError: null,
+    manual: false,
+    overlaps,
+  });
+  return {
+    ...base,
+    workers: [worker('worker-a', 'task-a', [overlap]), worker('worker-b', 'task-b', [mirror])],
+    tasks: [task('task-a', 'Task A', 'worker-a', [overlap]), task('task-b', 'Task B', 'worker-b', [mirror])],
+  };
 }

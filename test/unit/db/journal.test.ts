@@ -1,6 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { crc32, decodeRecordAt, encodeRecord, scanJournal } from '../../../src/infra/db/journalFormat';
+import {
+  crc32,
+  decodeHeaderAt,
+  decodeRecordAt,
+  encodeHeader,
+  encodeRecord,
+  maxStatements,
+  nextStatements,
+  scanJournal,
+  statementTable,
+} from '../../../src/infra/db/journalFormat';
 import type { JournalRecord } from '../../../src/infra/db/journalFormat';
 
 function record(seq: number, extra: Partial<JournalRecord> = {}): JournalRecord {
@@ -18,7 +28,7 @@ function flip(buffer: Buffer, index: number): void {
 }
 
 function journalOf(...records: JournalRecord[]): Buffer {
-  return Buffer.concat(records.map(encodeRecord));
+  return Buffer.concat(records.map((record) => encodeRecord(record)));
 }
 
 describe('crc32', () => {
@@ -135,5 +145,81 @@ describe('scanJournal', () => {
       [1],
     );
     assert.ok(scan.tornTail);
+  });
+});
+
+describe('compact records: a segment header numbers the statements (issue 34)', () => {
+  const claim = 'UPDATE tasks SET status = ? WHERE id = ?';
+  const insert = 'INSERT INTO transitions (entity_id, trigger) VALUES (?, ?)';
+  const table = statementTable([claim, insert]);
+
+  it('writes a numbered statement as its number, and reads it back as its text', () => {
+    const original = record(5, {
+      stmts: [
+        [claim, ['running', 'task-5']],
+        [insert, ['task-5', 'claim']],
+        ['DELETE FROM tasks', []],
+      ],
+    });
+    const compact = encodeRecord(original, table);
+    assert.equal(
+      compact.subarray(8).toString('utf8'),
+      `{"seq":5,"ts":1700000000005,"schema":1,"table":${table.id},"stmts":[[0,["running","task-5"]],[1,["task-5","claim"]],["DELETE FROM tasks",[]]]}`,
+    );
+    assert.ok(compact.length < encodeRecord(original).length);
+    assert.deepEqual(decodeRecordAt(compact, 0, table)?.record, original);
+  });
+
+  it('scans a segment that begins with a header, and one without (the format before headers)', () => {
+    const records = [record(1), record(2, { stmts: [[insert, ['task-2', 'claim']]] })];
+    const withHeader = Buffer.concat([encodeHeader(table.statements), ...records.map((r) => encodeRecord(r, table))]);
+    const scan = scanJournal(withHeader);
+    assert.deepEqual(scan.table.statements, table.statements);
+    assert.deepEqual(scan.records, records);
+    assert.equal(scan.validBytes, withHeader.length);
+    assert.deepEqual(scan.damage, []);
+    const old = scanJournal(journalOf(...records));
+    assert.deepEqual(old.table.statements, []);
+    assert.deepEqual(old.records, records);
+  });
+
+  it('reads bytes from the middle of a segment with the table it is given', () => {
+    const tail = encodeRecord(record(3), table);
+    assert.deepEqual(scanJournal(tail, table).records, [record(3)]);
+  });
+
+  it('never reads a number with another table than its own: the record is unreadable, not another statement', () => {
+    const compact = encodeRecord(record(1), table);
+    assert.equal(decodeRecordAt(compact, 0, statementTable([])), undefined);
+    assert.equal(decodeRecordAt(compact, 0), undefined);
+    // A header whose number 0 is another statement (only a bug could write one): still unreadable.
+    const scan = scanJournal(Buffer.concat([encodeHeader([insert, claim]), compact]));
+    assert.deepEqual(scan.records, []);
+    assert.ok(scan.tornTail, 'a record written against another table is not replayed');
+  });
+
+  it('a header is never taken for a record, nor a record for a header', () => {
+    assert.equal(decodeRecordAt(encodeHeader([claim]), 0), undefined);
+    assert.equal(decodeHeaderAt(encodeRecord(record(1)), 0), undefined);
+  });
+
+  it('the next table keeps every number and adds the statements written as text more than once', () => {
+    const unnumbered = new Map<string, number>();
+    for (let i = 0; i < 3; i++)
+      encodeRecord(
+        record(i, {
+          stmts: [
+            [insert, [i, 'claim']],
+            ['DELETE FROM tasks', []],
+          ],
+        }),
+        statementTable([claim]),
+        unnumbered,
+      );
+    encodeRecord(record(9, { stmts: [['SELECT 1', []]] }), statementTable([claim]), unnumbered);
+    assert.deepEqual(nextStatements(statementTable([claim]), unnumbered), [claim, insert, 'DELETE FROM tasks']);
+    assert.equal(unnumbered.size, 0);
+    const full = statementTable(Array.from({ length: maxStatements }, (_, i) => `SELECT ${i}`));
+    assert.equal(nextStatements(full, new Map([[insert, 5]])).length, maxStatements);
   });
 });

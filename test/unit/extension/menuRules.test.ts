@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import { type TaskRule, type WorkerRule, taskRules, workerRules } from '../../../src/core/actions';
 import { taskStatuses } from '../../../src/core/taskMachine';
 import { workerStates } from '../../../src/core/workerMachine';
-import { workerContextValue } from '../../../src/extension/tree/workerContextValue';
+import { taskContextValue, workerContextValue } from '../../../src/extension/tree/workerContextValue';
 
 interface MenuItem {
   readonly command: string;
@@ -60,8 +60,14 @@ const taskMenuRules: Readonly<Record<string, { rule: TaskRule; blockedToo: boole
 };
 
 describe('tree menus follow the transition tables', () => {
-  const workerItems = rowMenus.filter((item) => item.when.includes('view == foreman.workers') && !item.command.endsWith('Input'));
-  const taskItems = rowMenus.filter((item) => item.when.includes('view == foreman.queue') && item.command !== 'foreman.newTaskAfter');
+  // The overlap answers follow the row's `.overlap` marker, not a state: their own test is below.
+  const isOverlap = (item: MenuItem) => item.command.startsWith('foreman.overlap.');
+  const workerItems = rowMenus.filter(
+    (item) => item.when.includes('view == foreman.workers') && !item.command.endsWith('Input') && !isOverlap(item),
+  );
+  const taskItems = rowMenus.filter(
+    (item) => item.when.includes('view == foreman.queue') && item.command !== 'foreman.newTaskAfter' && !isOverlap(item),
+  );
 
   it('has a rule for every worker and task row action', () => {
     assert.ok(workerItems.length >= 12 && taskItems.length >= 3, 'the menus were found');
@@ -119,6 +125,40 @@ describe('tree menus follow the transition tables', () => {
       assert.deepEqual(offered, taskRules[rule], `${item.command} follows '${rule}'`);
       const offeredBlocked = taskStatuses.filter((status) => matches(item, `task.${status}.blocked`));
       assert.deepEqual(offeredBlocked, blockedToo ? taskRules[rule] : [], `${item.command} on a blocked task`);
+    }
+  });
+
+  it('offers the overlap answers on exactly the rows marked .overlap, and a marked row keeps the rest of its menu', () => {
+    const overlap = { taskId: 'other-task', workerId: 'w2', title: 'Other', files: ['a.ts'], hunks: false, plan: null };
+    const overlapItems = rowMenus.filter(isOverlap);
+    const commands = [...new Set(overlapItems.map((item) => item.command))].sort();
+    assert.deepEqual(commands, ['foreman.overlap.ignore', 'foreman.overlap.rebaseWhenMerged', 'foreman.overlap.runAfter']);
+    for (const view of ['foreman.workers', 'foreman.queue']) {
+      assert.equal(overlapItems.filter((item) => item.when.includes(`view == ${view}`)).length, 3, `three answers in ${view}`);
+    }
+    for (const waiting of [false, true]) {
+      for (const readOnly of [false, true]) {
+        for (const state of workerStates) {
+          const needsInput = waiting ? { message: 'Allow?', at: 1 } : null;
+          const plain = workerContextValue({ state, needsInput }, readOnly);
+          const marked = workerContextValue({ state, needsInput, overlaps: [overlap] }, readOnly);
+          for (const item of overlapItems.filter((candidate) => candidate.when.includes('foreman.workers'))) {
+            assert.ok(matches(item, marked), `${item.command} on ${marked}`);
+            assert.ok(!matches(item, plain), `${item.command} not on ${plain}`);
+          }
+          for (const item of workerItems) assert.equal(matches(item, marked), matches(item, plain), `${item.command} on ${marked}`);
+        }
+      }
+    }
+    for (const status of taskStatuses) {
+      for (const blockedBy of [null, 'before']) {
+        const plain = taskContextValue({ status, blockedBy });
+        const marked = taskContextValue({ status, blockedBy, overlaps: [overlap] });
+        for (const item of overlapItems.filter((candidate) => candidate.when.includes('foreman.queue'))) {
+          assert.ok(matches(item, marked) && !matches(item, plain), `${item.command} on ${marked} only`);
+        }
+        for (const item of taskItems) assert.equal(matches(item, marked), matches(item, plain), `${item.command} on ${marked}`);
+      }
     }
   });
 });

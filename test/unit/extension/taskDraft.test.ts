@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { draftHint, draftText, parseTaskDraft } from '../../../src/extension/commands/taskDraft';
+import { draftHint as hintIn, draftText as textIn, parseTaskDraft as parseIn } from '../../../src/extension/commands/taskDraft';
+import { english } from '../../../src/extension/localizer';
+
+const draftHint = hintIn(english);
+const draftText = (title: string) => textIn(title, draftHint);
+const parseTaskDraft = (text: string, fallbackTitle: string) => parseIn(text, fallbackTitle, draftHint);
 
 test('a draft opens with the hint and the title as its heading, and parses back to an empty prompt', () => {
   assert.equal(draftText('Write the docs'), `# Write the docs\n${draftHint}\n`);

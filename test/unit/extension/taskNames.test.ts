@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { failedText, taskName, taskNameWithId, taskTitles } from '../../../src/extension/taskNames';
+import { english } from '../../../src/extension/localizer';
+import { failedText as failedTextIn, taskName, taskNameWithId, taskTitles } from '../../../src/extension/taskNames';
 import { heartbeatExpected, shownLiveness } from '../../../src/shared/livenessWords';
 import { makeStatus } from '../dashboard/fixtures';
 
+const failedText = (name: string, task: Parameters<typeof failedTextIn>[1]) => failedTextIn(name, task, english);
 const status = makeStatus({ workers: 10, tasks: 40 });
 
 test('a task is named by its title, with its id only where both are wanted', () => {

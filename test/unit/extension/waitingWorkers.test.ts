@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { WorkerStatus } from '../../../src/engine/statusView';
-import { WaitingWorkers, waitEnded } from '../../../src/extension/waitingWorkers';
+import { english } from '../../../src/extension/localizer';
+import { WaitingWorkers, waitEnded as waitEndedIn } from '../../../src/extension/waitingWorkers';
+
+const waitEnded = (...args: [Parameters<typeof waitEndedIn>[0], Parameters<typeof waitEndedIn>[1]]) => waitEndedIn(...args, english);
 import { makeStatus } from '../dashboard/fixtures';
 
 const base = makeStatus({ workers: 3, tasks: 10 }).workers.find((worker) => worker.state === 'WORKING')!;

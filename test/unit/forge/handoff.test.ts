@@ -54,11 +54,23 @@ test('checks become one state: a failure wins, then pending, then success; none 
   assert.match(note, /line 99/);
 });
 
+const github = { forge: 'github', apiUrl: 'https://api.github.com' } as const;
+const gitlab = { forge: 'gitlab', apiUrl: 'https://gitlab.example.com/api/v4' } as const;
+const noClis = { gh: 'gh-not-installed', glab: 'glab-not-installed' };
+
 test('the CLI token comes from GITHUB_TOKEN, then GH_TOKEN, then `gh auth token`; none is a clear refusal', async () => {
-  assert.deepEqual(await environmentTokenSource({ GITHUB_TOKEN: 'a', GH_TOKEN: 'b' })(), { ok: true, value: 'a' });
-  assert.deepEqual(await environmentTokenSource({ GH_TOKEN: 'b' })(), { ok: true, value: 'b' });
+  assert.deepEqual(await environmentTokenSource({ GITHUB_TOKEN: 'a', GH_TOKEN: 'b' })(github), { ok: true, value: 'a' });
+  assert.deepEqual(await environmentTokenSource({ GH_TOKEN: 'b' })(github), { ok: true, value: 'b' });
   // No `gh` on this PATH: no token from it, said as what to do.
-  const none = await environmentTokenSource({ PATH: '/nonexistent' }, undefined, 'gh-not-installed')();
+  const none = await environmentTokenSource({ PATH: '/nonexistent' }, noClis)(github);
   assert.equal(none.ok, false);
   assert.match(none.ok ? '' : none.message, /GITHUB_TOKEN or GH_TOKEN, or log in with `gh auth login`/);
+});
+
+test('a GitLab token comes from GITLAB_TOKEN (never a GitHub one), then glab; none is a clear refusal', async () => {
+  assert.deepEqual(await environmentTokenSource({ GITLAB_TOKEN: ' glpat-x ', GITHUB_TOKEN: 'a' })(gitlab), { ok: true, value: 'glpat-x' });
+  const none = await environmentTokenSource({ GITHUB_TOKEN: 'a', PATH: '/nonexistent' }, noClis)(gitlab);
+  assert.equal(none.ok, false);
+  assert.match(none.ok ? '' : none.message, /set GITLAB_TOKEN to a personal access token with the `api` scope/);
+  assert.doesNotMatch(none.ok ? '' : none.message, /GITHUB_TOKEN/);
 });

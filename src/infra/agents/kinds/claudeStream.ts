@@ -5,7 +5,7 @@
  * run's end with its usage. Every line is checked with zod; a line it does not know says nothing.
  */
 import { z } from 'zod';
-import { type AgentEventInput, describeTool, toolDetail } from '../../../core/agentEvents';
+import { type AgentEventInput, describeTool, editedFiles, toolDetail } from '../../../core/agentEvents';
 import { type StreamParser, parseEventLine } from './adapter';
 
 const contentSchema = z.array(
@@ -179,7 +179,10 @@ export function claudeParser(resumed: boolean): StreamParser {
           }
           for (const part of line.message.content) {
             if (part.type === 'text' && 'text' in part && part.text.trim()) events.push({ type: 'message', text: part.text });
-            if (part.type === 'tool_use' && 'name' in part) events.push({ type: 'tool', name: part.name, detail: toolDetail(part.input) });
+            if (part.type === 'tool_use' && 'name' in part) {
+              const files = editedFiles(part.name, part.input);
+              events.push({ type: 'tool', name: part.name, detail: toolDetail(part.input), ...(files.length ? { files } : {}) });
+            }
           }
           break;
         case 'user':

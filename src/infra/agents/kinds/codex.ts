@@ -133,8 +133,9 @@ export function codexParser(resumed: boolean, context: CodexRunContext = {}): St
           } else if (item.type === 'agent_message' && item.text) {
             events.push({ type: 'message', text: item.text });
           } else if (item.type === 'file_change') {
+            const files = (item.changes ?? []).map((change) => change.path).slice(0, 50);
             const paths = (item.changes ?? []).map((change) => change.path).join(', ');
-            events.push({ type: 'tool', name: 'Edit', detail: paths });
+            events.push({ type: 'tool', name: 'Edit', detail: paths, ...(files.length ? { files } : {}) });
             if (item.status === 'declined' || item.status === 'failed') {
               events.push({ type: 'error', message: `codex ${item.status === 'declined' ? 'declined' : 'failed'} to change ${paths}` });
             }

@@ -1,0 +1,269 @@
+/**
+ * A scripted GitLab for the hand-off tests (docs/handoff.md): GitLab is out of reach offline, so
+ * this small HTTP server implements only the documented REST API v4 endpoints Foreman calls —
+ * create, list, get and update merge requests; a merge request's pipelines, a pipeline's jobs and
+ * a job's trace — with GitLab's shapes, status codes and error bodies. The project is addressed as
+ * GitLab requires, by its URL-encoded full path (`my-group%2Fsub%2Fapp`). Branches live in a real
+ * bare git repository the clone pushes to: a merge request's head is whatever was pushed there, and
+ * `merge` fast-forwards the target branch in it. Tokens are checked as GitLab does: unknown → 401,
+ * one without the `api` scope may read (`read_api`) but not write → 403 insufficient_scope.
+ */
+import { execFileSync } from 'node:child_process';
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
+
+export interface ScriptedJob {
+  readonly name: string;
+  /** GitLab's job status: success, failed, running, pending, canceled… */
+  readonly status: string;
+  readonly allowFailure?: boolean;
+  /** The job's log, served by the trace endpoint (may hold terminal colours, as GitLab's do). */
+  readonly trace?: string;
+}
+
+export interface ScriptedMergeRequest {
+  readonly iid: number;
+  readonly sourceBranch: string;
+  targetBranch: string;
+  readonly title: string;
+  readonly description: string;
+  state: 'opened' | 'closed' | 'merged';
+}
+
+export interface ScriptedGitLabOptions {
+  /** The bare repository the clone pushes to. */
+  readonly bareRepo: string;
+  /** The project's full path, e.g. my-group/sub/app. */
+  readonly project: string;
+  /** Token → its scopes (`api`, `read_api`). */
+  readonly tokens: Readonly<Record<string, readonly string[]>>;
+}
+
+const createSchema = z.object({
+  source_branch: z.string(),
+  target_branch: z.string(),
+  title: z.string(),
+  description: z.string().optional(),
+});
+const updateSchema = z.object({ target_branch: z.string().optional(), state_event: z.enum(['close', 'reopen']).optional() });
+
+export class ScriptedGitLab {
+  readonly mergeRequests: ScriptedMergeRequest[] = [];
+  /** Every request, as "METHOD path" (the path as sent, still encoded), for the tests to read. */
+  readonly requests: string[] = [];
+  /** The jobs of the pipeline CI runs for a merge request's head commit; default: no pipeline. */
+  jobsFor: (request: ScriptedMergeRequest, sha: string) => readonly ScriptedJob[] | undefined = () => undefined;
+  private readonly server: Server;
+  private readonly pipelineIds = new Map<string, number>();
+  private readonly traces = new Map<number, string>();
+  private nextJob = 5000;
+
+  private constructor(private readonly options: ScriptedGitLabOptions) {
+    this.server = createServer((request, response) => {
+      void this.handle(request, response).catch((error: unknown) => send(response, 500, { message: String(error) }));
+    });
+  }
+
+  static async start(options: ScriptedGitLabOptions): Promise<ScriptedGitLab> {
+    const gitlab = new ScriptedGitLab(options);
+    await new Promise<void>((resolve) => gitlab.server.listen(0, '127.0.0.1', resolve));
+    return gitlab;
+  }
+
+  /** The API's base URL, as `forge.apiUrl` takes it. */
+  get apiUrl(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/api/v4`;
+  }
+
+  /** Merges `!iid` as a fast-forward merge does: the target branch moves to the source's head. */
+  merge(iid: number): void {
+    const request = this.mergeRequest(iid);
+    if (request?.state !== 'opened') throw new Error(`merge request !${iid} is not open`);
+    const head = this.sha(request.sourceBranch);
+    const base = this.sha(request.targetBranch);
+    if (!head || !base) throw new Error(`merge request !${iid}: a branch is missing`);
+    this.git(['merge-base', '--is-ancestor', base, head]);
+    this.git(['update-ref', `refs/heads/${request.targetBranch}`, head, base]);
+    request.state = 'merged';
+  }
+
+  /** Closes `!iid` without merging it, as a reviewer on GitLab does. */
+  close(iid: number): void {
+    const request = this.mergeRequest(iid);
+    if (!request) throw new Error(`no merge request !${iid}`);
+    request.state = 'closed';
+  }
+
+  mergeRequest(iid: number): ScriptedMergeRequest | undefined {
+    return this.mergeRequests.find((request) => request.iid === iid);
+  }
+
+  stop(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const raw = request.url ?? '/';
+    const url = new URL(raw, 'http://127.0.0.1');
+    const method = request.method ?? 'GET';
+    this.requests.push(`${method} ${url.pathname}`);
+    const token = /^bearer (.+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? request.headers['private-token'];
+    const scopes = typeof token === 'string' ? this.options.tokens[token] : undefined;
+    if (!scopes) return send(response, 401, { message: '401 Unauthorized' });
+    // GitLab takes a project's path only URL-encoded, as one segment.
+    const prefix = `/api/v4/projects/${encodeURIComponent(this.options.project)}`;
+    if (!url.pathname.startsWith(`${prefix}/`)) return send(response, 404, { message: '404 Project Not Found' });
+    if (method !== 'GET' && !scopes.includes('api')) {
+      return send(response, 403, {
+        error: 'insufficient_scope',
+        error_description: 'The request requires higher privileges than provided by the access token.',
+        scope: 'api',
+      });
+    }
+    const path = url.pathname.slice(prefix.length);
+    const body = method === 'POST' || method === 'PUT' ? await readJson(request) : undefined;
+    let match: RegExpExecArray | null;
+    if (path === '/merge_requests' && method === 'POST') return this.create(response, body);
+    if (path === '/merge_requests' && method === 'GET') {
+      const source = url.searchParams.get('source_branch');
+      const state = url.searchParams.get('state') ?? 'all';
+      const listed = this.mergeRequests.filter(
+        (candidate) => (state === 'all' || candidate.state === state) && (!source || candidate.sourceBranch === source),
+      );
+      return send(
+        response,
+        200,
+        listed.reverse().map((candidate) => this.json(candidate)),
+      );
+    }
+    if ((match = /^\/merge_requests\/(\d+)$/.exec(path))) {
+      const found = this.mergeRequest(Number(match[1]));
+      if (!found) return send(response, 404, { message: '404 Not found' });
+      if (method === 'PUT') {
+        const update = updateSchema.parse(body);
+        if (update.target_branch) found.targetBranch = update.target_branch;
+        if (update.state_event === 'close') found.state = 'closed';
+      }
+      return send(response, 200, this.json(found));
+    }
+    if ((match = /^\/merge_requests\/(\d+)\/pipelines$/.exec(path))) {
+      const found = this.mergeRequest(Number(match[1]));
+      if (!found) return send(response, 404, { message: '404 Not found' });
+      return send(response, 200, this.pipelinesOf(found));
+    }
+    if ((match = /^\/pipelines\/(\d+)\/jobs$/.exec(path))) return send(response, 200, this.jobsOf(Number(match[1])));
+    if ((match = /^\/jobs\/(\d+)\/trace$/.exec(path))) {
+      const trace = this.traces.get(Number(match[1]));
+      if (trace === undefined) return send(response, 404, { message: '404 Not found' });
+      response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+      return void response.end(trace);
+    }
+    return send(response, 404, { message: '404 Not Found' });
+  }
+
+  private create(response: ServerResponse, body: unknown): void {
+    const draft = createSchema.parse(body);
+    if (!this.sha(draft.source_branch)) return send(response, 400, { message: ['Source branch does not exist'] });
+    const open = this.mergeRequests.find((candidate) => candidate.sourceBranch === draft.source_branch && candidate.state === 'opened');
+    if (open) {
+      return send(response, 409, { message: [`Another open merge request already exists for this source branch: !${open.iid}`] });
+    }
+    const created: ScriptedMergeRequest = {
+      iid: this.mergeRequests.length + 1,
+      sourceBranch: draft.source_branch,
+      targetBranch: draft.target_branch,
+      title: draft.title,
+      description: draft.description ?? '',
+      state: 'opened',
+    };
+    this.mergeRequests.push(created);
+    send(response, 201, this.json(created));
+  }
+
+  /** One pipeline per head commit the merge request has had CI for, newest first, as GitLab lists them. */
+  private pipelinesOf(request: ScriptedMergeRequest): object[] {
+    const sha = this.sha(request.sourceBranch);
+    if (sha && !this.pipelineIds.has(`${request.iid}:${sha}`) && this.jobsFor(request, sha)) {
+      this.pipelineIds.set(`${request.iid}:${sha}`, 100 + this.pipelineIds.size);
+    }
+    return [...this.pipelineIds.entries()]
+      .filter(([key]) => key.startsWith(`${request.iid}:`))
+      .map(([key, id]) => ({
+        id,
+        sha: key.split(':')[1],
+        ref: request.sourceBranch,
+        status: pipelineStatus(this.jobsFor(request, key.split(':')[1] ?? '') ?? []),
+        web_url: this.webUrl(`pipelines/${id}`),
+      }))
+      .sort((a, b) => b.id - a.id);
+  }
+
+  private jobsOf(pipelineId: number): object[] {
+    const key = [...this.pipelineIds.entries()].find(([, id]) => id === pipelineId)?.[0];
+    const request = key ? this.mergeRequest(Number(key.split(':')[0])) : undefined;
+    const sha = key?.split(':')[1];
+    if (!request || !sha) return [];
+    return (this.jobsFor(request, sha) ?? []).map((job) => {
+      const id = this.nextJob++;
+      this.traces.set(id, job.trace ?? '');
+      return {
+        id,
+        name: job.name,
+        stage: 'test',
+        status: job.status,
+        allow_failure: job.allowFailure ?? false,
+        web_url: this.webUrl(`jobs/${id}`),
+      };
+    });
+  }
+
+  private json(request: ScriptedMergeRequest): object {
+    return {
+      iid: request.iid,
+      id: 7000 + request.iid,
+      project_id: 42,
+      title: request.title,
+      description: request.description,
+      state: request.state,
+      source_branch: request.sourceBranch,
+      target_branch: request.targetBranch,
+      sha: this.sha(request.sourceBranch) ?? null,
+      web_url: this.webUrl(`merge_requests/${request.iid}`),
+    };
+  }
+
+  private webUrl(rest: string): string {
+    return `https://gitlab.example/${this.options.project}/-/${rest}`;
+  }
+
+  private sha(branch: string): string | undefined {
+    try {
+      return this.git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]).trim();
+    } catch {
+      return undefined;
+    }
+  }
+
+  private git(args: readonly string[]): string {
+    return execFileSync('git', args, { cwd: this.options.bareRepo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  }
+}
+
+/** A pipeline's status from its jobs', as GitLab sums them up. */
+function pipelineStatus(jobs: readonly ScriptedJob[]): string {
+  if (jobs.some((job) => job.status === 'failed' && !job.allowFailure)) return 'failed';
+  if (jobs.some((job) => ['created', 'pending', 'running'].includes(job.status))) return 'running';
+  return 'success';
+}
+
+function send(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(JSON.stringify(body));
+}
+
+async function readJson(request: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
+}
