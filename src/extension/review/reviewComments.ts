@@ -158,7 +158,7 @@ export class ReviewComments implements vscode.Disposable {
     const quoted = quoteComments(review.worktree, open);
     const formatted = formatReviewNote(quoted, vscode.l10n);
     if (!formatted.ok) {
-      void vscode.window.showWarningMessage(`Foreman: ${formatted.message}`);
+      void vscode.window.showWarningMessage(vscode.l10n.t('Foreman: {0}', formatted.message));
       return;
     }
     // Before the request: the agent may start (and change the files) as soon as it is made.
