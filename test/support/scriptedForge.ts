@@ -8,9 +8,9 @@
  * branch. Tokens are checked as GitHub does: unknown → 401, known without the `repo` scope → 403.
  */
 import { execFileSync } from 'node:child_process';
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
+import { ScriptedHttpServer, readJson, sendJson as send, sendText, tokenScopes } from './scriptedHttp';
 
 export interface ScriptedCheck {
   readonly name: string;
@@ -43,30 +43,23 @@ export interface ScriptedForgeOptions {
 const createSchema = z.object({ head: z.string(), base: z.string(), title: z.string(), body: z.string().optional() });
 const updateSchema = z.object({ base: z.string().optional(), state: z.enum(['open', 'closed']).optional() });
 
-export class ScriptedForge {
+export class ScriptedForge extends ScriptedHttpServer {
   readonly pulls: ScriptedPull[] = [];
-  /** Every request, as "METHOD path", for the tests to read. */
-  readonly requests: string[] = [];
   /** What CI reports for a pull request's head commit; default: nothing. */
   checksFor: (pull: ScriptedPull, sha: string) => readonly ScriptedCheck[] = () => [];
-  private readonly server: Server;
   private readonly logs = new Map<number, string>();
   private nextJob = 1000;
 
   private constructor(private readonly options: ScriptedForgeOptions) {
-    this.server = createServer((request, response) => {
-      void this.handle(request, response).catch((error: unknown) => send(response, 500, { message: String(error) }));
-    });
+    super();
   }
 
-  static async start(options: ScriptedForgeOptions): Promise<ScriptedForge> {
-    const forge = new ScriptedForge(options);
-    await new Promise<void>((resolve) => forge.server.listen(0, '127.0.0.1', resolve));
-    return forge;
+  static start(options: ScriptedForgeOptions): Promise<ScriptedForge> {
+    return new ScriptedForge(options).listen();
   }
 
   get url(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this.origin;
   }
 
   /** Merges pull request `number` as GitHub's rebase merge of a branch on top of its base: a fast-forward of the base. */
@@ -92,18 +85,10 @@ export class ScriptedForge {
     return this.pulls.find((pull) => pull.number === number);
   }
 
-  stop(): Promise<void> {
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-
-  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const url = new URL(request.url ?? '/', this.url);
-    const method = request.method ?? 'GET';
-    this.requests.push(`${method} ${url.pathname}`);
+  protected async handle(request: IncomingMessage, response: ServerResponse, url: URL, method: string): Promise<void> {
     const logMatch = /^\/_logs\/(\d+)$/.exec(url.pathname);
     if (logMatch) return sendText(response, this.logs.get(Number(logMatch[1])) ?? '');
-    const token = /^(?:token|bearer) (.+)$/i.exec(request.headers.authorization ?? '')?.[1];
-    const scopes = token === undefined ? undefined : this.options.tokens[token];
+    const scopes = tokenScopes(request, this.options.tokens, { schemes: 'token|bearer' });
     if (!scopes) return send(response, 401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' });
     const scopeHeaders = { 'x-oauth-scopes': scopes.join(', '), 'x-accepted-oauth-scopes': 'repo' };
     const prefix = `/repos/${this.options.owner}/${this.options.repo}`;
@@ -219,20 +204,4 @@ export class ScriptedForge {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
   }
-}
-
-function send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
-  response.end(JSON.stringify(body));
-}
-
-function sendText(response: ServerResponse, text: string): void {
-  response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
-  response.end(text);
-}
-
-async function readJson(request: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
 }

@@ -9,9 +9,9 @@
  * one without the `api` scope may read (`read_api`) but not write → 403 insufficient_scope.
  */
 import { execFileSync } from 'node:child_process';
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
+import { ScriptedHttpServer, readJson, sendJson as send, sendText, tokenScopes } from './scriptedHttp';
 
 export interface ScriptedJob {
   readonly name: string;
@@ -48,32 +48,25 @@ const createSchema = z.object({
 });
 const updateSchema = z.object({ target_branch: z.string().optional(), state_event: z.enum(['close', 'reopen']).optional() });
 
-export class ScriptedGitLab {
+export class ScriptedGitLab extends ScriptedHttpServer {
   readonly mergeRequests: ScriptedMergeRequest[] = [];
-  /** Every request, as "METHOD path" (the path as sent, still encoded), for the tests to read. */
-  readonly requests: string[] = [];
   /** The jobs of the pipeline CI runs for a merge request's head commit; default: no pipeline. */
   jobsFor: (request: ScriptedMergeRequest, sha: string) => readonly ScriptedJob[] | undefined = () => undefined;
-  private readonly server: Server;
   private readonly pipelineIds = new Map<string, number>();
   private readonly traces = new Map<number, string>();
   private nextJob = 5000;
 
   private constructor(private readonly options: ScriptedGitLabOptions) {
-    this.server = createServer((request, response) => {
-      void this.handle(request, response).catch((error: unknown) => send(response, 500, { message: String(error) }));
-    });
+    super();
   }
 
-  static async start(options: ScriptedGitLabOptions): Promise<ScriptedGitLab> {
-    const gitlab = new ScriptedGitLab(options);
-    await new Promise<void>((resolve) => gitlab.server.listen(0, '127.0.0.1', resolve));
-    return gitlab;
+  static start(options: ScriptedGitLabOptions): Promise<ScriptedGitLab> {
+    return new ScriptedGitLab(options).listen();
   }
 
   /** The API's base URL, as `forge.apiUrl` takes it. */
   get apiUrl(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/api/v4`;
+    return `${this.origin}/api/v4`;
   }
 
   /** Merges `!iid` as a fast-forward merge does: the target branch moves to the source's head. */
@@ -99,17 +92,8 @@ export class ScriptedGitLab {
     return this.mergeRequests.find((request) => request.iid === iid);
   }
 
-  stop(): Promise<void> {
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-
-  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const raw = request.url ?? '/';
-    const url = new URL(raw, 'http://127.0.0.1');
-    const method = request.method ?? 'GET';
-    this.requests.push(`${method} ${url.pathname}`);
-    const token = /^bearer (.+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? request.headers['private-token'];
-    const scopes = typeof token === 'string' ? this.options.tokens[token] : undefined;
+  protected async handle(request: IncomingMessage, response: ServerResponse, url: URL, method: string): Promise<void> {
+    const scopes = tokenScopes(request, this.options.tokens, { schemes: 'bearer', privateTokenHeader: true });
     if (!scopes) return send(response, 401, { message: '401 Unauthorized' });
     // GitLab takes a project's path only URL-encoded, as one segment.
     const prefix = `/api/v4/projects/${encodeURIComponent(this.options.project)}`;
@@ -156,8 +140,7 @@ export class ScriptedGitLab {
     if ((match = /^\/jobs\/(\d+)\/trace$/.exec(path))) {
       const trace = this.traces.get(Number(match[1]));
       if (trace === undefined) return send(response, 404, { message: '404 Not found' });
-      response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
-      return void response.end(trace);
+      return sendText(response, trace);
     }
     return send(response, 404, { message: '404 Not Found' });
   }
@@ -255,15 +238,4 @@ function pipelineStatus(jobs: readonly ScriptedJob[]): string {
   if (jobs.some((job) => job.status === 'failed' && !job.allowFailure)) return 'failed';
   if (jobs.some((job) => ['created', 'pending', 'running'].includes(job.status))) return 'running';
   return 'success';
-}
-
-function send(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json' });
-  response.end(JSON.stringify(body));
-}
-
-async function readJson(request: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
 }

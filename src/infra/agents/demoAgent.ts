@@ -63,6 +63,9 @@ function replaceLine(path: string, lineNumber: number, text: string): void {
   writeFileSync(file, lines.join('\n') + (endsWithNewline ? '\n' : ''));
 }
 
+/** How often `wait-for` looks for its file. */
+const waitPollMs = 100;
+
 function forever(): Promise<never> {
   // A pending promise alone would let node exit; the timer keeps the process (and its silence) alive.
   setInterval(() => undefined, 1 << 30);
@@ -94,6 +97,15 @@ async function perform(directive: Directive): Promise<void> {
       say(`sleep ${directive.ms} ms`);
       await sleep(directive.ms);
       break;
+    case 'wait-for': {
+      say(`waiting for ${directive.path}`);
+      // A heartbeat every 2 s, as a working agent gives, so a long wait is not taken for a stall.
+      for (let waited = 0; !existsSync(resolve(directive.path)); waited += waitPollMs) {
+        if (waited % 2000 === 0) heartbeat();
+        await sleep(waitPollMs);
+      }
+      break;
+    }
     case 'progress':
       say(`progress ${directive.value}`);
       heartbeat(directive.value);

@@ -10,6 +10,8 @@ export type Directive =
   | { readonly kind: 'replace-line'; readonly path: string; readonly line: number; readonly text: string }
   | { readonly kind: 'commit'; readonly message: string }
   | { readonly kind: 'sleep'; readonly ms: number }
+  /** Waits until a file exists (a test's signal, without guessing a time); relative paths are the worktree's. */
+  | { readonly kind: 'wait-for'; readonly path: string }
   | { readonly kind: 'progress'; readonly value: number }
   | { readonly kind: 'fail'; readonly reason: string }
   | { readonly kind: 'crash' | 'hang' | 'silent' }
@@ -50,6 +52,8 @@ export function parseDirective(rawLine: string): Directive | undefined | null {
       return { kind: 'commit', message: rest || 'demo agent commit' };
     case 'sleep':
       return wholeNumber.test(rest) ? { kind: 'sleep', ms: Number(rest) } : null;
+    case 'wait-for':
+      return rest.trim() ? { kind: 'wait-for', path: rest.trim() } : null;
     case 'progress': {
       const value = Number(rest);
       return rest !== '' && Number.isFinite(value) && value >= 0 && value <= 1 ? { kind: 'progress', value } : null;

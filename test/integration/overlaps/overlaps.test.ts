@@ -4,10 +4,11 @@
  * diff is read after. Agents sleep after editing so that both run while the check happens.
  */
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 import type { TaskOverlap } from '../../../src/core/overlaps';
 import { pollUntil } from '../../support/pollUntil';
-import { type CrewRepo, type Status, gitIn, makeCrew } from '../crew/crewHarness';
+import { type CrewRepo, type Status, gitIn, makeCrew, sandboxPath } from '../crew/crewHarness';
 
 const tenLines = Array.from({ length: 12 }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
 
@@ -136,40 +137,80 @@ test(
   },
 );
 
-test('rebase when merged: the other merges, this worktree is rebased at once, then merges cleanly', { timeout: 300_000 }, async () => {
+/**
+ * Two tasks on neighbouring lines of one file: the second edits line 9, waits until the test says
+ * go (after the first merged), then edits line 2, next to the first's line 1. Merged on the old
+ * base, those neighbouring changes conflict; rebased as soon as the first merges, the second's
+ * later edit is made on top of the first's and merges cleanly.
+ */
+async function neighbouringEdits(plan: boolean) {
   const crew = await makeCrew({ workers: ['w1', 'w2'], files: { 'shared.txt': tenLines } });
-  await addTask(crew, 'first', 'replace-line shared.txt 1 from-first\nsleep 3000\ncommit first edit');
-  await addTask(crew, 'second', 'replace-line shared.txt 9 from-second\nsleep 12000\ncommit second edit');
+  const go = sandboxPath(`go-second-${plan ? 'planned' : 'unplanned'}-${process.pid}`);
+  await addTask(crew, 'first', 'replace-line shared.txt 1 from-first\ncommit first edit');
+  await addTask(
+    crew,
+    'second',
+    `replace-line shared.txt 9 from-second\nwait-for ${go}\nreplace-line shared.txt 2 later-second\ncommit second edit`,
+  );
   await crew.ok(['assign', 'w1', 'first']);
   await crew.ok(['assign', 'w2', 'second']);
   const server = await crew.serve();
   try {
     await overlapStatus(crew, 'second overlaps first', (s) => overlapsOf(s, 'second').some((o) => o.taskId === 'first'), server);
-    await crew.ok(['overlap', 'rebase-when-merged', 'second', 'first']);
-    const planned = (await crew.status()) as WithOverlaps;
-    assert.equal(overlapsOf(planned, 'second')[0]?.plan, 'rebase-when-merged');
+    if (plan) {
+      await crew.ok(['overlap', 'rebase-when-merged', 'second', 'first']);
+      const planned = (await crew.status()) as WithOverlaps;
+      assert.equal(overlapsOf(planned, 'second')[0]?.plan, 'rebase-when-merged');
+    }
     await crew.waitForWorker('w1', 'IN_REVIEW', server, 30_000);
     await crew.ok(['approve', 'w1']);
     await crew.ok(['merge', 'w1']);
     const main = gitIn(crew.root, ['rev-parse', 'main']);
     const worktree = crew.worktreeOf('w2');
-    await pollUntil(() => Promise.resolve(gitIn(worktree, ['merge-base', 'HEAD', 'main']) === main ? true : undefined), {
-      what: "second's worktree rebased onto the merged main",
-      timeoutMs: 15_000,
-      intervalMs: 150,
-      detail: () => server.output(),
-    });
-    assert.equal(gitIn(worktree, ['status', '--porcelain']), '', 'the worktree is clean after the rebase');
-    assert.match(gitIn(worktree, ['show', 'HEAD:shared.txt']), /from-first[\s\S]*from-second/);
-    // Then the second goes on, submits and merges without a conflict: its branch already holds the first.
+    if (plan) {
+      await pollUntil(() => Promise.resolve(gitIn(worktree, ['merge-base', 'HEAD', 'main']) === main ? true : undefined), {
+        what: "second's worktree rebased onto the merged main",
+        timeoutMs: 15_000,
+        intervalMs: 150,
+        detail: () => server.output(),
+      });
+      assert.equal(gitIn(worktree, ['status', '--porcelain']), '', 'the worktree is clean after the rebase');
+      assert.match(gitIn(worktree, ['show', 'HEAD:shared.txt']), /^from-first\n[\s\S]*from-second/);
+    }
+    writeFileSync(go, '');
     await crew.waitForWorker('w2', 'IN_REVIEW', server, 60_000);
     await crew.ok(['approve', 'w2']);
-    await crew.ok(['merge', 'w2']);
-    assert.match(gitIn(crew.root, ['show', 'main:shared.txt']), /^from-first\n[\s\S]*from-second/);
+    return { crew, server, merged: await crew.foreman(['merge', 'w2', '--json']) };
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+}
+
+test('without a plan, neighbouring edits of two overlapping tasks conflict at the second merge', { timeout: 300_000 }, async () => {
+  const { server, merged } = await neighbouringEdits(false);
+  try {
+    assert.equal(merged.code, 3, merged.stdout + merged.stderr);
+    assert.equal((JSON.parse(merged.stdout) as { error: { code: string } }).error.code, 'mergeConflict');
   } finally {
     await server.stop();
   }
 });
+
+test(
+  'rebase when merged: the other merges, this worktree is rebased at once, and its later edit merges cleanly',
+  { timeout: 300_000 },
+  async () => {
+    const { crew, server, merged } = await neighbouringEdits(true);
+    try {
+      assert.equal(merged.code, 0, merged.stdout + merged.stderr);
+      assert.equal(gitIn(crew.root, ['show', 'main:shared.txt']).split('\n').slice(0, 2).join('\n'), 'from-first\nlater-second');
+      assert.match(gitIn(crew.root, ['show', 'main:shared.txt']), /from-second/);
+    } finally {
+      await server.stop();
+    }
+  },
+);
 
 test('the dispatcher prefers a task whose expected files no running task touches', { timeout: 300_000 }, async () => {
   const crew = await makeCrew({ workers: ['w1'], files: { 'shared.txt': tenLines, 'other.txt': 'other\n' } });
