@@ -7,10 +7,9 @@
  * there, and `merge` fast-forwards the base in it, as GitHub's rebase merge does for a stacked
  * branch. Tokens are checked as GitHub does: unknown → 401, known without the `repo` scope → 403.
  */
-import { execFileSync } from 'node:child_process';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { ScriptedHttpServer, readJson, sendJson as send, sendText, tokenScopes } from './scriptedHttp';
+import { ScriptedForgeServer, readJson, sendJson as send, sendText, tokenScopes, type ScriptedServerOptions } from './scriptedHttp';
 
 export interface ScriptedCheck {
   readonly name: string;
@@ -30,29 +29,22 @@ export interface ScriptedPull {
   merged: boolean;
 }
 
-export interface ScriptedForgeOptions {
-  /** The bare repository that is the clone's `origin`. */
-  readonly bareRepo: string;
+export interface ScriptedForgeOptions extends ScriptedServerOptions {
   readonly owner: string;
   readonly repo: string;
   /** Token → its scopes. */
   readonly tokens: Readonly<Record<string, readonly string[]>>;
-  readonly gitEnv?: NodeJS.ProcessEnv;
 }
 
 const createSchema = z.object({ head: z.string(), base: z.string(), title: z.string(), body: z.string().optional() });
 const updateSchema = z.object({ base: z.string().optional(), state: z.enum(['open', 'closed']).optional() });
 
-export class ScriptedForge extends ScriptedHttpServer {
+export class ScriptedForge extends ScriptedForgeServer<ScriptedForgeOptions> {
   readonly pulls: ScriptedPull[] = [];
   /** What CI reports for a pull request's head commit; default: nothing. */
   checksFor: (pull: ScriptedPull, sha: string) => readonly ScriptedCheck[] = () => [];
   private readonly logs = new Map<number, string>();
   private nextJob = 1000;
-
-  private constructor(private readonly options: ScriptedForgeOptions) {
-    super();
-  }
 
   static start(options: ScriptedForgeOptions): Promise<ScriptedForge> {
     return new ScriptedForge(options).listen();
@@ -66,11 +58,7 @@ export class ScriptedForge extends ScriptedHttpServer {
   merge(number: number): void {
     const pull = this.pull(number);
     if (!pull || pull.state !== 'open') throw new Error(`pull request #${number} is not open`);
-    const head = this.sha(pull.head);
-    const base = this.sha(pull.base);
-    if (!head || !base) throw new Error(`pull request #${number}: a branch is missing`);
-    this.git(['merge-base', '--is-ancestor', base, head]);
-    this.git(['update-ref', `refs/heads/${pull.base}`, head, base]);
+    if (!this.fastForward(pull.head, pull.base)) throw new Error(`pull request #${number}: a branch is missing`);
     pull.state = 'closed';
     pull.merged = true;
   }
@@ -186,22 +174,5 @@ export class ScriptedForge extends ScriptedHttpServer {
       head: { ref: pull.head, sha: this.sha(pull.head) ?? '' },
       base: { ref: pull.base, sha: this.sha(pull.base) ?? '' },
     };
-  }
-
-  private sha(branch: string): string | undefined {
-    try {
-      return this.git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]).trim();
-    } catch {
-      return undefined;
-    }
-  }
-
-  private git(args: readonly string[]): string {
-    return execFileSync('git', args, {
-      cwd: this.options.bareRepo,
-      env: this.options.gitEnv,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
   }
 }

@@ -8,10 +8,9 @@
  * `merge` fast-forwards the target branch in it. Tokens are checked as GitLab does: unknown → 401,
  * one without the `api` scope may read (`read_api`) but not write → 403 insufficient_scope.
  */
-import { execFileSync } from 'node:child_process';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { ScriptedHttpServer, readJson, sendJson as send, sendText, tokenScopes } from './scriptedHttp';
+import { ScriptedForgeServer, readJson, sendJson as send, sendText, tokenScopes, type ScriptedServerOptions } from './scriptedHttp';
 
 export interface ScriptedJob {
   readonly name: string;
@@ -31,9 +30,7 @@ export interface ScriptedMergeRequest {
   state: 'opened' | 'closed' | 'merged';
 }
 
-export interface ScriptedGitLabOptions {
-  /** The bare repository the clone pushes to. */
-  readonly bareRepo: string;
+export interface ScriptedGitLabOptions extends ScriptedServerOptions {
   /** The project's full path, e.g. my-group/sub/app. */
   readonly project: string;
   /** Token → its scopes (`api`, `read_api`). */
@@ -48,17 +45,13 @@ const createSchema = z.object({
 });
 const updateSchema = z.object({ target_branch: z.string().optional(), state_event: z.enum(['close', 'reopen']).optional() });
 
-export class ScriptedGitLab extends ScriptedHttpServer {
+export class ScriptedGitLab extends ScriptedForgeServer<ScriptedGitLabOptions> {
   readonly mergeRequests: ScriptedMergeRequest[] = [];
   /** The jobs of the pipeline CI runs for a merge request's head commit; default: no pipeline. */
   jobsFor: (request: ScriptedMergeRequest, sha: string) => readonly ScriptedJob[] | undefined = () => undefined;
   private readonly pipelineIds = new Map<string, number>();
   private readonly traces = new Map<number, string>();
   private nextJob = 5000;
-
-  private constructor(private readonly options: ScriptedGitLabOptions) {
-    super();
-  }
 
   static start(options: ScriptedGitLabOptions): Promise<ScriptedGitLab> {
     return new ScriptedGitLab(options).listen();
@@ -73,11 +66,7 @@ export class ScriptedGitLab extends ScriptedHttpServer {
   merge(iid: number): void {
     const request = this.mergeRequest(iid);
     if (request?.state !== 'opened') throw new Error(`merge request !${iid} is not open`);
-    const head = this.sha(request.sourceBranch);
-    const base = this.sha(request.targetBranch);
-    if (!head || !base) throw new Error(`merge request !${iid}: a branch is missing`);
-    this.git(['merge-base', '--is-ancestor', base, head]);
-    this.git(['update-ref', `refs/heads/${request.targetBranch}`, head, base]);
+    if (!this.fastForward(request.sourceBranch, request.targetBranch)) throw new Error(`merge request !${iid}: a branch is missing`);
     request.state = 'merged';
   }
 
@@ -218,18 +207,6 @@ export class ScriptedGitLab extends ScriptedHttpServer {
 
   private webUrl(rest: string): string {
     return `https://gitlab.example/${this.options.project}/-/${rest}`;
-  }
-
-  private sha(branch: string): string | undefined {
-    try {
-      return this.git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]).trim();
-    } catch {
-      return undefined;
-    }
-  }
-
-  private git(args: readonly string[]): string {
-    return execFileSync('git', args, { cwd: this.options.bareRepo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   }
 }
 

@@ -1,17 +1,25 @@
 /**
- * The HTTP plumbing the scripted forges (scriptedForge.ts, scriptedGitLab.ts) share: a server on a
- * free local port that records every request and answers a handler's failure with a 500, JSON and
- * text replies, a request's JSON body, and a token's scopes from its headers.
+ * The plumbing the scripted forges (scriptedForge.ts, scriptedGitLab.ts) share: a server on a free
+ * local port that records every request and answers a handler's failure with a 500, its branches
+ * in a real bare repository, JSON and text replies, a request's JSON body, and a token's scopes
+ * from its headers.
  */
+import { execFileSync } from 'node:child_process';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export abstract class ScriptedHttpServer {
+export interface ScriptedServerOptions {
+  /** The bare repository the clone pushes to, where the forge's branches live. */
+  readonly bareRepo: string;
+  readonly gitEnv?: NodeJS.ProcessEnv;
+}
+
+export abstract class ScriptedForgeServer<O extends ScriptedServerOptions> {
   /** Every request, as "METHOD path" (the path as sent, still encoded), for the tests to read. */
   readonly requests: string[] = [];
   private readonly server: Server;
 
-  protected constructor() {
+  protected constructor(protected readonly options: O) {
     this.server = createServer((request, response) => {
       const url = new URL(request.url ?? '/', 'http://127.0.0.1');
       const method = request.method ?? 'GET';
@@ -33,6 +41,37 @@ export abstract class ScriptedHttpServer {
   protected async listen(): Promise<this> {
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
     return this;
+  }
+
+  /** The head commit of `branch` in the bare repository, undefined when there is none. */
+  protected sha(branch: string): string | undefined {
+    try {
+      return this.git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]).trim();
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Moves `target` to `source`'s head, as a fast-forward (or rebase) merge of a branch on top of its
+   * target does; false, moving nothing, when a branch is missing.
+   */
+  protected fastForward(source: string, target: string): boolean {
+    const head = this.sha(source);
+    const base = this.sha(target);
+    if (!head || !base) return false;
+    this.git(['merge-base', '--is-ancestor', base, head]);
+    this.git(['update-ref', `refs/heads/${target}`, head, base]);
+    return true;
+  }
+
+  private git(args: readonly string[]): string {
+    return execFileSync('git', args, {
+      cwd: this.options.bareRepo,
+      env: this.options.gitEnv,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
   }
 
   protected abstract handle(request: IncomingMessage, response: ServerResponse, url: URL, method: string): Promise<void>;

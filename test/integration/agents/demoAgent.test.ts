@@ -74,13 +74,18 @@ describe('demo agent', () => {
 
     const calls = cli.calls();
     const plain = { argv: ['heartbeat', 'w-1', '--attempt', '1'], workerId: 'w-1' };
+    // An edit's heartbeat names the file, as Claude's and Codex's edit events do (the overlap check, docs/overlaps.md).
+    const edited = (file: string) => ({
+      argv: ['heartbeat', 'w-1', '--attempt', '1', '--activity', `Edit: ${file}`, '--touched', file],
+      workerId: 'w-1',
+    });
     // Start, then one after each directive; `progress` is itself the heartbeat after it.
     assert.deepEqual(calls, [
       plain,
+      edited('src/hello.txt'),
+      edited('src/hello.txt'),
       plain,
-      plain,
-      plain,
-      plain,
+      edited('f.txt'),
       { argv: ['heartbeat', 'w-1', '--progress', '0.5', '--attempt', '1'], workerId: 'w-1' },
       plain,
     ]);

@@ -20,11 +20,7 @@ export interface PullView {
 type TaskWithPull = Status['tasks'][number] & { readonly pullRequest?: PullView };
 
 /** A pull or merge request as the scripted forge holds it. */
-export interface ScriptedRequestView {
-  readonly base: string;
-  readonly head: string;
-  readonly body: string;
-}
+export type ScriptedRequestView = { readonly base: string; readonly head: string; readonly body: string };
 
 /** A scripted forge server, as the scenarios drive it. */
 export interface ScriptedServer {
@@ -57,11 +53,7 @@ export interface ForgeUnderTest<F extends ScriptedServer> {
   failChecks(forge: F, name: string, log: string): void;
 }
 
-export interface ForgeCrew<F> {
-  readonly crew: CrewRepo;
-  readonly forge: F;
-  readonly bare: string;
-}
+export type ForgeCrew<F> = { readonly crew: CrewRepo; readonly forge: F; readonly bare: string };
 
 export interface ForgeCrewOptions {
   readonly workers: readonly string[];
@@ -147,13 +139,17 @@ export async function stackedChain<F extends ScriptedServer>(kind: ForgeUnderTes
     const [first, second] = added.children.map((child) => child.id);
     assert.ok(first && second);
     const server = await serve();
-    const inReview = await crew.waitFor(
-      'the first step in review',
-      (s) => s.workers.some((w) => w.taskId === first && w.state === 'IN_REVIEW'),
-      30_000,
-      server,
-    );
-    const firstWorker = inReview.workers.find((w) => w.taskId === first)?.id ?? '';
+    /** The worker whose step `taskId` is in review, once it is. */
+    const reviewing = async (step: string, taskId: string) => {
+      const review = await crew.waitFor(
+        `the ${step} step in review`,
+        (s) => s.workers.some((w) => w.taskId === taskId && w.state === 'IN_REVIEW'),
+        30_000,
+        server,
+      );
+      return review.workers.find((w) => w.taskId === taskId)?.id ?? '';
+    };
+    const firstWorker = await reviewing('first', first);
     await crew.ok(['approve', firstWorker]);
     const firstPull = taskOf(await crew.status(), first).pullRequest;
     assert.equal(firstPull?.number, 1);
@@ -164,13 +160,7 @@ export async function stackedChain<F extends ScriptedServer>(kind: ForgeUnderTes
     await hooks.firstOpened?.({ crew, forge, worker: firstWorker, pull: firstPull });
 
     // The next step does not wait for the merge: it starts on the first step's branch, and its pull request targets that branch.
-    const secondReview = await crew.waitFor(
-      'the second step in review',
-      (s) => s.workers.some((w) => w.taskId === second && w.state === 'IN_REVIEW'),
-      30_000,
-      server,
-    );
-    const secondWorker = secondReview.workers.find((w) => w.taskId === second)?.id ?? '';
+    const secondWorker = await reviewing('second', second);
     const firstBranch = kind.request(forge, 1)?.head ?? '';
     await crew.ok(['approve', secondWorker]);
     assert.equal(kind.request(forge, 2)?.base, firstBranch, `stacked on the first ${kind.requestName}`);
@@ -266,14 +256,11 @@ export async function failureSentByHand<F extends ScriptedServer>(kind: ForgeUnd
   });
 }
 
+/** `weak`: a token the forge knows, without the scope to open a pull request; `wrong`: one it does not know; each with what approving says. */
 export interface BadTokens {
-  /** A token the forge knows, without the scope to open a pull request. */
   readonly weak: string;
-  /** What approving with it says. */
   readonly weakMessage: RegExp;
-  /** A token the forge does not know. */
   readonly wrong: string;
-  /** What approving with it says. */
   readonly wrongMessage: RegExp;
 }
 
