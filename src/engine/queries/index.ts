@@ -25,7 +25,6 @@ export * from './rejections';
 export type { ColumnValues } from './setClause';
 export * from './taskClaims';
 export * from './taskQueue';
-export * from './taskCandidates';
 export * from './tasks';
 export * from './taskViews';
 export * from './transitions';

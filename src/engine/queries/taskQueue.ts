@@ -85,6 +85,22 @@ export interface ClaimedRow {
   readonly branch: string;
 }
 
+/**
+ * The first `limit` runnable tasks in queue order, due ones included, without claiming (one `?`
+ * each: limit, now, limit, limit): the dispatcher prefers among them one whose expected files
+ * overlap no running task (docs/overlaps.md). The same two index paths as the claim's.
+ */
+const candidatesSql = `SELECT * FROM (
+    SELECT * FROM (SELECT * FROM tasks WHERE ${runnable} AND scheduled_for IS NULL ORDER BY sort_order, created_at LIMIT ?) AS unscheduled
+    UNION ALL
+    SELECT * FROM (SELECT * FROM tasks WHERE ${runnable} AND scheduled_for IS NOT NULL AND scheduled_for <= ?
+      ORDER BY sort_order, created_at LIMIT ?) AS due
+  ) AS candidates ORDER BY sort_order, created_at LIMIT ?`;
+
+export function listRunnableCandidates(reader: Reader, now: number, limit: number): TaskRow[] {
+  return reader.all<TaskRow>(candidatesSql, [limit, now, limit, limit]);
+}
+
 /** The next runnable task without claiming it. */
 export function peekRunnableTask(reader: Reader, now: number): TaskRow | undefined {
   return reader.get<TaskRow>(peekSql, [now]);
