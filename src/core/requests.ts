@@ -24,6 +24,17 @@ const activitySchema = z
   .transform((text) => text.replace(/\s+/g, ' '));
 const messageTypeSchema = z.string().regex(/^[a-z][a-z0-9_.-]{0,63}$/, 'a message type is lowercase letters, digits, _ . -');
 
+/** A file of the repository, as a task's `paths` hint names it: relative to its root and inside it. */
+const repoPathSchema = z
+  .string()
+  .trim()
+  .min(1, 'a path must not be empty')
+  .max(1000)
+  .refine(
+    (path) => !/^([/\\]|[A-Za-z]:)/.test(path) && !path.split(/[/\\]/).includes('..'),
+    'a path is relative to the repository root and stays inside it (no leading / and no ..)',
+  );
+
 /** One entry of a chain: a task title and optional prompt. */
 export const chainStepSchema = z.object({ title: titleSchema, prompt: promptSchema.optional() });
 export type ChainStep = z.infer<typeof chainStepSchema>;
@@ -50,7 +61,7 @@ const commands = {
     /** Its agent plans first (Claude Code's plan mode) and waits for a person to approve the plan before it changes anything. */
     planFirst: z.boolean().default(false),
     /** Files the task is expected to touch (repository-relative): the dispatcher prefers work that overlaps no running task. */
-    paths: z.array(z.string().trim().min(1, 'a path must not be empty').max(1000)).max(100, 'at most 100 paths').optional(),
+    paths: z.array(repoPathSchema).max(100, 'at most 100 paths').optional(),
   }),
   'chain.add': z.object({
     name: titleSchema,

@@ -67,4 +67,9 @@ test('a batch of edit events becomes one heartbeat with every touched file, whic
   assert.ok(!tooMany.ok && /at most 50 touched files/.test(tooMany.message));
   const badPaths = parseCommand('task.add', { title: 'T', paths: Array.from({ length: 101 }, (_, i) => `f${i}`) });
   assert.ok(!badPaths.ok && /at most 100 paths/.test(badPaths.message));
+  for (const outside of ['../../etc/passwd', '/etc/passwd', 'src/../../x']) {
+    const refused = parseCommand('task.add', { title: 'T', paths: [outside] });
+    assert.ok(!refused.ok && /stays inside it/.test(refused.message), outside);
+  }
+  assert.ok(parseCommand('task.add', { title: 'T', paths: ['src/a.ts', 'docs/b.md'] }).ok);
 });
