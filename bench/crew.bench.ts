@@ -12,12 +12,13 @@
  * Usage: node --import tsx bench/crew.bench.ts [--workers 8] [--tasks 40] [--idle-seconds 60] [--quick]
  * Needs dist/ (built when missing). Prints one JSON object.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { runProcess } from '../test/support/runProcess';
+import { startServe as startServeOf } from '../test/support/serve';
 import { buildDist, numberOption } from './support/options';
 import { clockTicks, cpuOf, statusField } from './support/procfs';
 
@@ -70,21 +71,7 @@ interface Status {
 }
 
 function startServe(sandbox: Sandbox): Promise<{ child: ChildProcess; output: () => string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, 'serve'], { cwd: sandbox.repo, env: sandbox.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`serve did not get ready: ${output}`)), 30_000);
-    const onData = (chunk: string): void => {
-      output += chunk;
-      if (/foreman serve: owner of .*, endpoint /.test(output)) {
-        clearTimeout(timer);
-        resolve({ child, output: () => output });
-      }
-    };
-    child.stdout.setEncoding('utf8').on('data', onData);
-    child.stderr.setEncoding('utf8').on('data', onData);
-    child.on('close', (code) => reject(new Error(`serve exited ${code}: ${output}`)));
-  });
+  return startServeOf(sandbox.repo, { env: sandbox.env, timeoutMs: 30_000 });
 }
 
 async function main(): Promise<void> {

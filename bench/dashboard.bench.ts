@@ -12,7 +12,7 @@ import type { Request } from '../src/core/requests';
 import { DashboardHost } from '../src/extension/dashboard/dashboardHost';
 import { HeartbeatHistory } from '../src/extension/dashboard/heartbeatHistory';
 import { buildDashboardSnapshot } from '../src/extension/dashboard/snapshot';
-import { changesOf } from '../src/extension/statusModel';
+import { ViewsThrottle } from '../src/extension/viewsThrottle';
 import { type HostMessage, defaultViewState, protocolVersion } from '../src/shared/protocol';
 import { openEngine } from '../test/support/engineHarness';
 import { makeStatus, makeTransitions } from '../test/unit/dashboard/fixtures';
@@ -21,7 +21,7 @@ import { benchRepository, must, openOwnerSession } from './support/ownerSession'
 
 const runs = numberOption('runs', 30, 3);
 const burstTransitions = numberOption('transitions', 1000, 60);
-/** How long the host is left to settle before and after a burst (its coalescing interval is 250 ms). */
+/** How long the host is left to settle before and after a burst (the views' throttle runs at most every 250 ms). */
 const settleMs = quick ? 600 : 1500;
 const now = 1_700_000_000_000;
 
@@ -80,9 +80,12 @@ async function measureBurst(spreadMs: number) {
     for (let t = 0; t < Math.ceil(burstTransitions / 5); t++)
       await must(session, 'task.add', { title: `task ${t}`, id: `t-${t}`, manual: true });
     const posted: Array<{ at: number; type: string }> = [];
+    // The one throttle between the session and the views, as the window's registry runs it.
+    const throttle = new ViewsThrottle(() => [session]);
+    const feeding = session.onDidChange(() => throttle.changed());
     const host = new DashboardHost({
       sessions: () => [session],
-      onDidChangeSessions: changesOf(session),
+      onDidChangeSessions: throttle.onDidChange,
       heartbeats: new HeartbeatHistory(),
       post: (message: HostMessage) => {
         posted.push({ at: performance.now(), type: message.type });
@@ -131,6 +134,8 @@ async function measureBurst(spreadMs: number) {
     const lastAt = posted.at(-1)?.at ?? started;
     counting.dispose();
     host.dispose();
+    feeding.dispose();
+    throttle.dispose();
     return {
       transitions,
       requests,

@@ -23,10 +23,11 @@
  * server compete for the CPU, which is in every figure at 10.
  *
  * Usage: node --import tsx bench/ownersScale.bench.ts [--owners 1,2,5,10] [--workers 10]
- *        [--claim-rounds 30] [--beat-rounds 60] [--beat-rate 20] [--views] [--quick]. Prints one JSON
- * object. `--views` gives each owner a view of the others' changes as a VS Code window's dashboard
- * reads them; `--quick` runs 1 and 2 owners of 3 workers for a few claims and beats (a check that it
- * runs, not figures).
+ *        [--claim-rounds 30] [--beat-rounds 60] [--beat-rate 20] [--views] [--cpu-prof <dir>] [--quick].
+ * Prints one JSON object. `--cpu-prof` writes each owner process's CPU profiles (main and pg threads)
+ * to `<dir>` (node --cpu-prof), to see where an owner's milliseconds per claim go. `--views` gives
+ * each owner a view of the others' changes as a VS Code window's dashboard reads them; `--quick`
+ * runs 1 and 2 owners of 3 workers for a few claims and beats (a check that it runs, not figures).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import * as os from 'node:os';
@@ -34,7 +35,7 @@ import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import { SyncPgClient } from '../src/infra/pg/syncClient';
 import { type TestPostgres, createDatabase, startPostgres } from '../test/support/postgres';
-import { numberOption, numbersOption } from './support/options';
+import { numberOption, numbersOption, textOption } from './support/options';
 import { serverCpuSeconds } from './support/pgServerCpu';
 import { stealMs } from './support/procfs';
 import { rawClaims, spanPerSecond } from './support/rawClaims';
@@ -57,6 +58,8 @@ const beatRounds = whole('beat-rounds', numberOption('beat-rounds', 60, 2));
 const views = process.argv.includes('--views');
 /** Each owner's heartbeats per second in the heartbeat phase (its agents' beats); 0: as fast as they go. */
 const beatRate = numberOption('beat-rate', 20, 0);
+/** Where the owners' CPU profiles go (node --cpu-prof), if anywhere. */
+const profileDir = textOption('cpu-prof', '');
 
 /** Raw SQL on the server, for seeding. */
 function sql(url: string, text: string, params: readonly (string | number)[] = []): void {
@@ -154,6 +157,7 @@ async function ownersRun(server: TestPostgres, owners: number) {
         spawn(
           process.execPath,
           [
+            ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
             '--import',
             'tsx',
             ownerChild,

@@ -3,6 +3,7 @@
  * one line. Errors go to stderr as `foreman: <message>`, or with `--json` to stdout as
  * `{"error":{kind,code,message,details}}` so scripts read one stream.
  */
+import { pullRequestBadge } from '../shared/pullRequestWords';
 import type { CommandName } from '../core/requests';
 import { ExitCode } from '../core/result';
 import type { TransitionEvent } from '../core/transitionLog';
@@ -15,6 +16,7 @@ import type { StatusSnapshot, TaskStatusView, WorkerStatus } from '../engine/sta
 import { describeUsage, formatUsage, hasUsage } from '../shared/usageText';
 import { cell, duration, table } from './table';
 import { downMachineLines, hostCell, ownerTable } from './teamLines';
+import { overlapStatusLines } from './overlapStatus';
 import type { EndpointAnswer, EndpointResult } from '../host/endpointAccess';
 
 type Failure = Extract<EndpointResult, { ok: false }>;
@@ -78,7 +80,16 @@ const humanLines: { readonly [C in CommandName]: (value: ResultOf<C>) => string[
   'request-changes': workerLines,
   merge: (merged) => mergeLines(merged),
   'send-failure': (sent) => [
-    `sent the failure of ${sent.checks.join(', ')} on pull request #${sent.pullRequest} to the agent`,
+    `sent ${[
+      sent.checks.length ? `the failure of ${sent.checks.join(', ')}` : '',
+      sent.conflict ? `the conflict with ${sent.conflict}` : '',
+    ]
+      .filter(Boolean)
+      .join(' and ')} on pull request #${sent.pullRequest} to the agent`,
+    ...workerLines(sent),
+  ],
+  'send-review': (sent) => [
+    `sent ${sent.comments === 1 ? 'one comment' : `${sent.comments} comments`} of pull request #${sent.pullRequest} to the agent`,
     ...workerLines(sent),
   ],
   cancel: ({ worker, task }) => [
@@ -172,6 +183,8 @@ function statusLines(status: StatusSnapshot): string[] {
   const page = status.page;
   const none = page && page.total > 0 ? ['no task matches (drop a filter, or --all)'] : ['no tasks (add one: foreman task add <title>)'];
   lines.push(...(status.tasks.length ? taskTable(status.tasks) : none));
+  const overlaps = overlapStatusLines(status);
+  if (overlaps.length) lines.push('', ...overlaps);
   if (page && page.shown < page.matching) {
     lines.push(
       '',
@@ -228,12 +241,9 @@ function taskTable(tasks: readonly TaskStatusView[]): string[] {
   );
 }
 
-/** "in PR #12 (checks failed)", "PR #12 merged". */
+/** "in PR #12 (checks failed, 2 comments)", "PR #12 merged". */
 function pullRequestCell(pull: NonNullable<TaskStatusView['pullRequest']>): string {
-  if (pull.state !== 'open') return `PR #${pull.number} ${pull.state}`;
-  const checks =
-    pull.checks && pull.checks.state !== 'none' ? ` (checks ${pull.checks.state === 'failure' ? 'failed' : pull.checks.state})` : '';
-  return `in PR #${pull.number}${checks}`;
+  return pull.state === 'open' ? `in ${pullRequestBadge(pull)}` : pullRequestBadge(pull);
 }
 
 function usageCell(item: { readonly usage: StatusSnapshot['usage'] }): string {

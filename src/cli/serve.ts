@@ -1,9 +1,8 @@
-import type { Request } from '../core/requests';
 import { RunOnceScheduler } from '../engine/async';
 import type { EngineEvent } from '../engine/unit';
 import { type WorkspaceOwner, oneShotPatienceMs, openOwner } from '../host';
 import { type Printer, printFailure } from './format';
-import { EndpointServer, withdrawAnnouncement } from '../host/infraParts';
+import { EndpointServer, type Executor, withdrawAnnouncement } from '../host/infraParts';
 
 /** Why serve stops, and the exit code that goes with it. */
 interface StopRequest {
@@ -124,7 +123,8 @@ async function startAndRun(
 
   if (stops.pending) return unwind(stops.pending);
   // Group commit: an answer leaves once saved (the endpoint waits for whenSaved below).
-  const execute = (request: Request) => owner.engine.executeSavingLater(request);
+  // `status --all` gives way between its pages (Turns): the owner answers the others meanwhile.
+  const execute: Executor = (request, turns) => owner.engine.executeSavingLater(request, () => turns.next());
   try {
     endpoint = await EndpointServer.start(owner.foremanDir, execute, { log, whenSaved: () => owner.engine.whenSaved() });
     socketPath = endpoint.socketPath;

@@ -79,7 +79,7 @@ export const workerRules = {
    */
   takeOver: workerStatesAccepting('requestChanges'),
   /** Its agent may be running now (the dashboard's terminal button). */
-  agentMayRun: workerStatesReachedBy('start', 'recover', 'requestChanges', 'mergeConflict', 'checkFailed', 'heartbeatTimeout'),
+  agentMayRun: workerStatesReachedBy('start', 'recover', 'requestChanges', 'mergeConflict', 'checkFailed', 'reviewComments', 'heartbeatTimeout'),
   /** Waiting for a person's review decision (the tree's inline Show Changes). */
   awaitsDecision: workerStatesAccepting('approve', 'merge'),
   /** Any worker (its worktree, a terminal in it). */

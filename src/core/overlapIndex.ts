@@ -3,10 +3,10 @@ import type { OverlapPlan, TaskOverlap } from './overlaps';
 
 /**
  * The files each running (or in-review) task touched, indexed by file, and the overlaps they make
- * (issue 33). Pure and in memory: what a task touched is recomputed from its worktree's diff, so
- * nothing here needs to survive an owner restart (docs/overlaps.md). An event updates one task's
- * entry and reads its overlaps through the file index: the cost grows with that task's files and
- * the tasks sharing them, not with the number of running tasks.
+ * (issue 33). Pure and in memory: the engine fills one from the store's rows for each computation
+ * (engine/overlaps/overlapStore.ts: a status read, or one task's rows and its neighbours' for an
+ * event), so the cost grows with that task's files and the tasks sharing them, not with the number
+ * of running tasks.
  */
 
 /** Changed lines of the base version of a file, both ends inclusive; a pure insertion after line n is [n, n]. */
@@ -117,24 +117,6 @@ export class OverlapIndex {
     return before;
   }
 
-  has(taskId: string): boolean {
-    return this.entries.has(taskId);
-  }
-
-  subjectOf(taskId: string): OverlapSubject | undefined {
-    return this.entries.get(taskId);
-  }
-
-  /** The paths the task touched, sorted. */
-  filesOf(taskId: string): string[] {
-    return [...(this.entries.get(taskId)?.files.keys() ?? [])].sort();
-  }
-
-  /** Whether any running task touched one of these paths (the dispatcher's preference). */
-  touchesAny(paths: readonly string[], except?: string): boolean {
-    return paths.some((path) => [...(this.byFile.get(path) ?? [])].some((taskId) => taskId !== except));
-  }
-
   ignore(task: string, other: string): void {
     this.ignored.add(pairKey(task, other));
     this.ignored.add(pairKey(other, task));
@@ -148,23 +130,6 @@ export class OverlapIndex {
     let plans = this.plans.get(task);
     if (!plans) this.plans.set(task, (plans = new Map<string, OverlapPlan>()));
     plans.set(other, plan);
-  }
-
-  /** The tasks that wait for `other` to merge, with the plan each chose; the plans are taken. */
-  takePlansOn(other: string): string[] {
-    const waiting: string[] = [];
-    for (const [task, plans] of this.plans) {
-      if (!plans.delete(other)) continue;
-      waiting.push(task);
-      if (plans.size === 0) this.plans.delete(task);
-    }
-    return waiting;
-  }
-
-  /** Forgets a finished task's pairs and plans (its id is never reused while they matter). */
-  forget(taskId: string): void {
-    this.plans.delete(taskId);
-    for (const key of [...this.ignored]) if (key.split('\u0000').includes(taskId)) this.ignored.delete(key);
   }
 
   /** What the task overlaps now: the other tasks sharing a file, without the ignored pairs, by task id. */

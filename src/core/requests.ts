@@ -80,6 +80,11 @@ const commands = {
   merge: z.object({ worker: workerIdSchema }),
   /** The failed checks of a task's pull request go to its agent, resuming its session (docs/handoff.md). */
   'send-failure': z.object({ task: taskIdSchema }),
+  /**
+   * The line comments people left on a task's pull request and not sent yet go to its agent, with
+   * `note` (VS Code's own line comments) before them, resuming its session (docs/handoff.md).
+   */
+  'send-review': z.object({ task: taskIdSchema, note: noteSchema.optional() }),
   cancel: z.object({ target: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'cancel takes a worker id or a task id') }),
   fail: z.object({
     worker: workerIdSchema,

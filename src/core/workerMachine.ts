@@ -33,6 +33,8 @@ export const WorkerTrigger = {
   mergeConflict: 'mergeConflict',
   /** A check failed on the task's pull request and its failure was sent to the agent (docs/handoff.md). */
   checkFailed: 'checkFailed',
+  /** Line comments people left on the task's pull request were sent to the agent. */
+  reviewComments: 'reviewComments',
   /** The task's pull request was closed unmerged: its work is back in review. */
   pullRequestClosed: 'pullRequestClosed',
   recover: 'recover',
@@ -56,7 +58,7 @@ export const workerTransitions: Readonly<Record<WorkerState, Readonly<Partial<Re
   [Assigned]: { start: Working, setupFailed: Failed, cancel: Idle },
   [Working]: { submit: InReview, workFailed: Failed, heartbeatTimeout: Stale, limitReached: Paused, cancel: Idle },
   [InReview]: { approve: Approved, requestChanges: Working, reviewTimeout: Stale, cancel: Idle },
-  [Approved]: { merge: Completed, mergeConflict: Working, checkFailed: Working, pullRequestClosed: InReview, cancel: Idle },
+  [Approved]: { merge: Completed, mergeConflict: Working, checkFailed: Working, reviewComments: Working, pullRequestClosed: InReview, cancel: Idle },
   [Completed]: { recycle: Idle },
   [Stale]: { recover: Working, dead: Failed, cancel: Idle },
   [Paused]: { resume: Working, cancel: Idle },

@@ -28,6 +28,7 @@ export function reactTo(crew: CrewWork, event: EngineEvent): void {
     (event.trigger === 'requestChanges' ||
       event.trigger === 'mergeConflict' ||
       event.trigger === 'checkFailed' ||
+      event.trigger === 'reviewComments' ||
       event.trigger === 'resume')
   ) {
     void crew.serialized(event.id, () => relaunchWorker(crew, event.id));

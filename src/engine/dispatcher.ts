@@ -68,10 +68,10 @@ export class Dispatcher {
 
   /** The next runnable task: in queue order, except that a task expected to overlap running work waits for one that is not. */
   private next(unit: Unit): TaskRow | undefined {
-    if (!this.forecast || this.forecast.isEmpty) return this.picker.peek(unit.tx, unit.now);
+    if (!this.forecast || this.forecast.isEmpty(unit.tx)) return this.picker.peek(unit.tx, unit.now);
     const forecast = this.forecast;
     const candidates = listRunnableCandidates(unit.tx, unit.now, overlapCandidates);
-    return candidates.find((task) => !forecast.collides(task)) ?? candidates[0];
+    return candidates.find((task) => !forecast.collides(unit.tx, task)) ?? candidates[0];
   }
 
   /**

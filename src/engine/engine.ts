@@ -1,5 +1,5 @@
 import { type CommandName, type ReadCommand, type RequestOf } from '../core/requests';
-import { type Result, refused } from '../core/result';
+import { type Result, ok, refused } from '../core/result';
 import { Crew } from './crew';
 import type { CrewSettings } from './crewWork';
 import { EngineBackground } from './engineBackground';
@@ -27,8 +27,10 @@ import { lastTransitionSeq, listBeatSignsOffHost, listTransitionSubjects } from 
 import type { ResultOf, TxCommand } from './results';
 import type { EngineSettings } from './settings';
 import { Transactor } from './transactor';
+import { type SerializedValue, readStatusInPages } from './statusPages';
 import { OverlapActions } from './overlaps/overlapActions';
 import { OverlapTracker, defaultOverlapSettings } from './overlaps/overlapTracker';
+import type { WorkerRow } from './rows';
 import type { EngineEvent } from './unit';
 
 export interface EngineDeps {
@@ -126,11 +128,12 @@ export class Engine implements Disposable {
     this.onDidChangeExternally = this.external.event;
     this.crew = this.disposables.add(new Crew(this.tx, deps.git, deps.agents, deps.crew, deps.owner?.host));
     const overlapSettings = { ...defaultOverlapSettings, ...(deps.log ? { log: deps.log } : {}) };
-    const onMerged = (taskId: string) => overlapActions.onMerged(taskId);
-    this.overlaps = this.disposables.add(
-      new OverlapTracker(this.tx, deps.git, services.overlaps, clock, overlapSettings, onMerged, services.forecast),
-    );
-    const overlapActions = new OverlapActions(this.crew.shared, this.overlaps);
+    const overlapActions = new OverlapActions(this.crew.shared);
+    const overlapHooks = {
+      runsHere: (worker: WorkerRow) => this.crew.shared.runsHere(worker),
+      onPlanDue: (taskId: string, otherId: string) => overlapActions.onPlanDue(taskId, otherId),
+    };
+    this.overlaps = this.disposables.add(new OverlapTracker(this.tx, deps.git, clock, overlapHooks, overlapSettings));
     const lease = deps.owner ? new OwnerLease(deps.owner, settings.ownerLeaseMs, deps.leaseClock ?? engineLeaseClock(clock)) : undefined;
     const tx = <C extends TxCommand>(request: RequestOf<C>) => Promise.resolve(this.tx.apply(request));
     const withIdentity = identityFirst(this.tx);
@@ -146,11 +149,7 @@ export class Engine implements Disposable {
     this.routes = {
       'worker.add': tx,
       'worker.list': tx,
-      'task.add': async (request) => {
-        const added = await tx(request);
-        if (added.ok && request.args.paths?.length) services.forecast.hint(added.value.id, request.args.paths);
-        return added;
-      },
+      'task.add': tx,
       'chain.add': tx,
       'plan.start': tx,
       'plan.add': tx,
@@ -167,6 +166,7 @@ export class Engine implements Disposable {
         return refusal ? Promise.resolve(refusal) : this.crew.merge(request);
       },
       'send-failure': pullRequests ? (request) => pullRequests.sendFailure(request) : noPullRequests,
+      'send-review': pullRequests ? (request) => pullRequests.sendReview(request) : noPullRequests,
       cancel: (request) => this.crew.cancel(request),
       fail: tx,
       reset: (request) => this.crew.reset(request),
@@ -225,8 +225,14 @@ export class Engine implements Disposable {
    * `execute` for a caller that answers only after `whenSaved()` (the endpoint): a request that is
    * one transaction shares its fsync with the others taken meanwhile (group commit). A flow (start,
    * merge, cancel, reset) saves each step itself before its git or agent work, as under `execute`.
+   * With `between`, `status --all` is read in pages with the requests taken meanwhile run between them.
    */
-  async executeSavingLater<C extends CommandName>(request: RequestOf<C>): Promise<Result<ResultOf<C>>> {
+  async executeSavingLater<C extends CommandName>(
+    request: RequestOf<C>,
+    between?: () => Promise<void>,
+  ): Promise<Result<ResultOf<C> | SerializedValue>> {
+    const paged = between && readStatusInPages(this.tx, this.deps.clock ?? systemClock, request, between);
+    if (paged) return ok(await paged);
     const route = this.routes[request.command];
     const { store } = this.deps;
     if (!this.plainRoutes.has(request.command) || !store.savingLater) return await route(request);
@@ -265,6 +271,8 @@ export class Engine implements Disposable {
     this.background.noteExternal(changed);
     const host = this.deps.owner?.host;
     if (!changed?.hosts || host === undefined || changed.hosts.includes(host)) this.crew.noteExternal(changed?.workers);
+    // A task another machine merged may be one a task here waits for (`rebase-when-merged`).
+    if (!changed || changed.tasks.length) this.overlaps.noteExternal();
     this.external.fire(changed);
   }
 

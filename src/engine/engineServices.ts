@@ -7,7 +7,6 @@ import type { Services } from './handlers';
 import { HeartbeatService } from './heartbeats';
 import { MessageBus } from './messageBus';
 import { Monitor } from './monitor';
-import { OverlapIndex } from '../core/overlapIndex';
 import { OverlapForecast } from './overlaps/overlapForecast';
 import { engineLeaseClock } from './ownerLease';
 import type { Clock } from './ports';
@@ -47,8 +46,7 @@ export function createServices(deps: EngineDeps, clock: Clock, leaseHolder: () =
   const monitor = new Monitor(settings, state);
   const agents = deps.agents;
   const exporter = new Exporter(deps.exports);
-  const overlaps = new OverlapIndex();
-  const forecast = new OverlapForecast(overlaps);
+  const forecast = new OverlapForecast();
   if (agents) monitor.useSignals((workerId) => agents.signals(workerId));
   return {
     state,
@@ -65,7 +63,6 @@ export function createServices(deps: EngineDeps, clock: Clock, leaseHolder: () =
     ),
     heartbeats: new HeartbeatService(settings.liveness.staleMs),
     bus: new MessageBus(settings, deps.blobs),
-    overlaps,
     forecast,
     exporter,
     archiver: new Archiver(deps.archive, exporter),

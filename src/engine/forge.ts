@@ -20,6 +20,22 @@ export interface PullRequestInfo {
   readonly base: string;
   /** The commit its checks run on. */
   readonly headSha: string;
+  /** The forge says it conflicts with its base (GitHub `mergeable: false`, GitLab `has_conflicts`). */
+  readonly conflict?: boolean;
+}
+
+/** A comment a person left on a line (or lines) of the pull request's diff. */
+export interface ReviewCommentInfo {
+  /** The forge's id of the comment, kept once it is sent so it is sent once. */
+  readonly id: string;
+  /** The file's path in the repository. */
+  readonly file: string;
+  /** First and last line (1-based) in the new version of the file; absent for a comment on the whole file. */
+  readonly startLine?: number;
+  readonly endLine?: number;
+  readonly body: string;
+  readonly author: string;
+  readonly url?: string;
 }
 
 export interface PullRequestDraft {
@@ -52,6 +68,11 @@ export interface ForgePort {
    * statuses, or the jobs of GitLab's latest pipeline of the merge request for that commit.
    */
   checks(pull: PullRequestInfo): Promise<Result<CheckInfo[]>>;
+  /**
+   * The line comments people left on the pull request: GitHub's review comments, GitLab's diff
+   * notes of the merge request's discussions. Oldest first.
+   */
+  comments(pull: PullRequestInfo): Promise<Result<ReviewCommentInfo[]>>;
 }
 
 /** The workspace's `handoff` and what goes with it, from the composition root. */

@@ -1,5 +1,4 @@
 import type { CommandArgs } from '../core/requests';
-import type { TaskOverlap } from '../core/overlaps';
 import { type Result, notFound, ok } from '../core/result';
 import type { ChainCoordinator } from './chainCoordinator';
 import type { Dispatcher } from './dispatcher';
@@ -11,8 +10,8 @@ import type { HeartbeatService } from './heartbeats';
 import type { MessageBus } from './messageBus';
 import { readMetrics } from './metrics';
 import type { Monitor } from './monitor';
-import type { OverlapIndex } from '../core/overlapIndex';
 import type { OverlapForecast } from './overlaps/overlapForecast';
+import { readOverlaps } from './overlaps/overlapStore';
 import type { Reader } from './ports';
 import { workerExists } from './queries';
 import type { QueuePicker } from './queuePicker';
@@ -39,9 +38,7 @@ export interface Services {
   readonly retainFinishedMs: number;
   /** A store several owners share (undefined: one owner): what status needs to show their leases. */
   readonly team: TeamLeases | undefined;
-  /** What running tasks touched, and their overlaps (kept up to date by overlaps/overlapTracker.ts). */
-  readonly overlaps: OverlapIndex;
-  /** Files expected of tasks not yet started, for the dispatcher. */
+  /** Files expected of tasks not yet started, for the dispatcher (their `paths` hints, docs/overlaps.md). */
   readonly forecast: OverlapForecast;
 }
 
@@ -67,8 +64,12 @@ const write = <C extends TxCommand>(run: WriteHandler<C>['run']): WriteHandler<C
 export function createHandlers(s: Services): HandlerMap {
   return {
     'worker.add': write((unit, args) => s.state.addWorker(unit, args)),
-    'worker.list': read((reader, _args, now) => ok(readStatus(reader, s.monitor, now, {}, s.team, overlapsOf(s)).workers)),
-    'task.add': write((unit, args) => s.catalog.add(unit, args)),
+    'worker.list': read((reader, _args, now) => ok(readStatus(reader, s.monitor, now, {}, s.team, readOverlaps(reader)).workers)),
+    'task.add': write((unit, args) => {
+      const added = s.catalog.add(unit, args);
+      if (added.ok && args.paths?.length) s.forecast.hint(unit.tx, added.value.id, args.paths);
+      return added;
+    }),
     'chain.add': write((unit, args) => s.chains.createChain(unit, args.name, args.steps)),
     'plan.start': write((unit, args) => s.chains.startPlanning(unit, args.parent)),
     'plan.add': write((unit, args) => s.chains.addChild(unit, args.parent, args.title, args.prompt)),
@@ -91,7 +92,7 @@ export function createHandlers(s: Services): HandlerMap {
     send: write((unit, args) => s.bus.publish(unit, args)),
     poll: read((reader, args) => ok(s.bus.poll(reader, args.agent, args.limit))),
     ack: write((unit, args) => s.bus.ack(unit, args.agent, args.seq)),
-    status: read((reader, args, now) => ok(readStatus(reader, s.monitor, now, args, s.team, overlapsOf(s)))),
+    status: read((reader, args, now) => ok(readStatus(reader, s.monitor, now, args, s.team, readOverlaps(reader)))),
     transitions: read((reader, args) => {
       if (args.entity && !findTask(reader, args.entity) && !workerExists(reader, args.entity)) {
         const hint = `No worker or task with id '${args.entity}' is live; \`foreman history ${args.entity}\` reads the archive too.`;
@@ -113,11 +114,6 @@ export function createHandlers(s: Services): HandlerMap {
     'archive.state': read((reader) => ok(readArchiveState(reader))),
   };
 }
-
-const overlapsOf =
-  (s: Services) =>
-  (taskId: string | null): readonly TaskOverlap[] =>
-    taskId === null ? [] : s.overlaps.overlapsOf(taskId);
 
 /** The entity a refused request was about, for the rejections log. */
 export function subjectOf(args: object): { entity: 'worker' | 'task'; id: string } {

@@ -18,6 +18,14 @@ export const pullRequestChecksSchema = z.object({
   failed: z.array(checkSchema),
   /** The commit whose failures were sent to the agent already. */
   sentFor: z.string().optional(),
+  /** Line comments people left on the pull request that are not sent to the agent yet. */
+  comments: z.number().int().min(0).optional(),
+  /** The forge's ids of the comments sent to the agent already: each is sent once. */
+  sentComments: z.array(z.string()).optional(),
+  /** The base branch the pull request conflicts with, while the forge says it does. */
+  conflict: z.string().optional(),
+  /** The commit whose conflict was sent to the agent already. */
+  conflictSentFor: z.string().optional(),
 });
 export type PullRequestChecks = z.infer<typeof pullRequestChecksSchema>;
 
@@ -64,8 +72,18 @@ export function pullRequestBody(task: TaskRow, worker: WorkerRow): string {
   ].join('\n');
 }
 
-/** The follow-up a failed check sends to the agent's session: which jobs failed and the end of their logs. */
-export function failureNote(pull: PullRequestInfo, failed: PullRequestChecks['failed']): string {
+/**
+ * The follow-up a failed check or a conflict with the base sends to the agent's session: which jobs
+ * failed and the end of their logs; the base branch it conflicts with and how to resolve it.
+ */
+export function failureNote(pull: PullRequestInfo, failed: PullRequestChecks['failed'], conflict?: string): string {
+  const conflicted = conflict
+    ? [
+        `Pull request #${pull.number} (${pull.url}) conflicts with its base branch ${conflict}: it cannot be merged as it is.`,
+        `Merge the latest ${conflict} from the remote into this branch (do not rebase: the pull request takes only fast-forward pushes), resolve the conflicts, and commit.`,
+      ]
+    : [];
+  if (failed.length === 0) return conflicted.join('\n\n');
   const jobs = failed.map((check) =>
     [
       `Check "${check.name}" failed${check.url ? ` (${check.url})` : ''}.`,
@@ -75,6 +93,7 @@ export function failureNote(pull: PullRequestInfo, failed: PullRequestChecks['fa
   return [
     `A check failed on pull request #${pull.number} (${pull.url}) at commit ${pull.headSha.slice(0, 12)}.`,
     ...jobs,
+    ...conflicted,
     'Fix the cause on this branch and commit; the pull request gets your commits once the task is approved again.',
   ]
     .join('\n\n')

@@ -1,11 +1,12 @@
 import type { Request } from '../core/requests';
-import { type Failure, type Result, notFound, ok, refused } from '../core/result';
+import { type Failure, type Result, ok, refused } from '../core/result';
 import { taskCommitMessage } from '../core/taskCommitMessage';
 import { WorkerState } from '../core/workerMachine';
 import { RunOnceScheduler, SequencerByKey } from './async';
 import { type Disposable, DisposableStore } from './events';
-import type { CheckInfo, ForgePort, HandoffSettings, PullRequestInfo } from './forge';
-import { pullRequestBody, failureNote, summarizeChecks, readChecks } from './pullRequestText';
+import type { ForgePort, HandoffSettings, PullRequestInfo } from './forge';
+import { PullRequestFeedback, holderOf } from './pullRequestFeedback';
+import { pullRequestBody } from './pullRequestText';
 import type { Clock, GitPort } from './ports';
 import {
   type PullRequestRow,
@@ -15,15 +16,12 @@ import {
   listSuccessorIds,
   recordPullRequest,
   setPullRequestBase,
-  setPullRequestChecks,
   setPullRequestState,
   unblockTask,
 } from './queries';
 import type { ResultOf } from './results';
 import { type TaskRow, type WorkerRow, findTask, findWorker, readMeta } from './rows';
-import type { StateService } from './stateService';
 import type { Transactor } from './transactor';
-import type { Unit } from './unit';
 
 /**
  * The `pull-request` hand-off (issue 32, docs/handoff.md), internal to the engine. Approve pushes the
@@ -41,6 +39,8 @@ export class PullRequests implements Disposable {
   /** The last thing said about each pull request's reading, so a forge that stays away is said once. */
   private readonly said = new Map<number, string>();
 
+  private readonly feedback: PullRequestFeedback;
+
   constructor(
     private readonly tx: Transactor,
     private readonly git: GitPort,
@@ -48,7 +48,9 @@ export class PullRequests implements Disposable {
     private readonly settings: HandoffSettings,
     private readonly clock: Clock,
     private readonly log: (line: string) => void = () => undefined,
-  ) {}
+  ) {
+    this.feedback = new PullRequestFeedback(tx, git, forge, settings, (key, work) => this.perWorker.queue(key, work));
+  }
 
   approve(request: Request<'approve'>): Promise<Result<ResultOf<'approve'>>> {
     const workerId = request.args.worker;
@@ -71,45 +73,14 @@ export class PullRequests implements Disposable {
     );
   }
 
-  /** `foreman send-failure <task>`: the failed checks of the task's pull request go to its agent. */
-  async sendFailure(request: Request<'send-failure'>): Promise<Result<ResultOf<'send-failure'>>> {
-    const taskId = request.args.task;
-    const row = this.tx.read((reader) => findPullRequest(reader, taskId));
-    if (!row) {
-      const task = this.tx.read((reader) => findTask(reader, taskId));
-      return task
-        ? refused('noPullRequest', `Task '${taskId}' has no pull request; approve it in a pull-request workspace first.`)
-        : notFound('task', taskId);
-    }
-    if (row.pr_state !== 'open')
-      return refused(
-        'pullRequestNotOpen',
-        `Pull request #${row.pr_number} of '${taskId}' is ${row.pr_state}; only an open one's checks are sent.`,
-      );
-    const pull = await this.forge.get(row.pr_number);
-    if (!pull.ok) return pull;
-    const checks = await this.forge.checks(pull.value);
-    if (!checks.ok) return checks;
-    const failed = checks.value.filter((check) => check.state === 'failure');
-    if (failed.length === 0) {
-      return refused(
-        'noFailedCheck',
-        `No check has failed on pull request #${row.pr_number} (${summarizeChecks(checks.value, pull.value.headSha).state}); nothing to send.`,
-      );
-    }
-    return this.perWorker.queue(row.worker_id ?? taskId, () =>
-      Promise.resolve(
-        this.tx.step(request, (unit, s) => {
-          const sent = this.sendToAgent(unit, s.state, row, pull.value, checks.value, false);
-          if (!sent)
-            return refused(
-              'notApproved',
-              `The worker of '${taskId}' is not waiting on its pull request (it is working or gone); send the failure once it is.`,
-            );
-          return sent.ok ? ok({ ...sent.value, pullRequest: row.pr_number, checks: failed.map((check) => check.name) }) : sent;
-        }),
-      ),
-    );
+  /** `foreman send-failure <task>`: the failed checks (and a conflict) of the task's pull request go to its agent. */
+  sendFailure(request: Request<'send-failure'>): Promise<Result<ResultOf<'send-failure'>>> {
+    return this.feedback.sendFailure(request);
+  }
+
+  /** `foreman send-review <task>`: the comments people left on the task's pull request go to its agent. */
+  sendReview(request: Request<'send-review'>): Promise<Result<ResultOf<'send-review'>>> {
+    return this.feedback.sendReview(request);
   }
 
   /** A long-running owner reads open pull requests back every `pollMs`, on the engine's clock. */
@@ -184,7 +155,7 @@ export class PullRequests implements Disposable {
       this.tx.internal('forge', (unit, s) => {
         setPullRequestState(unit.tx, row.id, 'closed');
         unit.events.push({ kind: 'rowsChanged', workers: [], tasks: [row.id] });
-        const worker = this.holder(unit, row);
+        const worker = holderOf(unit, row);
         if (worker?.state === WorkerState.Approved)
           return s.state.pullRequestClosed(unit, worker.id, `pull request #${row.pr_number} was closed without merging`);
         return ok(undefined);
@@ -193,42 +164,10 @@ export class PullRequests implements Disposable {
     }
     const checks = await this.forge.checks(pull.value);
     if (!checks.ok) return this.sayOnce(row.pr_number, `forge: checks of pull request #${row.pr_number}: ${checks.message}`);
-    this.tx.internal('forge', (unit, s) => {
-      const automatic = row.check_fixes < this.settings.autoFixChecks;
-      const sent = automatic ? this.sendToAgent(unit, s.state, row, pull.value, checks.value, true) : undefined;
-      if (sent) return sent;
-      const summary = JSON.stringify({ ...summarizeChecks(checks.value, pull.value.headSha), sentFor: readChecks(row.pr_checks)?.sentFor });
-      if (summary === row.pr_checks) return ok(undefined);
-      setPullRequestChecks(unit.tx, row.id, summary, false);
-      unit.events.push({ kind: 'rowsChanged', workers: [], tasks: [row.id] });
-      return ok(undefined);
-    });
-  }
-
-  /**
-   * Sends the failed checks to the worker's agent (APPROVED → WORKING, resuming its session), once
-   * per commit when `automatic`. Undefined when there is nothing to send or nobody to send it to.
-   */
-  private sendToAgent(
-    unit: Unit,
-    state: StateService,
-    row: PullRequestRow,
-    pull: PullRequestInfo,
-    checks: readonly CheckInfo[],
-    automatic: boolean,
-  ): Result<WorkerRow> | undefined {
-    const summary = summarizeChecks(checks, pull.headSha);
-    if (summary.state !== 'failure') return undefined;
-    if (automatic && readChecks(row.pr_checks)?.sentFor === pull.headSha) return undefined;
-    const worker = this.holder(unit, row);
-    if (worker?.state !== WorkerState.Approved) return undefined;
-    setPullRequestChecks(unit.tx, row.id, JSON.stringify({ ...summary, sentFor: pull.headSha }), automatic);
-    const note = failureNote(pull, summary.failed);
-    return state.checkFailed(unit, worker.id, note, {
-      pullRequest: pull.number,
-      checks: summary.failed.map((check) => check.name),
-      automatic,
-    });
+    // Comments that cannot be read do not hold up the checks: said once, read again next time.
+    const comments = await this.forge.comments(pull.value);
+    if (!comments.ok) this.sayOnce(row.pr_number, `forge: comments of pull request #${row.pr_number}: ${comments.message}`);
+    this.feedback.read(row, pull.value, checks.value, comments.ok ? comments.value : undefined);
   }
 
   /** Merged on the forge: the task is done, the worker free, and what was stacked on it retargeted to the base. */
@@ -236,7 +175,7 @@ export class PullRequests implements Disposable {
     this.tx.internal('forge', (unit, s) => {
       setPullRequestState(unit.tx, row.id, 'merged');
       unit.events.push({ kind: 'rowsChanged', workers: [], tasks: [row.id] });
-      let worker = this.holder(unit, row);
+      let worker = holderOf(unit, row);
       // Merged on the forge while its fix waited for a new review: the forge's word stands.
       if (worker?.state === WorkerState.InReview) {
         const approved = s.state.approve(unit, worker.id);
@@ -261,12 +200,6 @@ export class PullRequests implements Disposable {
         return ok(undefined);
       });
     }
-  }
-
-  /** The worker still holding the task of this pull request. */
-  private holder(unit: Unit, row: PullRequestRow): WorkerRow | undefined {
-    const worker = row.worker_id ? findWorker(unit.tx, row.worker_id) : undefined;
-    return worker?.task_id === row.id ? worker : undefined;
   }
 
   private load(workerId: string): { worker: WorkerRow; task: TaskRow } | undefined {

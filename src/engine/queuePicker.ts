@@ -87,8 +87,11 @@ export class QueuePicker {
         trigger: 'assign',
       });
     }
-    this.announce(unit, outcome.claimed);
-    unit.events.push({ kind: 'worker', id: workerId, from: WorkerState.Idle, to: WorkerState.Assigned, trigger: 'assign' });
+    // Their state_change messages are in the statement too.
+    unit.events.push(
+      { kind: 'task', id: outcome.claimed.id, from: 'queued', to: 'running', trigger: 'claim', published: true },
+      { kind: 'worker', id: workerId, from: WorkerState.Idle, to: WorkerState.Assigned, trigger: 'assign', published: true },
+    );
     return ok(outcome.claimed);
   }
 

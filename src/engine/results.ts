@@ -51,7 +51,8 @@ export interface CommandResults {
   /** `merged` is absent when a repeated request id is answered from the first result. */
   merge: WorkerRow & { readonly merged?: MergeReport };
   /** The worker sent back to work, its task's pull request, and the checks whose failure it was sent. */
-  'send-failure': WorkerRow & { readonly pullRequest: number; readonly checks: string[] };
+  'send-failure': WorkerRow & { readonly pullRequest: number; readonly checks: string[]; readonly conflict?: string };
+  'send-review': WorkerRow & { readonly pullRequest: number; readonly comments: number };
   cancel: { worker?: string; task?: string };
   fail: WorkerRow;
   reset: WorkerRow;
@@ -90,6 +91,7 @@ export type FlowCommand =
   | 'start'
   | 'merge'
   | 'send-failure'
+  | 'send-review'
   | 'cancel'
   | 'reset'
   | 'tell'

@@ -151,10 +151,19 @@ export class StateService {
     );
   }
 
-  /** A failed check on the task's pull request sends the approved worker back to work, the failure as its note. */
-  checkFailed(unit: Unit, workerId: string, note: string, metadata: Record<string, unknown>): Result<WorkerRow> {
+  /**
+   * What the task's pull request says — a failed check, a conflict with its base, people's line
+   * comments — sends the approved worker back to work, with it as its note.
+   */
+  fromPullRequest(
+    unit: Unit,
+    workerId: string,
+    trigger: 'checkFailed' | 'mergeConflict' | 'reviewComments',
+    note: string,
+    metadata: Record<string, unknown>,
+  ): Result<WorkerRow> {
     return this.moveHolder(unit, workerId, undefined, (worker) =>
-      moveWorker(unit, worker, 'checkFailed', { set: { note }, reason: note, metadata }),
+      moveWorker(unit, worker, trigger, { set: { note }, reason: note, metadata }),
     );
   }
 

@@ -29,7 +29,6 @@ import type { LastTaskFailure, StatusPage, StatusSnapshot, TaskStatusView, Worke
 
 export type { LastTaskFailure, StatusPage, StatusSnapshot, TaskStatusView, WorkerStatus } from './statusShapes';
 
-
 export type StatusQuery = CommandArgs<'status'>;
 
 /** States in which an agent runs, so its activity and waits mean something. */
@@ -63,14 +62,41 @@ function sessionOf(reader: Reader, worker: WorkerRow): Pick<WorkerStatus, 'sessi
   return session?.sessionId ? { sessionId: session.sessionId, sessionKind: session.kind, confinement } : { confinement };
 }
 
+export type OverlapsOf = (taskId: string | null) => readonly TaskOverlap[];
+
 export function readStatus(
   reader: Reader,
   monitor: Monitor,
   now: number,
   query: StatusQuery = {},
   team?: TeamLeases,
-  overlapsOf: (taskId: string | null) => readonly TaskOverlap[] = () => [],
+  overlapsOf: OverlapsOf = () => [],
 ): StatusSnapshot {
+  const { head, usage } = readStatusHead(reader, monitor, now, query, team, overlapsOf);
+  const only = query.ids;
+  const { rows, page } = only
+    ? { rows: inBatches(only.tasks, (ids) => listTaskViews(reader, { ids }, 'queue')), page: undefined }
+    : readTasks(reader, query);
+  const tasks = rows.map((task) => taskStatusView(task, usage, overlapsOf));
+  const { baseBranch, workers, usage: total, owners } = head;
+  return { baseBranch, workers, tasks, usage: total, owners, ...(page ? { page } : {}) };
+}
+
+/** A snapshot's parts other than its tasks, and the usage its tasks are shown with. */
+export interface StatusHead {
+  readonly head: Omit<StatusSnapshot, 'tasks' | 'page'>;
+  readonly usage: ReturnType<typeof usageTotals>;
+}
+
+/** Everything `readStatus` shows but the tasks: bounded by the crew, not by the queue. */
+export function readStatusHead(
+  reader: Reader,
+  monitor: Monitor,
+  now: number,
+  query: StatusQuery,
+  team: TeamLeases | undefined,
+  overlapsOf: OverlapsOf,
+): StatusHead {
   const only = query.ids;
   const owners = team ? readTeam(reader, now, team) : undefined;
   const verdicts = monitor.verdicts(reader, now, only?.workers);
@@ -111,10 +137,15 @@ export function readStatus(
       overlaps: overlapsOf(worker.task_id),
     };
   });
-  const { rows, page } = only
-    ? { rows: inBatches(only.tasks, (ids) => listTaskViews(reader, { ids }, 'queue')), page: undefined }
-    : readTasks(reader, query);
-  const tasks = rows.map((task): TaskStatusView => ({
+  return {
+    head: { baseBranch: readMeta(reader, 'base_branch') ?? null, workers, usage: usage.total, owners: owners?.owners ?? [] },
+    usage,
+  };
+}
+
+/** One task as a snapshot shows it. */
+export function taskStatusView(task: TaskViewRow, usage: StatusHead['usage'], overlapsOf: OverlapsOf): TaskStatusView {
+  return {
     id: task.id,
     title: task.title,
     status: task.status,
@@ -130,14 +161,6 @@ export function readStatus(
     usage: usage.byTask.get(task.id) ?? zeroUsage,
     ...pullRequestView(task),
     overlaps: overlapsOf(task.id),
-  }));
-  return {
-    baseBranch: readMeta(reader, 'base_branch') ?? null,
-    workers,
-    tasks,
-    usage: usage.total,
-    owners: owners?.owners ?? [],
-    ...(page ? { page } : {}),
   };
 }
 
@@ -174,6 +197,15 @@ function inBatches<T>(ids: readonly string[], read: (batch: readonly string[]) =
   return rows;
 }
 
+/** The tasks a status query narrows to (statuses, worker, since). */
+export function taskFilterOf(query: StatusQuery): TaskFilter {
+  return {
+    ...(query.statuses ? { statuses: query.statuses } : {}),
+    ...(query.worker !== undefined ? { worker: query.worker } : {}),
+    ...(query.since !== undefined ? { since: query.since } : {}),
+  };
+}
+
 /**
  * The tasks a query asks for, in queue order. Without a limit, all that match (the views need
  * them all). With one, a page that never reads more rows than it shows: the active tasks first
@@ -181,11 +213,7 @@ function inBatches<T>(ids: readonly string[], read: (batch: readonly string[]) =
  * on a store with months of history shows the work in hand (issue 13).
  */
 function readTasks(reader: Reader, query: StatusQuery): { rows: TaskViewRow[]; page: StatusPage | undefined } {
-  const filter: TaskFilter = {
-    ...(query.statuses ? { statuses: query.statuses } : {}),
-    ...(query.worker !== undefined ? { worker: query.worker } : {}),
-    ...(query.since !== undefined ? { since: query.since } : {}),
-  };
+  const filter = taskFilterOf(query);
   if (query.limit === undefined) return { rows: listTaskViews(reader, filter, 'queue'), page: undefined };
 
   const counts = countTasksByStatus(reader);

@@ -49,17 +49,22 @@ export class Transactor implements Disposable {
     return this.write(request, this.clock.now(), (unit) => work(unit, this.services), true);
   }
 
-  /** Engine-internal work (the monitor, the dispatcher, the crew's reactions) as its own transaction. */
-  internal<T>(actor: string, work: (unit: Unit, services: Services) => Result<T>, options: { quiet?: boolean } = {}): Result<T> {
-    return this.write({ command: 'dispatch', actor }, this.clock.now(), (unit) => work(unit, this.services), true, options.quiet);
-  }
-
   /**
-   * Events about what the engine keeps outside the store (the overlaps, docs/overlaps.md), fired as
-   * a commit's are, so that views read the rows they name again. Nothing is written.
+   * Engine-internal work (the monitor, the dispatcher, the crew's reactions) as its own transaction;
+   * `durable: false` for rows that can be had again without the store (the overlaps' touched files).
    */
-  announce(events: readonly EngineEvent[]): void {
-    if (!this.disposed && events.length) this._onDidCommit.fire(events);
+  internal<T>(
+    actor: string,
+    work: (unit: Unit, services: Services) => Result<T>,
+    options: { quiet?: boolean; durable?: boolean } = {},
+  ): Result<T> {
+    return this.write(
+      { command: 'dispatch', actor },
+      this.clock.now(),
+      (unit) => work(unit, this.services),
+      options.durable ?? true,
+      options.quiet,
+    );
   }
 
   read<T>(fn: (reader: Reader, services: Services) => T): T {
@@ -130,7 +135,7 @@ export class Transactor implements Disposable {
   /** ARCHITECTURE §7: every transition is also a broadcast `state_change` message on the bus. */
   private publishStateChanges(unit: Unit): void {
     for (const event of unit.events) {
-      if (event.kind !== 'worker' && event.kind !== 'task') continue;
+      if ((event.kind !== 'worker' && event.kind !== 'task') || event.published) continue;
       const payload = JSON.stringify({ entity: event.kind, id: event.id, from: event.from, to: event.to, trigger: event.trigger });
       insertStateChangeMessage(unit.tx, randomUUID(), unit.now, payload);
     }

@@ -5,8 +5,24 @@ import type { WorkerState } from '../core/workerMachine';
 
 /** What the engine announces after a commit. */
 export type EngineEvent =
-  | { readonly kind: 'worker'; readonly id: string; readonly from: WorkerState; readonly to: WorkerState; readonly trigger: string }
-  | { readonly kind: 'task'; readonly id: string; readonly from: TaskStatus; readonly to: TaskStatus; readonly trigger: string }
+  | {
+      readonly kind: 'worker';
+      readonly id: string;
+      readonly from: WorkerState;
+      readonly to: WorkerState;
+      readonly trigger: string;
+      /** Its `state_change` message is written already (by the statement that moved it: PostgreSQL's claim). */
+      readonly published?: true;
+    }
+  | {
+      readonly kind: 'task';
+      readonly id: string;
+      readonly from: TaskStatus;
+      readonly to: TaskStatus;
+      readonly trigger: string;
+      /** As the worker's `published`. */
+      readonly published?: true;
+    }
   | { readonly kind: 'created'; readonly entity: 'worker' | 'task'; readonly id: string }
   | { readonly kind: 'unblocked'; readonly id: string; readonly after: string }
   /**

@@ -1,24 +1,27 @@
 import * as vscode from 'vscode';
-import { RunOnceScheduler } from '../engine/async';
 import type { ForemanSession } from './session';
-import { type StatusDelta, type ViewsChange, isNoChange } from './statusModel';
+import type { ViewsChange } from './statusModel';
+import { ViewsThrottle } from './viewsThrottle';
 
-/** How often the views may redraw under a burst of engine events. */
-export const coalesceMs = 250;
+export { coalesceMs } from './viewsThrottle';
 /** Liveness moves with the clock; the workers are read again this often, only while some worker holds a task. */
 const ageTickMs = 5_000;
 
 /**
  * The sessions of this window (one per workspace folder that has Foreman), with one coalesced
- * change event for the views: a burst of a thousand transitions redraws a few times, not a
- * thousand, and says which rows changed so a view redraws only those.
+ * change event for the views (`ViewsThrottle`, the only throttle between a commit and the pixels):
+ * a burst of a thousand transitions redraws a few times, not a thousand, and says which rows
+ * changed so a view redraws only those.
  */
 export class SessionRegistry implements vscode.Disposable {
   private readonly bySession = new Map<string, { session: ForemanSession; subscription: { dispose(): void } }>();
   private readonly changeEmitter = new vscode.EventEmitter<ViewsChange>();
   readonly onDidChange = this.changeEmitter.event;
-  private sessionsChanged = false;
-  private readonly redraw = new RunOnceScheduler(() => this.fireChanges(), coalesceMs);
+  private readonly throttle = new ViewsThrottle(() => this.sessions());
+  private readonly fired = this.throttle.onDidChange((change) => {
+    this.changeEmitter.fire(change);
+    this.updateTicker();
+  });
   private ticker: ReturnType<typeof setInterval> | undefined;
 
   sessions(): ForemanSession[] {
@@ -33,8 +36,7 @@ export class SessionRegistry implements vscode.Disposable {
     void this.remove(session.root);
     const subscription = session.onDidChange(() => this.changed());
     this.bySession.set(session.root, { session, subscription });
-    this.sessionsChanged = true;
-    this.changed();
+    this.throttle.sessionsMoved();
   }
 
   /** Removes a folder's session and resolves once it has let go (of the owner lock, say). */
@@ -43,32 +45,12 @@ export class SessionRegistry implements vscode.Disposable {
     if (!entry) return Promise.resolve();
     entry.subscription.dispose();
     this.bySession.delete(root);
-    this.sessionsChanged = true;
-    this.changed();
+    this.throttle.sessionsMoved();
     return entry.session.close();
   }
 
   private changed(): void {
-    // The first change of a burst sets the redraw; the rest ride along with it.
-    if (!this.redraw.isScheduled) this.redraw.schedule();
-  }
-
-  private fireChanges(): void {
-    const deltas = new Map<string, StatusDelta>();
-    for (const session of this.sessions()) {
-      try {
-        const delta = session.takeChanges();
-        if (!isNoChange(delta)) deltas.set(session.root, delta);
-      } catch {
-        // A session that cannot read now (its store is closing) shows what it had; it reads again at its next change.
-      }
-    }
-    const sessionsChanged = this.sessionsChanged;
-    this.sessionsChanged = false;
-    // Fired even when nothing changed (a liveness tick that moved only ages): each view looks at
-    // the deltas and redraws nothing, and whoever waits for the read to be over hears it.
-    this.changeEmitter.fire({ deltas, sessionsChanged });
-    this.updateTicker();
+    this.throttle.changed();
   }
 
   /**
@@ -90,7 +72,8 @@ export class SessionRegistry implements vscode.Disposable {
 
   dispose(): void {
     for (const root of [...this.bySession.keys()]) void this.remove(root);
-    this.redraw.dispose();
+    this.fired.dispose();
+    this.throttle.dispose();
     if (this.ticker) clearInterval(this.ticker);
     this.changeEmitter.dispose();
   }

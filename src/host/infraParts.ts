@@ -1,5 +1,5 @@
 /** The implementations the CLI and the extension use beside the engine (archive files, agent profiles, git, store errors, the endpoint server): src/host is their only way into src/infra. */
-export { EndpointServer } from '../infra/endpoint';
+export { EndpointServer, type Executor } from '../infra/endpoint';
 export { withdrawAnnouncement } from '../infra/endpoint/announcement';
 export { attemptPaths } from '../infra/agents/attemptLog';
 export { eventsFileOf, renderTranscript } from '../infra/agents/transcript';

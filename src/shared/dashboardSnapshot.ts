@@ -31,6 +31,21 @@ export const ownerCardSchema = z.object({
 });
 export type OwnerCard = z.infer<typeof ownerCardSchema>;
 
+/** A task's pull request in the `pull-request` hand-off (docs/handoff.md): the card's "PR #12" badge, a link to it. */
+export const cardPullRequestSchema = z.object({
+  number: count,
+  /** Only an http(s) address is linked. */
+  url: z
+    .string()
+    .max(2000)
+    .regex(/^https?:\/\//, 'an http(s) address'),
+  state: z.string().max(20),
+  checks: z.string().max(20).optional(),
+  comments: count.optional(),
+  conflict: z.string().max(1000).optional(),
+});
+export type CardPullRequest = z.infer<typeof cardPullRequestSchema>;
+
 export const workerCardSchema = z.object({
   id,
   state: workerStateSchema,
@@ -61,6 +76,8 @@ export const workerCardSchema = z.object({
   usage: usageSchema,
   /** How the run of its current attempt is confined (`open`: a warning badge); null with no task or before its launch said. */
   confinement: z.enum(agentConfinements).nullable(),
+  /** Its task's pull request, while it has one. */
+  pullRequest: cardPullRequestSchema.optional(),
   /**
    * Heartbeats seen in the recent window, on the host's clock (the webview corrects by the offset
    * it measures against `generatedAt`), oldest first. Times, not ages: a card that did not change

@@ -24,6 +24,10 @@ export function shownLiveness(worker: { readonly state: string; readonly livenes
  * words of the verdict that moved it ("no output from the agent for 5m00s") — since once its agent
  * is stopped its heartbeat reads like anyone's ("heartbeat 3s ago; pid 41 exited 143 on cancel").
  */
-export function troubleReason(worker: { readonly state: string; readonly lastError: string | null; readonly livenessReason: string }): string {
+export function troubleReason(worker: {
+  readonly state: string;
+  readonly lastError: string | null;
+  readonly livenessReason: string;
+}): string {
   return worker.state === 'STALE' && worker.lastError ? worker.lastError : worker.livenessReason;
 }

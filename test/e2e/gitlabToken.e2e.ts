@@ -5,7 +5,6 @@
 // in review. Given the token through that command's password box, the next Approve opens the merge
 // request with it. The token is never written under .foreman/. Screenshot: test-results/gitlab-token-*.png.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,10 +59,7 @@ before(
     delete process.env['GITLAB_TOKEN'];
     scratch = realpathSync(mkdtempSync(join(tmpdir(), 'foreman-gitlab-e2e-')));
     const bare = join(scratch, 'origin.git');
-    repo = makeTestRepo(join(scratch, 'app'), { 'README.md': '# App\n' });
-    spawnSync('git', ['init', '--quiet', '--bare', '-b', 'main', bare]);
-    repo.git('remote', 'add', 'origin', bare);
-    repo.git('push', '--quiet', 'origin', 'main');
+    repo = makeTestRepo(join(scratch, 'app'), { 'README.md': '# App\n' }, { origin: bare });
     gitlab = await ScriptedGitLab.start({ bareRepo: bare, project, tokens: { [token]: ['api'] } });
     repo.foreman('init');
     writeFileSync(

@@ -15,17 +15,14 @@
 // Screenshots: test-results/real-agent-*.png.
 // Run: node --import tsx --test test/e2e/realAgent.e2e.ts   (after node scripts/vscode/provision.mjs)
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { FrameLocator } from 'playwright-core';
-import { repoRoot } from '../../scripts/vscode/paths.mjs';
-import { claudeBinary, claudeEnvironment, makeHome } from '../support/agentCli';
-import { type ScriptedModel, startScriptedModel } from '../support/scriptedModel';
-import { agentGroups, killGroups, stringsOf } from './support/agentProcesses';
-import { ensureBuilt, makeTestRepo, type TestRepo } from './support/repo';
-import { launchWorkbench, type Workbench } from './support/workbench';
+import type { ScriptedModel } from '../support/scriptedModel';
+import { openRealClaudeWorkbench, type RealClaudeWorkbench } from './support/realClaudeWorkbench';
+import type { TestRepo } from './support/repo';
+import type { Workbench } from './support/workbench';
 
 /** The lowest thresholds the settings allow: the permission wait below outlasts staleSeconds. */
 const warnSeconds = 5;
@@ -33,8 +30,7 @@ const staleSeconds = 10;
 const helloCommand = 'sleep 2 && echo hello > hello.txt';
 const gatedCommand = `node -e "require('fs').writeFileSync('made.txt','x')"`;
 
-let scratch: string;
-let home: string;
+let opened: RealClaudeWorkbench | undefined;
 let model: ScriptedModel;
 let repo: TestRepo;
 let workbench: Workbench;
@@ -58,45 +54,24 @@ function workerFromCli(id: string): CliWorker {
 
 before(
   async () => {
-    ensureBuilt();
-    scratch = realpathSync(mkdtempSync(join(tmpdir(), 'foreman-real-agent-e2e-')));
-    home = makeHome('foreman-real-agent-home-');
-    model = await startScriptedModel();
     // Claude Code with its default retries, as users run it.
-    const env = stringsOf(claudeEnvironment(model.url, home));
-    const claude = { kind: 'claude', command: claudeBinary, env };
-    repo = makeTestRepo(join(scratch, 'hello'), { 'README.md': '# Hello\n' });
-    cli('init');
-    cli('worker', 'add', 'ada', '--agent', 'claude');
-    workbench = await launchWorkbench({
-      folder: repo.dir,
-      extensionPath: repoRoot,
+    opened = await openRealClaudeWorkbench({
       name: 'real-agent',
+      repo: { folder: 'hello', files: { 'README.md': '# Hello\n' } },
       settings: {
         'foreman.heartbeat.warnSeconds': warnSeconds,
         'foreman.heartbeat.staleSeconds': staleSeconds,
         'foreman.heartbeat.deadSeconds': 600,
       },
-      machineSettings: {
-        'foreman.agents': {
-          claude,
-          'claude-gated': { ...claude, allowedTools: ['Read', 'Edit', 'Write'] },
-        },
-      },
+      moreProfiles: (claude) => ({ 'claude-gated': { ...claude, allowedTools: ['Read', 'Edit', 'Write'] } }),
     });
-    await workbench.page.setViewportSize({ width: 1500, height: 1000 });
-    dashboard = workbench.page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+    ({ model, repo, workbench, dashboard } = opened);
   },
   { timeout: 180_000 },
 );
 
 after(async () => {
-  // The agents this window launched and left running (a failed step leaves one waiting for an answer).
-  const leftovers = repo ? agentGroups(repo.dir) : [];
-  await workbench?.close();
-  killGroups(leftovers);
-  await model?.close();
-  for (const dir of [scratch, home]) if (dir) rmSync(dir, { recursive: true, force: true });
+  await opened?.close();
 });
 
 test('a running Claude Code agent shows what it does now on its dashboard card', { timeout: 120_000 }, async () => {
@@ -191,7 +166,7 @@ test('a tool call outside the allow-list waits for a person, is never STALE, and
     await workbench.page.waitForTimeout(1_000);
   }
   assert.equal(await card('grace').locator('.reason').count(), 0, 'no liveness warning on the card');
-  assert.ok(!existsSync(join(scratch, '.foreman-worktrees', 'hello', 'grace', 'made.txt')), 'nothing ran before the answer');
+  assert.ok(!existsSync(join(dirname(repo.dir), '.foreman-worktrees', 'hello', 'grace', 'made.txt')), 'nothing ran before the answer');
   await workbench.screenshot('5-waiting-not-stale');
 
   // Answer from the dashboard card (the notification and the tree row offer the same Allow).

@@ -10,18 +10,13 @@
 // Screenshots: test-results/review-comments-*.png.
 // Run: node --import tsx --test test/e2e/reviewComments.e2e.ts   (after node scripts/vscode/provision.mjs)
 import assert from 'node:assert/strict';
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Locator } from 'playwright-core';
-import { repoRoot } from '../../scripts/vscode/paths.mjs';
-import { claudeBinary, claudeEnvironment, makeHome } from '../support/agentCli';
 import { pollUntil } from '../support/pollUntil';
-import { type RecordedRequest, type ScriptedModel, startScriptedModel } from '../support/scriptedModel';
-import { agentGroups, killGroups, stringsOf } from './support/agentProcesses';
-import { ensureBuilt, makeTestRepo, type TestRepo } from './support/repo';
-import { launchWorkbench, type Workbench } from './support/workbench';
+import type { RecordedRequest, ScriptedModel } from '../support/scriptedModel';
+import { openRealClaudeWorkbench, type RealClaudeWorkbench } from './support/realClaudeWorkbench';
+import type { TestRepo } from './support/repo';
+import type { Workbench } from './support/workbench';
 
 const greeting = [
   'export function greet(name) {',
@@ -34,8 +29,7 @@ const greeting = [
 const firstComment = 'Use a template literal here.';
 const secondComment = 'Name this loud, not shout.';
 
-let scratch: string;
-let home: string;
+let opened: RealClaudeWorkbench | undefined;
 let model: ScriptedModel;
 let repo: TestRepo;
 let workbench: Workbench;
@@ -44,33 +38,19 @@ const adaRow = () => workbench.treeRow('Workers', 'ada').locator('.label-descrip
 
 before(
   async () => {
-    ensureBuilt();
-    scratch = realpathSync(mkdtempSync(join(tmpdir(), 'foreman-review-e2e-')));
-    home = makeHome('foreman-review-home-');
-    model = await startScriptedModel();
-    const claude = { kind: 'claude', command: claudeBinary, env: stringsOf(claudeEnvironment(model.url, home)) };
-    repo = makeTestRepo(join(scratch, 'hello'), { 'README.md': '# Hello\n' });
-    cli('init');
-    cli('worker', 'add', 'ada', '--agent', 'claude');
-    workbench = await launchWorkbench({
-      folder: repo.dir,
-      extensionPath: repoRoot,
+    opened = await openRealClaudeWorkbench({
       name: 'review-comments',
+      repo: { folder: 'hello', files: { 'README.md': '# Hello\n' } },
       // A resolved thread stays open on screen, so the test can read its state.
       settings: { 'comments.collapseOnResolve': false },
-      machineSettings: { 'foreman.agents': { claude } },
     });
-    await workbench.page.setViewportSize({ width: 1500, height: 1000 });
+    ({ model, repo, workbench } = opened);
   },
   { timeout: 180_000 },
 );
 
 after(async () => {
-  const leftovers = repo ? agentGroups(repo.dir) : [];
-  await workbench?.close();
-  killGroups(leftovers);
-  await model?.close();
-  for (const dir of [scratch, home]) if (dir) rmSync(dir, { recursive: true, force: true });
+  await opened?.close();
 });
 
 /** The text of every user turn in a model request (Anthropic messages). */

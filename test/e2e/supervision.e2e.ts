@@ -14,17 +14,15 @@
 // default retries. Screenshots: test-results/supervision-*.png.
 // Run: node --import tsx --test test/e2e/supervision.e2e.ts   (after node scripts/vscode/provision.mjs)
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { FrameLocator } from 'playwright-core';
-import { repoRoot } from '../../scripts/vscode/paths.mjs';
-import { claudeBinary, claudeEnvironment, makeHome } from '../support/agentCli';
-import { type ScriptedModel, startScriptedModel } from '../support/scriptedModel';
-import { agentGroups, killGroups, stringsOf } from './support/agentProcesses';
-import { ensureBuilt, makeTestRepo, type TestRepo } from './support/repo';
-import { launchWorkbench, type Workbench } from './support/workbench';
+import { pollUntil } from '../support/pollUntil';
+import type { ScriptedModel } from '../support/scriptedModel';
+import { openRealClaudeWorkbench, type RealClaudeWorkbench } from './support/realClaudeWorkbench';
+import type { TestRepo } from './support/repo';
+import type { Workbench } from './support/workbench';
 
 /** Long enough to look at the pause in three places on a loaded machine, short enough to wait out. */
 const pauseMinutes = 0.3;
@@ -32,8 +30,7 @@ const message = 'Please also mention the weather.';
 /** Long enough to open the dialog and type while it runs, on a loaded machine. */
 const sleepCommand = 'sleep 8 && echo sunny > weather.txt';
 
-let scratch: string;
-let home: string;
+let opened: RealClaudeWorkbench | undefined;
 let model: ScriptedModel;
 let repo: TestRepo;
 let workbench: Workbench;
@@ -50,18 +47,9 @@ const status = (): CliStatus => JSON.parse(cli('status', '--json')) as CliStatus
 
 before(
   async () => {
-    ensureBuilt();
-    scratch = realpathSync(mkdtempSync(join(tmpdir(), 'foreman-supervision-e2e-')));
-    home = makeHome('foreman-supervision-home-');
-    model = await startScriptedModel();
-    const claude = { kind: 'claude', command: claudeBinary, env: stringsOf(claudeEnvironment(model.url, home)) };
-    repo = makeTestRepo(join(scratch, 'weather'), { 'README.md': '# Weather\n' });
-    cli('init');
-    cli('worker', 'add', 'ada', '--agent', 'claude');
-    workbench = await launchWorkbench({
-      folder: repo.dir,
-      extensionPath: repoRoot,
+    opened = await openRealClaudeWorkbench({
       name: 'supervision',
+      repo: { folder: 'weather', files: { 'README.md': '# Weather\n' } },
       settings: {
         'foreman.limits.pauseMinutes': pauseMinutes,
         // Not the test's subject until the third test (which lowers it): a slow start on a loaded machine is not a stall.
@@ -69,10 +57,8 @@ before(
         // A STALE worker stays STALE (no retry taking the next steps of the script).
         'foreman.heartbeat.deadSeconds': 600,
       },
-      machineSettings: { 'foreman.agents': { claude } },
     });
-    await workbench.page.setViewportSize({ width: 1500, height: 1000 });
-    dashboard = workbench.page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+    ({ model, repo, workbench, dashboard } = opened);
     await workbench.statusBarItem('foreman.liveness').waitFor({ state: 'visible', timeout: 90_000 });
     await workbench.clickActivityBar('Foreman');
     await workbench.treeRow('Workers', 'ada').waitFor();
@@ -83,11 +69,7 @@ before(
 );
 
 after(async () => {
-  const leftovers = repo ? agentGroups(repo.dir) : [];
-  await workbench?.close();
-  killGroups(leftovers);
-  await model?.close();
-  for (const dir of [scratch, home]) if (dir) rmSync(dir, { recursive: true, force: true });
+  await opened?.close();
 });
 
 test('a usage limit pauses the worker with its countdown everywhere, then it resumes and reaches review', { timeout: 150_000 }, async () => {
@@ -171,9 +153,12 @@ test('a silent agent is STALE with the reason, once the silence bound is lowered
   assert.equal(cy()?.state, 'STALE');
   assert.match(cy()?.lastError ?? '', /^no output from the agent for \d+s/);
   // The crew stops a stalled agent (its work kept); from then on its heartbeat says nothing of why.
-  for (const until = Date.now() + 30_000; /process alive/.test(cy()?.livenessReason ?? '') && Date.now() < until; )
-    await workbench.page.waitForTimeout(500);
-  assert.doesNotMatch(cy()?.livenessReason ?? '', /process alive/, 'the stalled agent was stopped');
+  await pollUntil(() => !/process alive/.test(cy()?.livenessReason ?? ''), {
+    what: 'the crew to stop the stalled agent',
+    timeoutMs: 30_000,
+    intervalMs: 500,
+    detail: () => `its heartbeat still says: ${cy()?.livenessReason ?? ''}`,
+  });
   const why = /no output from the agent for \d+s/;
   await stale.locator('.reason', { hasText: why }).waitFor({ timeout: 10_000 });
   await description('cy').filter({ hasText: /^STALE · Silent · no output from the agent for \d+s/ }).waitFor({ timeout: 10_000 });

@@ -3,8 +3,6 @@
  * test/integration/engine; on a real server, one per process: test/integration/pg). No node:test
  * here: child processes of those tests load it too, and a test hook would print TAP on their stdout.
  */
-import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type CommandInput, type CommandName, parseCommand } from '../../src/core/requests';
 import type { Result } from '../../src/core/result';
@@ -16,17 +14,14 @@ import { defaultEngineSettings, type EngineSettings } from '../../src/engine/set
 import type { StatusSnapshot } from '../../src/engine/statusView';
 import { FileArchiveSink, FileBlobStore, JsonlExportSink } from '../../src/infra/fs';
 import { GitPortAdapter } from '../../src/infra/git/gitPort';
+import { makeGitRepo } from './gitRepo';
 
 /** A repository with one commit on `main`, for the engine's git steps (worktrees, merges). */
 export function initRepository(dir: string): void {
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'pipe' });
-  git('init', '-q', '-b', 'main');
-  git('config', 'user.email', 'engine@test');
-  git('config', 'user.name', 'Engine Test');
-  writeFileSync(join(dir, 'README.md'), '# engine test\n');
-  writeFileSync(join(dir, '.gitignore'), '.foreman/\n');
-  git('add', 'README.md', '.gitignore');
-  git('commit', '-q', '-m', 'initial');
+  makeGitRepo(dir, {
+    files: { 'README.md': '# engine test\n', '.gitignore': '.foreman/\n' },
+    identity: { name: 'Engine Test', email: 'engine@test' },
+  });
 }
 
 /** The owner lease of the owner tests on the test clock: short, so that taking work back takes few steps. */

@@ -1,8 +1,9 @@
 /**
  * A scripted GitHub for the hand-off tests (docs/handoff.md): GitHub is out of reach offline, so
  * this small HTTP server implements only the documented REST endpoints Foreman calls through the
- * real @octokit/rest — create, get, list and update pull requests, a commit's check runs and
- * combined status, and a job's log (a redirect to the text, as GitHub answers). Branches live in a
+ * real @octokit/rest — create, get, list and update pull requests (with `mergeable`, from a real
+ * `git merge-tree`), a pull request's review comments, a commit's check runs and combined status,
+ * and a job's log (a redirect to the text, as GitHub answers). Branches live in a
  * real bare git repository, the clone's `origin`: a pull request's head is whatever was pushed
  * there, and `merge` fast-forwards the base in it, as GitHub's rebase merge does for a stacked
  * branch. Tokens are checked as GitHub does: unknown → 401, known without the `repo` scope → 403.
@@ -29,6 +30,15 @@ export interface ScriptedPull {
   merged: boolean;
 }
 
+/** A review comment a person left on a pull request's diff (GET /repos/{o}/{r}/pulls/{n}/comments). */
+export interface ScriptedReviewComment {
+  readonly path: string;
+  readonly line: number;
+  readonly startLine?: number;
+  readonly body: string;
+  readonly user: string;
+}
+
 export interface ScriptedForgeOptions extends ScriptedServerOptions {
   readonly owner: string;
   readonly repo: string;
@@ -44,6 +54,7 @@ export class ScriptedForge extends ScriptedForgeServer<ScriptedForgeOptions> {
   /** What CI reports for a pull request's head commit; default: nothing. */
   checksFor: (pull: ScriptedPull, sha: string) => readonly ScriptedCheck[] = () => [];
   private readonly logs = new Map<number, string>();
+  private readonly reviewComments: Array<ScriptedReviewComment & { readonly id: number; readonly pull: number }> = [];
   private nextJob = 1000;
 
   static start(options: ScriptedForgeOptions): Promise<ScriptedForge> {
@@ -67,6 +78,12 @@ export class ScriptedForge extends ScriptedForgeServer<ScriptedForgeOptions> {
     const pull = this.pull(number);
     if (!pull) throw new Error(`no pull request #${number}`);
     pull.state = 'closed';
+  }
+
+  /** A person comments on lines of pull request `number`'s diff. */
+  comment(number: number, comment: ScriptedReviewComment): void {
+    if (!this.pull(number)) throw new Error(`no pull request #${number}`);
+    this.reviewComments.push({ ...comment, id: 9000 + this.reviewComments.length, pull: number });
   }
 
   pull(number: number): ScriptedPull | undefined {
@@ -94,6 +111,15 @@ export class ScriptedForge extends ScriptedForgeServer<ScriptedForgeOptions> {
         response,
         200,
         listed.map((pull) => this.json(pull)),
+      );
+    }
+    if ((match = /^\/pulls\/(\d+)\/comments$/.exec(path)) && method === 'GET') {
+      const number = Number(match[1]);
+      if (!this.pull(number)) return send(response, 404, { message: 'Not Found' });
+      return send(
+        response,
+        200,
+        this.reviewComments.filter((comment) => comment.pull === number).map((comment) => this.commentJson(comment)),
       );
     }
     if ((match = /^\/pulls\/(\d+)$/.exec(path))) {
@@ -162,13 +188,33 @@ export class ScriptedForge extends ScriptedForgeServer<ScriptedForgeOptions> {
     });
   }
 
+  private commentJson(comment: ScriptedReviewComment & { readonly id: number; readonly pull: number }): object {
+    const { owner, repo } = this.options;
+    return {
+      id: comment.id,
+      pull_request_review_id: 1,
+      path: comment.path,
+      line: comment.line,
+      start_line: comment.startLine ?? null,
+      original_line: comment.line,
+      original_start_line: comment.startLine ?? null,
+      side: 'RIGHT',
+      body: comment.body,
+      user: { login: comment.user, type: 'User' },
+      html_url: `https://github.example/${owner}/${repo}/pull/${comment.pull}#discussion_r${comment.id}`,
+    };
+  }
+
   private json(pull: ScriptedPull): object {
     const { owner, repo } = this.options;
+    const conflicts = pull.state === 'open' && this.conflicts(pull.head, pull.base);
     return {
       number: pull.number,
       html_url: `https://github.example/${owner}/${repo}/pull/${pull.number}`,
       state: pull.state,
       merged: pull.merged,
+      mergeable: pull.state === 'open' ? !conflicts : null,
+      mergeable_state: pull.state !== 'open' ? 'unknown' : conflicts ? 'dirty' : 'clean',
       title: pull.title,
       body: pull.body,
       head: { ref: pull.head, sha: this.sha(pull.head) ?? '' },

@@ -1,8 +1,8 @@
 /**
  * A scripted GitLab for the hand-off tests (docs/handoff.md): GitLab is out of reach offline, so
  * this small HTTP server implements only the documented REST API v4 endpoints Foreman calls —
- * create, list, get and update merge requests; a merge request's pipelines, a pipeline's jobs and
- * a job's trace — with GitLab's shapes, status codes and error bodies. The project is addressed as
+ * create, list, get and update merge requests (with `has_conflicts`, from a real `git merge-tree`);
+ * a merge request's discussions; a merge request's pipelines, a pipeline's jobs and a job's trace — with GitLab's shapes, status codes and error bodies. The project is addressed as
  * GitLab requires, by its URL-encoded full path (`my-group%2Fsub%2Fapp`). Branches live in a real
  * bare git repository the clone pushes to: a merge request's head is whatever was pushed there, and
  * `merge` fast-forwards the target branch in it. Tokens are checked as GitLab does: unknown → 401,
@@ -30,6 +30,15 @@ export interface ScriptedMergeRequest {
   state: 'opened' | 'closed' | 'merged';
 }
 
+/** A diff note a person left on a merge request's lines (a discussion of GET /merge_requests/:iid/discussions). */
+export interface ScriptedDiffNote {
+  readonly path: string;
+  readonly line: number;
+  readonly startLine?: number;
+  readonly body: string;
+  readonly author: string;
+}
+
 export interface ScriptedGitLabOptions extends ScriptedServerOptions {
   /** The project's full path, e.g. my-group/sub/app. */
   readonly project: string;
@@ -51,6 +60,7 @@ export class ScriptedGitLab extends ScriptedForgeServer<ScriptedGitLabOptions> {
   jobsFor: (request: ScriptedMergeRequest, sha: string) => readonly ScriptedJob[] | undefined = () => undefined;
   private readonly pipelineIds = new Map<string, number>();
   private readonly traces = new Map<number, string>();
+  private readonly discussions: Array<{ readonly iid: number; readonly json: object }> = [];
   private nextJob = 5000;
 
   static start(options: ScriptedGitLabOptions): Promise<ScriptedGitLab> {
@@ -75,6 +85,43 @@ export class ScriptedGitLab extends ScriptedForgeServer<ScriptedGitLabOptions> {
     const request = this.mergeRequest(iid);
     if (!request) throw new Error(`no merge request !${iid}`);
     request.state = 'closed';
+  }
+
+  /** A person comments on lines of `!iid`'s diff: a discussion with one diff note (and GitLab's own system note beside it). */
+  discuss(iid: number, note: ScriptedDiffNote): void {
+    if (!this.mergeRequest(iid)) throw new Error(`no merge request !${iid}`);
+    const id = this.discussions.length + 1;
+    const author = { id: 7, username: note.author, name: note.author };
+    const position = {
+      base_sha: 'b',
+      start_sha: 's',
+      head_sha: 'h',
+      position_type: 'text',
+      old_path: note.path,
+      new_path: note.path,
+      old_line: null,
+      new_line: note.line,
+      line_range:
+        note.startLine === undefined
+          ? null
+          : {
+              start: { line_code: 'x', type: 'new', old_line: null, new_line: note.startLine },
+              end: { line_code: 'y', type: 'new', old_line: null, new_line: note.line },
+            },
+    };
+    const diffNote = {
+      id: 300 + id,
+      type: 'DiffNote',
+      body: note.body,
+      author,
+      system: false,
+      resolvable: true,
+      resolved: false,
+      position,
+    };
+    this.discussions.push({ iid, json: { id: `d${id.toString(16).padStart(8, '0')}`, individual_note: false, notes: [diffNote] } });
+    const system = { id: 600 + id, type: null, body: 'added 1 commit', author, system: true, resolvable: false };
+    this.discussions.push({ iid, json: { id: `s${id.toString(16).padStart(8, '0')}`, individual_note: true, notes: [system] } });
   }
 
   mergeRequest(iid: number): ScriptedMergeRequest | undefined {
@@ -119,6 +166,15 @@ export class ScriptedGitLab extends ScriptedForgeServer<ScriptedGitLabOptions> {
         if (update.state_event === 'close') found.state = 'closed';
       }
       return send(response, 200, this.json(found));
+    }
+    if ((match = /^\/merge_requests\/(\d+)\/discussions$/.exec(path))) {
+      const iid = Number(match[1]);
+      if (!this.mergeRequest(iid)) return send(response, 404, { message: '404 Not found' });
+      return send(
+        response,
+        200,
+        this.discussions.filter((discussion) => discussion.iid === iid).map((discussion) => discussion.json),
+      );
     }
     if ((match = /^\/merge_requests\/(\d+)\/pipelines$/.exec(path))) {
       const found = this.mergeRequest(Number(match[1]));
@@ -191,6 +247,7 @@ export class ScriptedGitLab extends ScriptedForgeServer<ScriptedGitLabOptions> {
   }
 
   private json(request: ScriptedMergeRequest): object {
+    const conflicts = request.state === 'opened' && this.conflicts(request.sourceBranch, request.targetBranch);
     return {
       iid: request.iid,
       id: 7000 + request.iid,
@@ -201,6 +258,9 @@ export class ScriptedGitLab extends ScriptedForgeServer<ScriptedGitLabOptions> {
       source_branch: request.sourceBranch,
       target_branch: request.targetBranch,
       sha: this.sha(request.sourceBranch) ?? null,
+      has_conflicts: conflicts,
+      merge_status: conflicts ? 'cannot_be_merged' : 'can_be_merged',
+      detailed_merge_status: conflicts ? 'conflict' : 'mergeable',
       web_url: this.webUrl(`merge_requests/${request.iid}`),
     };
   }

@@ -1,7 +1,7 @@
 /**
  * The plumbing the scripted forges (scriptedForge.ts, scriptedGitLab.ts) share: a server on a free
  * local port that records every request and answers a handler's failure with a 500, its branches
- * in a real bare repository, JSON and text replies, a request's JSON body, and a token's scopes
+ * in a real bare repository (and whether two conflict), JSON and text replies, a request's JSON body, and a token's scopes
  * from its headers.
  */
 import { execFileSync } from 'node:child_process';
@@ -63,6 +63,21 @@ export abstract class ScriptedForgeServer<O extends ScriptedServerOptions> {
     this.git(['merge-base', '--is-ancestor', base, head]);
     this.git(['update-ref', `refs/heads/${target}`, head, base]);
     return true;
+  }
+
+  /** Whether merging `source` into `target` conflicts (`git merge-tree`, as the forge's mergeability check does). */
+  protected conflicts(source: string, target: string): boolean {
+    const head = this.sha(source);
+    const base = this.sha(target);
+    if (!head || !base) return false;
+    try {
+      this.git(['merge-tree', '--write-tree', '--name-only', base, head]);
+      return false;
+    } catch (error) {
+      // Exit status 1: the merge has conflicts; anything else is a real failure.
+      if ((error as { status?: number }).status === 1) return true;
+      throw error;
+    }
   }
 
   private git(args: readonly string[]): string {

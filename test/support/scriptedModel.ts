@@ -126,7 +126,10 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
       return;
     }
     if (step && 'fail' in step) {
-      const headers = { ...(step.retryAfterSeconds !== undefined ? { 'retry-after': String(step.retryAfterSeconds) } : {}), ...step.headers };
+      const headers = {
+        ...(step.retryAfterSeconds !== undefined ? { 'retry-after': String(step.retryAfterSeconds) } : {}),
+        ...step.headers,
+      };
       sendError(response, api, step.fail, headers);
       return;
     }

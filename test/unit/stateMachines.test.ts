@@ -24,6 +24,7 @@ const legalWorker: Record<string, string> = {
   'APPROVED merge': 'COMPLETED',
   'APPROVED mergeConflict': 'WORKING',
   'APPROVED checkFailed': 'WORKING',
+  'APPROVED reviewComments': 'WORKING',
   'APPROVED pullRequestClosed': 'IN_REVIEW',
   'APPROVED cancel': 'IDLE',
   'COMPLETED recycle': 'IDLE',

@@ -2,6 +2,7 @@ import type { WorkerCard } from '../../src/shared/protocol';
 import { describeUsage, formatUsage, hasUsage } from '../../src/shared/usageText';
 import { heartbeatExpected, shownLiveness, troubleReason } from '../../src/shared/livenessWords';
 import { confinementWords } from '../../src/shared/confinementWords';
+import { pullRequestBadge } from '../../src/shared/pullRequestWords';
 import { bar } from '../bar';
 import type { RenderContext } from '../context';
 import { el } from '../dom';
@@ -71,6 +72,7 @@ function workerCard(ctx: RenderContext, worker: WorkerCard): HTMLElement {
       el('span', { class: 'spacer' }),
       busy ? overlapBadge(worker) : null,
       busy && worker.confinement ? confinementBadge(worker.confinement) : null,
+      worker.pullRequest ? pullRequestLink(worker.pullRequest) : null,
       el('span', { class: 'agent muted', attrs: { title: 'agent profile' } }, worker.agent),
       worker.host ? hostTag(worker.host, worker.hostOwner) : null,
     ),
@@ -153,6 +155,21 @@ function workerCard(ctx: RenderContext, worker: WorkerCard): HTMLElement {
         )
       : null,
     actionBar(ctx, worker.actions, { kind: 'worker', id: worker.id }, { compact: true, subject: worker.id }),
+  );
+}
+
+/** "PR #12 (checks failed)": a link to the task's pull request (VS Code opens an http(s) link outside the webview). */
+function pullRequestLink(pull: NonNullable<WorkerCard['pullRequest']>): HTMLElement {
+  const words = pullRequestBadge(pull);
+  const trouble = pull.checks === 'failure' || pull.conflict !== undefined;
+  return el(
+    'a',
+    {
+      class: `pr-badge${trouble ? ' trouble' : ''}`,
+      attrs: { href: pull.url, title: `${words}: ${pull.url}`, 'aria-label': `${words}, open it` },
+    },
+    icon('merge'),
+    words,
   );
 }
 

@@ -114,6 +114,14 @@ export const workerCommands: readonly CommandSpec[] = [
   },
   {
     kind: 'engine',
+    name: 'send-review',
+    usage: '<task>',
+    summary: "send the line comments people left on a task's pull request, not sent yet, to its agent's session (docs/handoff.md)",
+    positionals: ['task'],
+    build: (input) => draft('send-review', { task: required(input, 'task') }),
+  },
+  {
+    kind: 'engine',
     name: 'cancel',
     usage: '<worker|task>',
     summary: "stop a worker's task (a worker id is looked up first, then a task id)",

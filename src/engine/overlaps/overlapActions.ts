@@ -4,10 +4,11 @@ import { type Result, notFound, ok, refused } from '../../core/result';
 import { TaskStatus } from '../../core/taskMachine';
 import { WorkerState } from '../../core/workerMachine';
 import type { CrewWork } from '../crewWork';
-import { findWorkerHolding } from '../queries';
+import type { Reader } from '../ports';
+import { findWorkerHolding, insertOverlapChoice } from '../queries';
 import type { ResultOf } from '../results';
 import { type TaskRow, findTask } from '../rows';
-import type { OverlapTracker } from './overlapTracker';
+import { readAround } from './overlapStore';
 
 /**
  * What a person can do about two overlapping tasks (docs/overlaps.md): run one after the other,
@@ -16,10 +17,7 @@ import type { OverlapTracker } from './overlapTracker';
  * as the crew's other flows do.
  */
 export class OverlapActions {
-  constructor(
-    private readonly crew: CrewWork,
-    private readonly tracker: OverlapTracker,
-  ) {}
+  constructor(private readonly crew: CrewWork) {}
 
   /** `task` is stopped, what it left is committed on its branch (WIP), and it waits in the queue for `other`. */
   async runAfter(request: RequestOf<'overlap.run-after'>): Promise<Result<ResultOf<'overlap.run-after'>>> {
@@ -53,9 +51,12 @@ export class OverlapActions {
     if (otherRow?.status !== TaskStatus.Done) {
       const pair = this.overlapping(request.args);
       if (!pair.ok) return pair;
-      this.tracker.index.setPlan(task, other, 'rebase-when-merged');
-      this.tracker.announceTasks([task]);
-      return ok({ task, other, plan: 'rebase-when-merged', rebased: null });
+      const planned = this.crew.tx.step(request, (unit) => {
+        insertOverlapChoice(unit.tx, task, other, 'rebase-when-merged', unit.now);
+        unit.events.push({ kind: 'rowsChanged', workers: holderOf(unit.tx, task), tasks: [task] });
+        return ok({ task, other, plan: 'rebase-when-merged' as const, rebased: null });
+      });
+      return planned;
     }
     const rebased = await this.rebase(task, other);
     return rebased.ok ? ok({ task, other, plan: 'rebase-when-merged', rebased: rebased.value }) : rebased;
@@ -65,18 +66,24 @@ export class OverlapActions {
     const pair = this.overlapping(request.args);
     if (!pair.ok) return Promise.resolve(pair);
     const { task, other } = request.args;
-    this.tracker.index.ignore(task, other);
-    this.tracker.announceTasks([task, other]);
-    return Promise.resolve(ok({ task, other, ignored: true as const }));
+    // Kept in both orders: each side reads its own rows.
+    const ignored = this.crew.tx.step(request, (unit) => {
+      insertOverlapChoice(unit.tx, task, other, 'ignored', unit.now);
+      insertOverlapChoice(unit.tx, other, task, 'ignored', unit.now);
+      unit.events.push({ kind: 'rowsChanged', workers: [...holderOf(unit.tx, task), ...holderOf(unit.tx, other)], tasks: [task, other] });
+      return ok({ task, other, ignored: true as const });
+    });
+    return Promise.resolve(ignored);
   }
 
-  /** `other` merged: each task that chose to wait for it is rebased now, and its agent told. */
-  onMerged(other: string): void {
-    for (const task of this.tracker.index.takePlansOn(other)) {
-      void this.rebase(task, other).then((rebased) => {
+  /** `other` merged and `task` chose to wait for it (its plan taken by the tracker): rebased now, and its agent told. */
+  onPlanDue(task: string, other: string): void {
+    this.rebase(task, other).then(
+      (rebased) => {
         if (!rebased.ok) this.crew.settings.log?.(`overlaps: ${rebased.message}`);
-      });
-    }
+      },
+      (error: unknown) => this.crew.settings.log?.(`overlaps: rebasing ${task} after ${other} failed: ${String(error)}`),
+    );
   }
 
   /**
@@ -95,9 +102,12 @@ export class OverlapActions {
       );
     }
     return this.crew.serialized(holder.id, async () => {
+      if (this.crew.isDisposed) return refused('closing', `Foreman is closing: task '${task}' is rebased at its merge instead.`);
       const taskRow = this.crew.tx.read((reader) => findTask(reader, task));
       await this.crew.git.commitLeftovers(work, `WIP: ${taskRow?.title ?? task} (before rebasing onto the merge of ${other})`);
       const rebased = await rebaseOnBase(work);
+      // The owner closed while git ran: the store is gone, and the agent with it.
+      if (this.crew.isDisposed) return refused('closing', `Foreman closed while rebasing task '${task}'; its worktree is as git left it.`);
       const base = this.crew.baseBranch();
       const words = rebased.ok
         ? `Task '${other}' was merged into ${base}, and your branch was rebased onto it (your uncommitted edits were committed first). Re-read the files you share with it before editing them again.`
@@ -115,7 +125,10 @@ export class OverlapActions {
     const [mine, theirs]: readonly (TaskRow | undefined)[] = rows;
     if (!mine) return notFound('task', task);
     if (!theirs) return notFound('task', other);
-    const overlap = this.tracker.index.overlapsOf(task, { includeIgnored: true }).find((found) => found.taskId === other);
+    const overlap = this.crew.tx
+      .read((reader) => readAround(reader, task))
+      .index.overlapsOf(task, { includeIgnored: true })
+      .find((found) => found.taskId === other);
     if (!overlap) {
       return refused(
         'noOverlap',
@@ -124,4 +137,10 @@ export class OverlapActions {
     }
     return ok({ ...overlap, title: mine.title });
   }
+}
+
+/** The worker holding a task, as a list for a `rowsChanged` event. */
+function holderOf(reader: Reader, taskId: string): string[] {
+  const holder = findWorkerHolding(reader, taskId);
+  return holder ? [holder.id] : [];
 }

@@ -1,15 +1,32 @@
-import { type OverlapIndex, type OverlapSubject, type TouchedFile, repoRelative } from '../../core/overlapIndex';
+import { type OverlapSubject, type TouchedFile, repoRelative } from '../../core/overlapIndex';
 import type { TaskOverlap } from '../../core/overlaps';
+import { ok } from '../../core/result';
 import { TaskStatus } from '../../core/taskMachine';
 import { WorkerState } from '../../core/workerMachine';
 import { RunOnceScheduler } from '../async';
 import type { Disposable } from '../events';
 import type { Clock, GitPort } from '../ports';
-import { listWorkers } from '../queries';
-import { findTask, findWorker } from '../rows';
+import {
+  copyTouchedToParent,
+  deleteOverlapChoice,
+  deleteOverlapChoicesOf,
+  deleteStaleOverlapChoices,
+  deleteTaskPathsOf,
+  deleteTouchedOfTask,
+  deleteTouchedOfWorker,
+  deleteUnheldTouched,
+  findOverlapSubject,
+  findWorkerHolding,
+  listDuePlans,
+  listSharers,
+  listTouchedTasksOfWorker,
+  listWorkers,
+  overlapHolderStates,
+} from '../queries';
+import type { WorkerRow } from '../rows';
 import type { Transactor } from '../transactor';
-import type { OverlapForecast } from './overlapForecast';
 import type { EngineEvent } from '../unit';
+import { addTouched, changedPairs, readAround, readAroundAfter, readOverlaps, writeTouched } from './overlapStore';
 
 export interface OverlapTrackerSettings {
   /** How long after an agent's last edit its worktree's diff is read again (edits come in bursts). */
@@ -19,55 +36,77 @@ export interface OverlapTrackerSettings {
 
 export const defaultOverlapSettings: OverlapTrackerSettings = { refreshDelayMs: 400 };
 
-/** Worker states in which the worker's task counts for overlaps: its agent works, or its work waits for review. */
-const holdingStates: ReadonlySet<string> = new Set([
-  WorkerState.Working,
-  WorkerState.InReview,
-  WorkerState.Approved,
-  WorkerState.Stale,
-  WorkerState.Paused,
-]);
+const holdingStates: ReadonlySet<string> = new Set(overlapHolderStates);
+
+/** Statuses after which a task's choices and hints are over (Queued keeps them: a task run after another comes back). */
+const over: ReadonlySet<string> = new Set([TaskStatus.Done, TaskStatus.Cancelled, TaskStatus.Failed, TaskStatus.Idle]);
+
+/** What the tracker needs of the rest of the engine. */
+export interface OverlapTrackerHooks {
+  /** Whether this owner runs the worker's agent and holds its worktree (with several owners: its machine's). */
+  readonly runsHere: (worker: WorkerRow) => boolean;
+  /** A `rebase-when-merged` plan this owner took: its other task merged. */
+  readonly onPlanDue: (taskId: string, otherId: string) => void;
+}
 
 /**
- * Keeps the overlap index (core/overlapIndex.ts) up to date from what the engine commits
+ * Keeps the store's overlap rows (queries/overlaps.ts) up to date from what the engine commits
  * (docs/overlaps.md): an agent's edit, reported with its heartbeat (`touched`), adds the file at
  * once, so a second agent's edit is flagged without waiting for git; the worktree's diff against
  * the base, read a little after the last edit and on submit, then replaces the guess with the
- * files and line ranges git sees. When a task's overlaps change, its worker and task are announced
- * as `rowsChanged`, the event the views already re-read rows on.
+ * files and line ranges git sees. Each change is written as the difference from what the store
+ * had, in a transaction of its own that is not fsync'd (the worktrees can always be read again);
+ * when it changes a task's overlaps, the tasks concerned and their workers are announced as
+ * `rowsChanged`, which views (and, on a shared store, the other owners') read rows again on.
  */
 export class OverlapTracker implements Disposable {
-  /** The worker that holds each tracked task. */
-  private readonly holders = new Map<string, string>();
   private readonly refreshes = new Map<string, RunOnceScheduler>();
   private readonly subscription: Disposable;
   private disposed = false;
-  /** Worktree diffs are read only by a long-running owner (from `refreshHeld`): a one-shot CLI call has no view to feed. */
-  private readingDiffs = false;
+  /** A long-running owner (`refreshHeld`): reads worktree diffs and carries out plans. A one-shot CLI call only records. */
+  private owning = false;
 
   constructor(
     private readonly tx: Transactor,
     private readonly git: GitPort,
-    readonly index: OverlapIndex,
     private readonly clock: Clock,
+    private readonly hooks: OverlapTrackerHooks,
     private readonly settings: OverlapTrackerSettings = defaultOverlapSettings,
-    /** Called with the tasks a commit finished (Done), after the index forgot them: the plans waiting on them. */
-    private readonly onMerged: (taskId: string) => void = () => undefined,
-    private readonly forecast?: OverlapForecast,
   ) {
     this.subscription = tx.onDidCommit((events) => this.onCommit(events));
   }
 
-  /** A task's overlaps as status shows them. */
+  /** A task's overlaps as status shows them, read from the store. */
   overlapsOf(taskId: string | null): readonly TaskOverlap[] {
-    return taskId === null ? [] : this.index.overlapsOf(taskId);
+    return this.tx.read((reader) => readOverlaps(reader)(taskId));
   }
 
-  /** After an owner (re)starts: the worktrees of the workers holding work are read again. */
+  /**
+   * After an owner (re)starts: rows no holding worker stands behind are cleared, the worktrees of
+   * this machine's workers holding work are read again, and plans whose other task merged meanwhile
+   * are carried out.
+   */
   refreshHeld(): void {
-    this.readingDiffs = true;
-    const workers = this.tx.read((reader) => listWorkers(reader).filter((worker) => worker.task_id && holdingStates.has(worker.state)));
+    this.owning = true;
+    this.tx.internal(
+      'overlaps',
+      (unit) => {
+        deleteUnheldTouched(unit.tx);
+        deleteStaleOverlapChoices(unit.tx);
+        return ok(undefined);
+      },
+      { durable: false },
+    );
+    const workers = this.tx.read((reader) =>
+      listWorkers(reader).filter((worker) => worker.task_id && holdingStates.has(worker.state) && this.hooks.runsHere(worker)),
+    );
     for (const { id } of workers) this.scheduleRefresh(id, 0);
+    this.runDuePlans();
+  }
+
+  /** Another owner of a shared store committed a change: a task of theirs may have merged. */
+  noteExternal(): void {
+    if (!this.disposed) this.runDuePlans();
   }
 
   /** Reads the worker's worktree diff now (tests and the action flows wait on it). */
@@ -82,18 +121,13 @@ export class OverlapTracker implements Disposable {
     // The worker may have let go of the task while git ran.
     const now = this.subjectOf(workerId);
     if (now?.taskId !== subject.taskId) return;
-    this.update(now.taskId, () => this.index.set(now, touched.value));
-  }
-
-  /** Drops what is known of a task that no longer runs. */
-  drop(taskId: string): void {
-    if (!this.index.has(taskId)) return;
-    this.update(taskId, () => this.index.remove(taskId));
-    this.holders.delete(taskId);
+    this.record(now, touched.value);
   }
 
   private onCommit(events: readonly EngineEvent[]): void {
     if (this.disposed) return;
+    const ended: EngineEvent[] = [];
+    let merged = false;
     for (const event of events) {
       switch (event.kind) {
         case 'heartbeat':
@@ -103,28 +137,70 @@ export class OverlapTracker implements Disposable {
           // Submitted work is read once more as it is; a worker starting again reads what its branch holds.
           if (event.to === WorkerState.InReview || (event.to === WorkerState.Working && event.from !== WorkerState.Stale))
             this.scheduleRefresh(event.id, 0);
-          if (!holdingStates.has(event.to)) this.dropHeldBy(event.id);
+          if (holdingStates.has(event.from) && !holdingStates.has(event.to)) ended.push(event);
           break;
         case 'task':
-          if (event.to !== TaskStatus.Running) {
-            if (event.to === TaskStatus.Done) this.rememberChainStep(event.id);
-            this.drop(event.id);
-            if (event.to === TaskStatus.Done) this.onMerged(event.id);
-            if (event.to !== TaskStatus.Queued) this.index.forget(event.id);
-          }
+          if (event.from === TaskStatus.Running && event.to !== TaskStatus.Running) ended.push(event);
+          if (event.to === TaskStatus.Done) merged = true;
           break;
         default:
           break;
       }
     }
+    if (ended.length) this.forget(ended, lastStatuses(events));
+    if (merged) this.runDuePlans();
   }
 
-  /** A finished chain step's files are what its next steps are expected to touch. */
-  private rememberChainStep(taskId: string): void {
-    const files = this.index.filesOf(taskId);
-    if (files.length === 0 || !this.forecast) return;
-    const parent = this.tx.read((reader) => findTask(reader, taskId)?.parent_task_id);
-    if (parent) this.forecast.rememberStep(parent, files);
+  /**
+   * Workers that let go of their task and tasks that stopped running: their rows go, a finished
+   * chain step's files first becoming its chain's expected files; a task that is over loses its
+   * choices and hints. The tasks that overlapped them are announced.
+   */
+  private forget(events: readonly EngineEvent[], statuses: ReadonlyMap<string, string>): void {
+    this.tx.internal(
+      'overlaps',
+      (unit) => {
+        const tasks = new Set<string>();
+        const workers = new Set<string>();
+        const noteSharers = (taskId: string) =>
+          listSharers(unit.tx, taskId).forEach((sharer) => (tasks.add(sharer.task_id), workers.add(sharer.worker_id)));
+        // Before any row goes: a merge moves the worker (its rows) before the task.
+        for (const event of events) if (event.kind === 'task' && event.to === TaskStatus.Done) copyTouchedToParent(unit.tx, event.id);
+        for (const event of events) {
+          if (event.kind === 'task') {
+            noteSharers(event.id);
+            deleteTouchedOfTask(unit.tx, event.id);
+            // Where the commit left it: run after another, a task is cancelled and queued again in one step.
+            const status = statuses.get(event.id) ?? event.to;
+            if (over.has(status)) deleteOverlapChoicesOf(unit.tx, event.id);
+            if (status === TaskStatus.Done || status === TaskStatus.Cancelled) deleteTaskPathsOf(unit.tx, event.id);
+          } else if (event.kind === 'worker') {
+            listTouchedTasksOfWorker(unit.tx, event.id).forEach(noteSharers);
+            deleteTouchedOfWorker(unit.tx, event.id);
+          }
+        }
+        if (tasks.size) unit.events.push({ kind: 'rowsChanged', workers: [...workers], tasks: [...tasks] });
+        return ok(undefined);
+      },
+      { durable: false },
+    );
+  }
+
+  /**
+   * Plans whose other task merged: each is taken (deleted, so that one owner carries it out) by the
+   * owner that holds the planning task's worktree, or dropped when no worker holds that task (its
+   * next attempt starts from its branch and is rebased at its merge). Only a long-running owner.
+   */
+  private runDuePlans(): void {
+    if (!this.owning) return;
+    const due = this.tx.read((reader) => listDuePlans(reader).map((plan) => ({ plan, holder: findWorkerHolding(reader, plan.task_id) })));
+    for (const { plan, holder } of due) {
+      if (holder && !this.hooks.runsHere(holder)) continue;
+      const taken = this.tx.internal('overlaps', (unit) => ok(deleteOverlapChoice(unit.tx, plan.task_id, plan.other_id, plan.choice)), {
+        durable: false,
+      });
+      if (taken.ok && taken.value === 1 && holder) this.hooks.onPlanDue(plan.task_id, plan.other_id);
+    }
   }
 
   /** The agent's own word on what it edited: counted at once, then checked against the diff. */
@@ -137,27 +213,59 @@ export class OverlapTracker implements Disposable {
       const relative = worktree ? repoRelative(worktree, path) : undefined;
       if (relative) files.push({ path: relative });
     }
-    if (files.length) this.update(subject.taskId, () => this.index.add(subject, files));
+    if (files.length) {
+      this.tx.internal(
+        'overlaps',
+        (unit) => {
+          const sharers = addTouched(
+            unit.tx,
+            subject,
+            files.map((file) => file.path),
+          );
+          if (sharers.size)
+            unit.events.push({
+              kind: 'rowsChanged',
+              workers: [subject.workerId, ...sharers.values()],
+              tasks: [subject.taskId, ...sharers.keys()],
+            });
+          return ok(undefined);
+        },
+        { durable: false },
+      );
+    }
     this.scheduleRefresh(workerId, this.settings.refreshDelayMs);
   }
 
-  private subjectOf(workerId: string): OverlapSubject | undefined {
-    const found = this.tx.read((reader) => {
-      const worker = findWorker(reader, workerId);
-      if (!worker?.task_id || !holdingStates.has(worker.state)) return undefined;
-      const task = findTask(reader, worker.task_id);
-      return task ? { taskId: task.id, workerId: worker.id, title: task.title } : undefined;
-    });
-    if (found) this.holders.set(found.taskId, workerId);
-    return found;
+  /**
+   * Writes what the worktree's diff says the task touched (the difference from the store's rows) and
+   * announces the tasks whose overlaps that changed: the task itself and those whose pair with it
+   * changed. Only this task's pairs are computed, from its rows and those of the tasks sharing its files.
+   */
+  private record(subject: OverlapSubject & { readonly workerId: string }, files: readonly TouchedFile[]): void {
+    this.tx.internal(
+      'overlaps',
+      (unit) => {
+        const before = readAround(unit.tx, subject.taskId);
+        const written = writeTouched(unit.tx, subject, before, files, 'set');
+        if (!written.changed) return ok(undefined);
+        const after = readAroundAfter(unit.tx, before, subject, written);
+        const others = changedPairs(before.index, after.index, subject.taskId);
+        if (others.length) {
+          const workers = [subject.workerId, ...others.flatMap((other) => after.holders.get(other) ?? before.holders.get(other) ?? [])];
+          unit.events.push({ kind: 'rowsChanged', workers, tasks: [subject.taskId, ...others] });
+        }
+        return ok(undefined);
+      },
+      { durable: false },
+    );
   }
 
-  private dropHeldBy(workerId: string): void {
-    for (const [taskId, holder] of this.holders) if (holder === workerId) this.drop(taskId);
+  private subjectOf(workerId: string): (OverlapSubject & { readonly workerId: string }) | undefined {
+    return this.tx.read((reader) => findOverlapSubject(reader, workerId));
   }
 
   private scheduleRefresh(workerId: string, delayMs: number): void {
-    if (this.disposed || !this.readingDiffs || !this.git.touchedFiles) return;
+    if (this.disposed || !this.owning || !this.git.touchedFiles) return;
     let scheduler = this.refreshes.get(workerId);
     if (!scheduler) {
       scheduler = new RunOnceScheduler(
@@ -175,44 +283,17 @@ export class OverlapTracker implements Disposable {
     scheduler.schedule(delayMs);
   }
 
-  /** A person's choice changed these tasks' overlaps (a plan, an ignored pair): views read them again. */
-  announceTasks(taskIds: readonly string[]): void {
-    this.announce(taskIds);
-  }
-
-  /**
-   * Changes what one task touched and announces the tasks whose overlaps that changed: the task
-   * itself and the others whose pair with it changed (a pair reads the same from both sides but for
-   * its plan, which an edit does not change). Only this task's pairs are computed, not every sharer's.
-   */
-  private update(taskId: string, change: () => void): void {
-    const before = this.pairsOf(taskId);
-    change();
-    const after = this.pairsOf(taskId);
-    const others = [...new Set([...before.keys(), ...after.keys()])].filter((other) => before.get(other) !== after.get(other));
-    if (others.length) this.announce([taskId, ...others]);
-  }
-
-  private pairsOf(taskId: string): Map<string, string> {
-    return new Map(
-      this.index.overlapsOf(taskId).map((overlap) => [overlap.taskId, `${overlap.hunks}\u0000${overlap.files.join('\u0000')}`]),
-    );
-  }
-
-  /** Views read these tasks (and their workers) again: `rowsChanged`, as for rows written outside a transition. */
-  private announce(taskIds: readonly string[]): void {
-    const tasks = [...new Set(taskIds)];
-    const workers = tasks.flatMap((taskId) => {
-      const holder = this.holders.get(taskId);
-      return holder ? [holder] : [];
-    });
-    this.tx.announce([{ kind: 'rowsChanged', workers, tasks }]);
-  }
-
   dispose(): void {
     this.disposed = true;
     this.subscription.dispose();
     for (const scheduler of this.refreshes.values()) scheduler.dispose();
     this.refreshes.clear();
   }
+}
+
+/** Each task's status at the end of a commit's events. */
+function lastStatuses(events: readonly EngineEvent[]): Map<string, string> {
+  const statuses = new Map<string, string>();
+  for (const event of events) if (event.kind === 'task') statuses.set(event.id, event.to);
+  return statuses;
 }

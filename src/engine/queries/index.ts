@@ -31,3 +31,4 @@ export * from './transitions';
 export * from './workers';
 export * from './workerClaim';
 export * from './pullRequests';
+export * from './overlaps';

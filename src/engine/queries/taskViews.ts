@@ -87,6 +87,37 @@ export function listTaskViews(reader: Reader, filter: TaskFilter, order: TaskVie
   );
 }
 
+/** Where a page in queue order ended: `sort_order` never changes once a task is added. */
+export interface QueueKey {
+  readonly sortOrder: number;
+  readonly createdAt: number;
+  readonly id: string;
+}
+
+/**
+ * The next `limit` tasks a filter matches in queue order after `after` (from the start without
+ * it), with their keys: `status --all` reads its tasks in such pages between other requests.
+ */
+export function listTaskViewPage(
+  reader: Reader,
+  filter: TaskFilter,
+  after: QueueKey | undefined,
+  limit: number,
+): Array<TaskViewRow & { sort_order: number; created_at: number }> {
+  const where = whereOf(filter);
+  const conditions = where.sql ? [where.sql.slice('WHERE '.length)] : [];
+  const params = [...where.params];
+  if (after) {
+    conditions.push('sort_order >= ? AND (sort_order > ? OR created_at > ? OR (created_at = ? AND id > ?))');
+    params.push(after.sortOrder, after.sortOrder, after.createdAt, after.createdAt, after.id);
+  }
+  return reader.all(
+    `SELECT ${viewColumns}, sort_order, created_at FROM tasks ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''}
+     ORDER BY sort_order, created_at, id LIMIT ${limit}`,
+    params,
+  );
+}
+
 /** How many tasks a filter matches. */
 export function countTasks(reader: Reader, filter: TaskFilter): number {
   const where = whereOf(filter);

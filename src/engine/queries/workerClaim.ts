@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { branchTemplateParts } from '../../core/branchTemplate';
 import type { WorkerState } from '../../core/workerMachine';
 import type { Tx } from '../ports';
@@ -8,9 +9,11 @@ import { nextRunnableIdSql } from './taskQueue';
  * statement (issue 29). It reads the worker, takes the next runnable task for it if it is IDLE
  * (`FOR UPDATE SKIP LOCKED`, dialect.ts), moves the worker IDLE→ASSIGNED under the same guard as
  * `updateWorkerState`, and writes the task's and the worker's transition rows (in that order, as
- * the three-statement path writes them) and the lease row. The engine then needs one round trip
- * for the claim and one for the commit, where it needed four; and it reads nothing back: the
- * statement answers what the events and the refusals need.
+ * the three-statement path writes them), the lease row, and the two `state_change` messages the
+ * engine broadcasts for those transitions (ARCHITECTURE §7; their events say so, `published`, and
+ * the transactor does not write them again). The engine then needs one round trip for the claim and
+ * one for the commit, where it needed four; and it reads nothing back: the statement answers what
+ * the events and the refusals need.
  *
  * The worker row is read in the statement's snapshot and moved with the row lock (READ COMMITTED
  * re-checks a row another transaction changed meanwhile): a worker that left IDLE between the two
@@ -18,7 +21,8 @@ import { nextRunnableIdSql } from './taskQueue';
  *
  * Parameters, numbered: 1 worker, 2 now, 3 actor, 4 request id, 5 lease end, 6 this owner's host,
  * 7 the lease holder the worker's work hangs on when it is on that host (or none), 8 the task
- * transition's metadata, then the branch template's literals.
+ * transition's metadata, 9 and 10 the ids of the task's and the worker's `state_change` messages,
+ * then the branch template's literals.
  */
 function workerClaimSql(branch: string): string {
   // nextRunnableIdSql's only parameter is the time.
@@ -41,14 +45,20 @@ function workerClaimSql(branch: string): string {
   lease AS (INSERT INTO task_claims (task_id, claimed_by, attempt, claimed_at_ms, lease_until_ms)
     SELECT id, ?1::text, attempt, ?2::bigint, ?5::bigint FROM claimed
     ON CONFLICT (task_id) DO UPDATE SET claimed_by = excluded.claimed_by, attempt = excluded.attempt,
-      claimed_at_ms = excluded.claimed_at_ms, lease_until_ms = excluded.lease_until_ms)
+      claimed_at_ms = excluded.claimed_at_ms, lease_until_ms = excluded.lease_until_ms),
+  notes AS (INSERT INTO messages (id, ts_ms, from_agent, to_agent, type, payload)
+    SELECT ?9::text, ?2::bigint, 'foreman', NULL, 'state_change',
+      '{"entity":"task","id":' || to_json(claimed.id)::text || ',"from":"queued","to":"running","trigger":"claim"}' FROM claimed, moved
+    UNION ALL
+    SELECT ?10::text, ?2::bigint, 'foreman', NULL, 'state_change',
+      '{"entity":"worker","id":' || to_json(?1::text)::text || ',"from":"IDLE","to":"ASSIGNED","trigger":"assign"}' FROM claimed, moved)
   SELECT w.state, claimed.id, claimed.attempt, claimed.branch, (SELECT COUNT(*) FROM moved) AS moved FROM w LEFT JOIN claimed ON TRUE`;
 }
 
 /** The one-statement claim for a worker, compiled once per branch template (the branch is built from the task id inside it). */
 export interface WorkerClaimStatement {
   readonly sql: string;
-  /** The template's literal parts, in the order of their parameters (9 on). */
+  /** The template's literal parts, in the order of their parameters (11 on). */
   readonly literals: readonly string[];
 }
 
@@ -59,7 +69,7 @@ export function compileWorkerClaim(branchTemplate: string): WorkerClaimStatement
       .map((part) => {
         if (!('text' in part)) return part.kind === 'task' ? 'id' : '?1::text';
         literals.push(part.text);
-        return `?${8 + literals.length}::text`;
+        return `?${10 + literals.length}::text`;
       })
       .join(' || ') || "''";
   return { sql: workerClaimSql(branch), literals };
@@ -100,6 +110,8 @@ export function claimForWorker(tx: Tx, statement: WorkerClaimStatement, input: W
       input.ownerHost ?? null,
       input.leaseHolder ?? null,
       JSON.stringify({ workerId: input.workerId }),
+      randomUUID(),
+      randomUUID(),
       ...statement.literals,
     ],
   )[0];

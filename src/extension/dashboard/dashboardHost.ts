@@ -1,4 +1,5 @@
 import type { LivenessSettings } from '../../core/policies';
+import { RunOnceScheduler } from '../../engine/async';
 import { DisposableBase, type Event } from '../../engine/events';
 import { type Clock, systemClock } from '../../engine/ports';
 import type { TaskStatusView, WorkerStatus } from '../../engine/statusView';
@@ -19,7 +20,7 @@ import type { ForemanSession } from '../session';
 import type { ViewsChange } from '../statusModel';
 import { ActivityFeed } from './activityFeed';
 import { actionsForTask, actionsForWorker, folderActions } from './actionPolicy';
-import { Coalescer } from './coalescer';
+import { CardCache } from './cardCache';
 import { type HeartbeatHistory, heartbeatWindowMs } from './heartbeatHistory';
 import { type FolderInfo, buildDashboardSnapshot } from './snapshot';
 
@@ -38,7 +39,10 @@ export interface ActionOutcome {
 
 export interface DashboardHostOptions {
   readonly sessions: () => readonly ForemanSession[];
-  /** Fires (coalesced or not) when a session's state changed, with what changed. */
+  /**
+   * Fires when a session's state changed, with what changed: the one throttle's event
+   * (`ViewsThrottle`, through the registry). The host sends on it at once and does not throttle again.
+   */
   readonly onDidChangeSessions: Event<ViewsChange>;
   readonly heartbeats: HeartbeatHistory;
   /** Posts to the webview; resolves false when the webview was not there to take it. */
@@ -46,18 +50,17 @@ export interface DashboardHostOptions {
   readonly runAction: (action: ResolvedAction) => Promise<ActionOutcome>;
   readonly liveness: () => LivenessSettings;
   readonly log: (line: string) => void;
-  /** Times the coalescing and the activity reads; the system clock unless a test moves it by hand. */
+  /** Times the sends that are not a change (ready, a view, an activity read) and the activity reads; the system clock unless a test moves it by hand. */
   readonly clock?: Clock;
-  /** Snapshots go out at most once per this interval (default 250 ms: four a second). */
-  readonly minIntervalMs?: number;
   readonly activityIntervalMs?: number;
   readonly initialView?: ViewState;
 }
 
 /**
  * The dashboard's host side, free of `vscode` so it runs under plain node in tests and benchmarks:
- * it parses every webview message, answers `ready` with a full snapshot, coalesces changes into at
- * most a few snapshots a second, and checks each action against the current state before running it.
+ * it parses every webview message, answers `ready` with a full snapshot, sends each throttled
+ * change as a delta (rebuilding only the cards the change named), and checks each action against
+ * the current state before running it.
  */
 export class DashboardHost extends DisposableBase {
   private view: ViewState;
@@ -66,7 +69,11 @@ export class DashboardHost extends DisposableBase {
   private revision = 0;
   /** What the webview holds (revision `revision`); undefined until it has a full snapshot. */
   private held: DashboardSnapshot | undefined;
-  private readonly sender: Coalescer;
+  /** Sends that are not a change from the throttle, on the next turn of the clock (a synchronous burst is one send). */
+  private readonly sender: { request(): void };
+  private readonly cards = new CardCache(heartbeatWindowMs);
+  /** The folder the cached cards belong to. */
+  private cardsOf: string | undefined;
   private readonly feeds = new Map<string, ActivityFeed>();
   private readonly clock: Clock;
   private readonly handlers: HandlerMap<WebviewMessage>;
@@ -77,7 +84,8 @@ export class DashboardHost extends DisposableBase {
     super();
     this.clock = options.clock ?? systemClock;
     this.view = options.initialView ?? defaultViewState;
-    this.sender = this._register(new Coalescer(() => void this.sendSnapshot(), options.minIntervalMs ?? 250, this.clock));
+    const soon = this._register(new RunOnceScheduler(() => void this.sendSnapshot(), 0, this.clock));
+    this.sender = { request: () => soon.isScheduled || soon.schedule() };
     this._register(options.onDidChangeSessions((change) => this.changed(change)));
     // Feeds come and go with the selected folder (feedOf); whichever are open go with the host.
     this._register({
@@ -129,9 +137,12 @@ export class DashboardHost extends DisposableBase {
     if (this.isDisposed) return;
     // Another folder's rows changed: nothing shown here moved (the folder list is in `sessionsChanged`).
     const shown = this.selected()?.root;
-    if (!change.sessionsChanged && (shown === undefined || !change.deltas.has(shown))) return;
+    const delta = shown === undefined ? undefined : change.deltas.get(shown);
+    if (delta) this.cards.forget(delta);
+    if (!change.sessionsChanged && !delta) return;
     this.feedOf(this.selected())?.invalidate();
-    if (this.ready && this.visible) this.sender.request();
+    // The change is already throttled (once per interval, every view at the same moment): send it now.
+    if (this.ready && this.visible) void this.sendSnapshot();
   }
 
   private selected(): ForemanSession | undefined {
@@ -167,6 +178,10 @@ export class DashboardHost extends DisposableBase {
     const session = this.selected();
     const folders: FolderInfo[] = sessions.map((s) => ({ root: s.root, name: s.name, ownerNote: s.ownerNote, restricted: s.restricted }));
     const info = folders.find((folder) => folder.root === session?.root);
+    if (this.cardsOf !== session?.root) {
+      this.cards.clear();
+      this.cardsOf = session?.root;
+    }
     return buildDashboardSnapshot({
       now,
       folders,
@@ -181,6 +196,7 @@ export class DashboardHost extends DisposableBase {
               activity: this.feeds.get(session.root)?.data(),
               liveness: this.options.liveness(),
               heartbeatWindowMs,
+              card: (worker, build) => this.cards.card(worker, now, build),
             }
           : undefined,
     });

@@ -18,41 +18,64 @@ export interface DashboardDependencies {
 }
 
 /**
- * The dashboard's editor panel: the webview with its CSP page, wired to a `DashboardHost`. One
- * panel at a time; opening it again reveals it. A restored panel (after a window reload) comes
- * back through `revive` with the view state the webview saved.
+ * The window's dashboard: at most one panel at a time, owned by the extension's composition
+ * (`registerDashboard`) and disposed with it. Opening it again reveals it. A restored panel (after
+ * a window reload) comes back through `revive` with the view state the webview saved.
  */
-export class DashboardPanel implements vscode.Disposable {
-  private static current: DashboardPanel | undefined;
-  private readonly disposables: vscode.Disposable[] = [];
-  private readonly host: DashboardHost;
-  private disposed = false;
+export class Dashboard implements vscode.Disposable {
+  private current: DashboardPanel | undefined;
 
-  static show(deps: DashboardDependencies): DashboardPanel {
-    if (DashboardPanel.current) {
-      DashboardPanel.current.panel.reveal();
-      return DashboardPanel.current;
+  constructor(private readonly deps: DashboardDependencies) {}
+
+  show(): DashboardPanel {
+    if (this.current) {
+      this.current.reveal();
+      return this.current;
     }
     const panel = vscode.window.createWebviewPanel(
       dashboardViewType,
       'Foreman Dashboard',
       vscode.ViewColumn.Active,
-      webviewOptions(deps.extensionUri),
+      webviewOptions(this.deps.extensionUri),
     );
-    return (DashboardPanel.current = new DashboardPanel(panel, deps, undefined));
+    return this.adopt(panel, undefined);
   }
 
-  static revive(panel: vscode.WebviewPanel, state: unknown, deps: DashboardDependencies): DashboardPanel {
-    DashboardPanel.current?.dispose();
+  revive(panel: vscode.WebviewPanel, state: unknown): DashboardPanel {
+    this.current?.dispose();
     const saved = viewStateSchema.safeParse((state as { view?: unknown } | undefined)?.view);
-    if (state !== undefined && !saved.success) deps.log('dashboard: ignoring a saved view state that does not parse');
-    return (DashboardPanel.current = new DashboardPanel(panel, deps, saved.success ? saved.data : undefined));
+    if (state !== undefined && !saved.success) this.deps.log('dashboard: ignoring a saved view state that does not parse');
+    return this.adopt(panel, saved.success ? saved.data : undefined);
   }
 
-  private constructor(
+  /**
+   * Stops listening (the registry goes with the window) but leaves the panel open: closing it here
+   * would stop VS Code from restoring it after a window reload.
+   */
+  dispose(): void {
+    this.current?.detach();
+    this.current = undefined;
+  }
+
+  private adopt(panel: vscode.WebviewPanel, initialView: ViewState | undefined): DashboardPanel {
+    const adopted = new DashboardPanel(panel, this.deps, initialView, () => {
+      if (this.current === adopted) this.current = undefined;
+    });
+    return (this.current = adopted);
+  }
+}
+
+/** One dashboard panel: the webview with its CSP page, wired to a `DashboardHost`. */
+export class DashboardPanel implements vscode.Disposable {
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly host: DashboardHost;
+  private disposed = false;
+
+  constructor(
     private readonly panel: vscode.WebviewPanel,
     deps: DashboardDependencies,
     initialView: ViewState | undefined,
+    private readonly onDidDispose: () => void,
   ) {
     const webview = panel.webview;
     webview.options = { ...webviewOptions(deps.extensionUri) };
@@ -82,11 +105,21 @@ export class DashboardPanel implements vscode.Disposable {
     });
   }
 
-  dispose(): void {
+  reveal(): void {
+    this.panel.reveal();
+  }
+
+  /** Stops the host and the listeners; the panel stays as it is. */
+  detach(): void {
     if (this.disposed) return;
     this.disposed = true;
-    if (DashboardPanel.current === this) DashboardPanel.current = undefined;
+    this.onDidDispose();
     while (this.disposables.length) this.disposables.pop()?.dispose();
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.detach();
     this.panel.dispose();
   }
 }

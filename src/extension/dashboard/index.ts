@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { CommandId } from '../commands/commandIds';
 import { engineSettingsOf, readConfiguration } from '../configuration';
 import type { SessionRegistry } from '../sessionRegistry';
-import { DashboardPanel, dashboardViewType } from './dashboardPanel';
+import { Dashboard, dashboardViewType } from './dashboardPanel';
 import { HeartbeatHistory } from './heartbeatHistory';
 
 export interface DashboardOptions {
@@ -49,18 +49,20 @@ export function registerDashboard(
     log,
   };
   observe();
+  const dashboard = new Dashboard(deps);
   return [
     registry.onDidChange(observe),
     vscode.commands.registerCommand(CommandId.openDashboard, () => {
-      DashboardPanel.show(deps);
+      dashboard.show();
     }),
     vscode.window.registerWebviewPanelSerializer(dashboardViewType, {
       deserializeWebviewPanel: (panel: vscode.WebviewPanel, state: unknown) => {
-        DashboardPanel.revive(panel, state, deps);
+        dashboard.revive(panel, state);
         return Promise.resolve();
       },
     }),
-    // The panel itself is not disposed here: on a window reload that would stop VS Code from restoring it.
+    // Its host goes with the window's composition; the panel stays, so that VS Code restores it after a reload.
+    dashboard,
     { dispose: () => channel?.dispose() },
   ];
 }

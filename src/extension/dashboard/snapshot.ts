@@ -17,6 +17,7 @@ import {
 } from '../../shared/protocol';
 import { heartbeatExpected } from '../../shared/livenessWords';
 import { overlapsOf } from '../../shared/overlapWords';
+import { cardPullRequest } from '../../shared/pullRequestWords';
 import type { ActivityData } from './activityFeed';
 import type { StateSpan } from './heartbeatHistory';
 import { actionsForTask, actionsForWorker } from './actionPolicy';
@@ -42,6 +43,8 @@ export interface SelectedFolder {
   readonly activity: ActivityData | undefined;
   readonly liveness: LivenessSettings;
   readonly heartbeatWindowMs: number;
+  /** The card a commit did not touch, kept from the last build (`CardCache`); by default every card is built. */
+  readonly card?: (worker: WorkerStatus, build: () => WorkerCard) => WorkerCard;
 }
 
 export interface SnapshotInput {
@@ -100,11 +103,11 @@ function buildFolder(selected: SelectedFolder, view: ViewState, now: number): Fo
     return known.length ? known : [{ at: worker.stateChangedAt, expected: heartbeatExpected(worker.state) }];
   };
   const workersPage = clampPage(view.workersPage, status.workers.length, pageSizes.workers);
-  const workerItems = status.workers
-    .slice(workersPage * pageSizes.workers, (workersPage + 1) * pageSizes.workers)
-    .map((worker) =>
-      workerCard(worker, worker.taskId ? taskById.get(worker.taskId) : undefined, selected.heartbeats(worker.id), statesOf(worker), now),
-    );
+  const workerItems = status.workers.slice(workersPage * pageSizes.workers, (workersPage + 1) * pageSizes.workers).map((worker) => {
+    const build = () =>
+      workerCard(worker, worker.taskId ? taskById.get(worker.taskId) : undefined, selected.heartbeats(worker.id), statesOf(worker), now);
+    return selected.card ? selected.card(worker, build) : build();
+  });
 
   const parents = status.tasks.filter((task) => !task.parentId && isParent(task));
   parents.sort((a, b) => (chainOrder[a.status] ?? 9) - (chainOrder[b.status] ?? 9));
@@ -188,6 +191,7 @@ function workerCard(
     needsInput: worker.needsInput,
     usage: worker.usage,
     confinement: worker.confinement,
+    ...cardPullRequest(task?.pullRequest),
     heartbeatsAt: beats.filter((at) => at <= now),
     states: states.slice(-200).map((span) => ({ at: Math.min(span.at, now), expected: span.expected })),
     actions: [...actionsForWorker(worker)],

@@ -9,6 +9,7 @@ import type { SessionRegistry } from '../sessionRegistry';
 import { taskNameWithId, taskTitles } from '../taskNames';
 import { rangeChanged } from './lineChanges';
 import { formatReviewNote, isRepositoryPath, linesOf, quoteComments, readWorktreeFile as readText } from './reviewNote';
+import { openPullRequest, pickReview } from './reviewPick';
 import { type ReviewStore, type ReviewThread, type TaskReview, ThreadStatus, baselineLimit, threadLabel } from './reviewStore';
 
 /** The comment controller's id: package.json's `commentController == …` menus name it. */
@@ -133,7 +134,7 @@ export class ReviewComments implements vscode.Disposable {
    * as one request-changes note: its session resumes with the note on the next attempt.
    */
   async send(thread?: vscode.CommentThread): Promise<void> {
-    const key = thread ? this.placed.get(thread)?.key : await this.pickReview();
+    const key = thread ? this.placed.get(thread)?.key : await pickReview(this.reviews, this.registry);
     const review = key === undefined ? undefined : this.reviews.get(key);
     if (!key || !review) return;
     const session = this.registry.get(review.root);
@@ -143,7 +144,11 @@ export class ReviewComments implements vscode.Disposable {
       return;
     }
     const name = taskNameWithId(taskTitles(session.snapshot()), review.taskId);
-    if (worker.taskId !== review.taskId || worker.state !== WorkerState.InReview) {
+    // With an open pull request, the comments people left there go too (send-review), and the
+    // worker may be waiting on it (APPROVED) as well as in review.
+    const pull = openPullRequest(session.snapshot(), review.taskId);
+    const states: readonly string[] = pull ? [WorkerState.InReview, WorkerState.Approved] : [WorkerState.InReview];
+    if (worker.taskId !== review.taskId || !states.includes(worker.state)) {
       void vscode.window.showErrorMessage(
         vscode.l10n.t(
           'Foreman: a review is sent while the task is in review; {0} is {1}, not reviewing {2}.',
@@ -157,10 +162,11 @@ export class ReviewComments implements vscode.Disposable {
     const open = review.threads.filter((candidate) => candidate.status === ThreadStatus.open);
     const quoted = quoteComments(review.worktree, open);
     const formatted = formatReviewNote(quoted, vscode.l10n);
-    if (!formatted.ok) {
+    if (!formatted.ok && !(pull?.comments && open.length === 0)) {
       void vscode.window.showWarningMessage(vscode.l10n.t('Foreman: {0}', formatted.message));
       return;
     }
+    const note = formatted.ok ? { note: formatted.note } : {};
     // Before the request: the agent may start (and change the files) as soon as it is made.
     const sentAt = Date.now();
     const baselines = { ...review.baselines };
@@ -169,8 +175,13 @@ export class ReviewComments implements vscode.Disposable {
       if (text !== undefined && text.length <= baselineLimit) baselines[file] = text;
       else delete baselines[file];
     }
-    const result = await send(session, { command: 'request-changes', args: { worker: worker.id, note: formatted.note } });
-    if (!result.ok) return;
+    const result = pull
+      ? await send(session, { command: 'send-review', args: { task: review.taskId, ...note } })
+      : formatted.ok
+        ? await send(session, { command: 'request-changes', args: { worker: worker.id, note: formatted.note } })
+        : undefined;
+    if (!result?.ok) return;
+    const pulled = (result.value as { comments?: number } | undefined)?.comments ?? 0;
     const sent = new Map(quoted.map((thread) => [thread.id, thread.code]));
     this.replace(key, {
       ...review,
@@ -185,7 +196,7 @@ export class ReviewComments implements vscode.Disposable {
     void vscode.window.showInformationMessage(
       vscode.l10n.t(
         'Foreman: sent {0} review comment(s) on {1} to {2}. Each thread resolves when the next attempt changes its lines.',
-        open.length,
+        open.length + pulled,
         name,
         worker.id,
       ),
@@ -195,27 +206,6 @@ export class ReviewComments implements vscode.Disposable {
   dispose(): void {
     this.subscription.dispose();
     this.controller.dispose();
-  }
-
-  private async pickReview(): Promise<string | undefined> {
-    const waiting = [...this.reviews.entries()].filter(([, review]) =>
-      review.threads.some((thread) => thread.status === ThreadStatus.open),
-    );
-    if (waiting.length === 0) {
-      void vscode.window.showInformationMessage(
-        vscode.l10n.t('Foreman: no review comments to send. Open Show Changes on a task in review and comment on its lines.'),
-      );
-      return undefined;
-    }
-    if (waiting.length === 1) return waiting[0]?.[0];
-    const items = waiting.map(([key, review]) => {
-      const session = this.registry.get(review.root);
-      const label = session ? taskNameWithId(taskTitles(session.snapshot()), review.taskId) : review.taskId;
-      const count = review.threads.filter((thread) => thread.status === ThreadStatus.open).length;
-      return { label, description: vscode.l10n.t('{0} open comment(s), {1}', count, review.workerId), key };
-    });
-    const picked = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Send Review to Agent: pick a task') });
-    return picked?.key;
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { CommandName, Request, RequestOf } from '../../core/requests';
+import type { CommandName, RequestOf } from '../../core/requests';
 import { type Result, refused } from '../../core/result';
 import { type Disposable, Emitter } from '../../engine/events';
 import type { ResultOf } from '../../engine/results';
@@ -9,7 +9,7 @@ import type { CrewSettingsFile, EngineSettings } from '../../engine/settings';
 import type { ForemanSession } from '../session';
 import { type StatusDelta, StatusModel, addPending, mergeDeltas, noChange, touchedBy } from '../statusModel';
 import { type HandoverDecision, HandoverListener, type HandoverRequest } from './handover';
-import { EndpointServer, type StoreConfig, storeFailure, type TerminalHost, type TokenSource } from '../../host/infraParts';
+import { EndpointServer, type Executor, type StoreConfig, storeFailure, type TerminalHost, type TokenSource } from '../../host/infraParts';
 
 /** Workspace Trust (ARCHITECTURE §9): in Restricted Mode no merge runs. */
 const restrictedMerge = refused(
@@ -101,8 +101,10 @@ export class OwnerSession implements ForemanSession {
     if (!opened.ok) return opened;
     const owner = opened.value;
     const restricted = !options.trusted;
-    const guarded = (request: Request) =>
-      restricted && request.command === 'merge' ? Promise.resolve(restrictedMerge) : owner.engine.executeSavingLater(request);
+    const guarded: Executor = (request, turns) =>
+      restricted && request.command === 'merge'
+        ? Promise.resolve(restrictedMerge)
+        : owner.engine.executeSavingLater(request, () => turns.next());
     try {
       // Group commit: an answer leaves once saved, and requests taken meanwhile share one fsync.
       const endpoint = await EndpointServer.start(owner.foremanDir, guarded, {

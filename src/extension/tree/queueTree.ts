@@ -6,6 +6,7 @@ import type { SessionRegistry } from '../sessionRegistry';
 import type { StatusDelta, ViewsChange } from '../statusModel';
 import { overlapsOf } from '../../shared/overlapWords';
 import { describeWithOverlap, overlapBadge } from './overlapBadge';
+import { describeWithPullRequest, pullRequestLink } from './pullRequestRow';
 import { taskContextValue } from './workerContextValue';
 import { type Grouped, containerOf, groupName, groupTasks, rootKeys, rowText, stageWords } from './queueGrouping';
 
@@ -259,9 +260,11 @@ function taskItem(node: Extract<QueueNode, { kind: 'task' }>, stage: string | un
   if (task.attempt > 0) parts.push(`attempt ${task.attempt}/${task.maxAttempts}`);
   // A running task that overlaps another (issue 33) says so in its row, as its worker's row does.
   const badge = overlapBadge(overlapsOf(task), vscode.l10n);
-  item.description = describeWithOverlap(parts.join(' · '), badge);
+  item.description = describeWithPullRequest(describeWithOverlap(parts.join(' · '), badge), task.pullRequest);
   const tooltip = task.lastError ? `${task.title}\n\nLast error: ${task.lastError}` : task.title;
-  item.tooltip = badge ? new vscode.MarkdownString(`${escapeTitle(tooltip)}\n\n${badge.tooltip}`, true) : tooltip;
+  // A pull request is a link in the tooltip: the row's click stays what it was.
+  const extra = [badge?.tooltip, task.pullRequest ? pullRequestLink(task.pullRequest) : undefined].filter(Boolean);
+  item.tooltip = extra.length ? new vscode.MarkdownString([escapeTitle(tooltip), ...extra].join('\n\n'), true) : tooltip;
   item.iconPath = badge
     ? new vscode.ThemeIcon(badge.icon[0], new vscode.ThemeColor(badge.icon[1]))
     : shownStage

@@ -8,12 +8,14 @@ import type { ViewsChange } from '../statusModel';
 import { type TaskTitles, taskName, taskNameWithId, taskTitles } from '../taskNames';
 import { overlapsOf } from '../../shared/overlapWords';
 import { describeWithOverlap, overlapBadge } from './overlapBadge';
+import { pullRequestBadge } from '../../shared/pullRequestWords';
+import { describeWithPullRequest, openPullRequestCommand, pullRequestOf } from './pullRequestRow';
 import { workerContextValue } from './workerContextValue';
 
 export type WorkerNode =
   | { readonly kind: 'folder'; readonly session: ForemanSession }
   | { readonly kind: 'worker'; readonly session: ForemanSession; worker: WorkerStatus; readonly titles?: TaskTitles }
-  | { readonly kind: 'detail'; readonly label: string; readonly value: string; readonly icon: string };
+  | { readonly kind: 'detail'; readonly label: string; readonly value: string; readonly icon: string; readonly open?: vscode.Command };
 type WorkerRowNode = Extract<WorkerNode, { kind: 'worker' }>;
 /** A row VS Code was given, with the worker and task titles it was drawn from. */
 interface DrawnRow {
@@ -65,6 +67,7 @@ export class WorkersTreeProvider implements vscode.TreeDataProvider<WorkerNode>,
         item.description = node.value;
         item.tooltip = `${node.label}: ${node.value}`;
         item.iconPath = new vscode.ThemeIcon(node.icon);
+        if (node.open) item.command = node.open;
         return item;
       }
     }
@@ -171,7 +174,8 @@ export class WorkersTreeProvider implements vscode.TreeDataProvider<WorkerNode>,
     // state, and its icon in place of the state's (the state is the description's first word), unless
     // the agent waits for a person, which comes first.
     const badge = overlapBadge(overlapsOf(worker), vscode.l10n);
-    item.description = describeWithOverlap(workerDescription(worker, titles), badge);
+    const pull = pullRequestOf(node.session.snapshot(), worker.taskId);
+    item.description = describeWithPullRequest(describeWithOverlap(workerDescription(worker, titles), badge), pull);
     item.iconPath =
       badge && !worker.needsInput ? new vscode.ThemeIcon(badge.icon[0], new vscode.ThemeColor(badge.icon[1])) : workerIcon(worker);
     item.contextValue = workerContextValue(worker, Boolean(node.session.ownerNote));
@@ -226,6 +230,17 @@ function details(session: ForemanSession, worker: WorkerStatus, titles: TaskTitl
   const overlaps = overlapBadge(overlapsOf(worker), vscode.l10n)?.details ?? [];
   const taskRow = rows.findIndex((row) => row.kind === 'detail' && row.icon === 'tasklist');
   rows.splice(taskRow + 1, 0, ...overlaps.map((detail): WorkerNode => ({ kind: 'detail', ...detail })));
+  const pull = pullRequestOf(session.snapshot(), worker.taskId);
+  if (pull) {
+    const open = openPullRequestCommand(pull);
+    rows.splice(taskRow + 1, 0, {
+      kind: 'detail',
+      label: 'Pull request',
+      value: pullRequestBadge(pull),
+      icon: 'git-pull-request',
+      ...(open ? { open } : {}),
+    });
+  }
   if (worker.activity) {
     rows.push({
       kind: 'detail',

@@ -11,14 +11,11 @@ import { z } from 'zod';
 import { modelPricesSchema } from '../../core/modelPrices';
 import { type Result, invalid, ok } from '../../core/result';
 import { describeIssue } from '../../core/zodIssues';
-import { type AgentKind, agentKinds, claudePermissionsSettings } from './kinds/adapter';
+import { type AgentKind, type PromptDelivery, adapters, agentKinds, claudePermissionsSettings, promptDeliveries } from './kinds';
 import { placeholderNames, placeholdersIn } from './placeholders';
 
 export { expandPlaceholders, placeholderNames, type PlaceholderName, type PlaceholderValues } from './placeholders';
-
-/** How the prompt reaches the agent: an argv element (`{prompt}`), its stdin, or a file (`{promptFile}`). */
-export const promptDeliveries = ['argument', 'stdin', 'file'] as const;
-export type PromptDelivery = (typeof promptDeliveries)[number];
+export { promptDeliveries, type PromptDelivery } from './kinds';
 
 /** `process`: launched and supervised by Foreman; `terminal`: run by the extension in a VS Code terminal. */
 export const agentModes = ['process', 'terminal'] as const;
@@ -71,9 +68,6 @@ function inferDelivery(args: readonly string[]): PromptDelivery {
   return 'stdin';
 }
 
-/** How a known kind receives its prompt: the adapter passes it itself. */
-const adapterDelivery: Record<Exclude<AgentKind, 'command'>, PromptDelivery> = { claude: 'argument', codex: 'argument', aider: 'file' };
-
 export const agentProfileSchema = profileFields.transform((fields, context) => {
   // A terminal profile is the argv a person wants to watch, as given: no adapter rewrites it.
   const kind: AgentKind = fields.mode === 'terminal' ? 'command' : fields.kind;
@@ -105,7 +99,7 @@ export const agentProfileSchema = profileFields.transform((fields, context) => {
       });
     }
     if (context.issues.length > 0) return z.NEVER;
-    return { ...fields, kind, command: fields.command ?? kind, prompt: adapterDelivery[kind] };
+    return { ...fields, kind, command: fields.command ?? kind, prompt: adapters[kind].prompt };
   }
   if (fields.command === undefined) {
     context.addIssue({ code: 'custom', path: ['command'], message: 'a "command" profile needs the executable to run' });
@@ -143,12 +137,10 @@ export function demoAgentArgs(): string[] | undefined {
  * Markdown list, say) from being read as an option by the agent's argument parser.
  */
 export function builtinProfiles(): Record<string, AgentProfileInput> {
-  const profiles: Record<string, AgentProfileInput> = {
-    // The adapters (./kinds) build the argv: stream-json and hooks for Claude Code, `exec --json` for Codex.
-    claude: { kind: 'claude', command: 'claude' },
-    codex: { kind: 'codex', command: 'codex' },
-    aider: { kind: 'aider', command: 'aider' },
-  };
+  // One per adapter (./kinds), which builds the argv: stream-json and hooks for Claude Code, `exec --json` for Codex.
+  const profiles: Record<string, AgentProfileInput> = Object.fromEntries(
+    Object.values(adapters).map((adapter) => [adapter.kind, { kind: adapter.kind, command: adapter.command }]),
+  );
   const demo = demoAgentArgs();
   if (demo) {
     // process.execPath is Electron inside VS Code; ELECTRON_RUN_AS_NODE makes it behave as node (plain node ignores it).

@@ -1,5 +1,6 @@
 import type * as net from 'node:net';
 import { ExitCode, exitCodeOf, invalid } from '../../core/result';
+import { SerializedValue } from '../../engine/serializedValue';
 import { LineBuffer } from './lineBuffer';
 import { type EndpointResponse, type EndpointResult, maxLineBytes } from './protocol';
 
@@ -32,6 +33,8 @@ export class EndpointConnection {
   private unsent = 0;
   /** An overlong line was seen: nothing more is read, and the refusal ends the connection. */
   private stoppedReading = false;
+  /** The answers owed so far, in request order: a request that gave way may finish after a later one. */
+  private answersInOrder: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly socket: net.Socket,
@@ -79,19 +82,47 @@ export class EndpointConnection {
               ),
             )
         : () => this.handle(line);
-    void this.submit(work).then((response) => {
+    const answered = this.submit(work);
+    this.answersInOrder = Promise.all([this.answersInOrder, answered]).then(([, response]) => {
       this.running--;
-      if (this.socket.destroyed) return;
-      const text = `${JSON.stringify(response)}\n`;
+      if (this.socket.destroyed) return undefined;
       if (line === undefined) {
-        this.socket.end(text);
-        return;
+        this.socket.end(lineOf(response).join(''));
+        return undefined;
       }
       this.unsent++;
-      this.socket.write(text, () => {
+      return this.write(lineOf(response), () => {
         this.unsent--;
         this.pump();
       });
+    });
+  }
+
+  /**
+   * Hands the parts of one answer to the socket, the next only once it has drained (a listing in
+   * pages is 30 MB: never encoded in one turn); resolves when the last is handed over, so the next
+   * answer cannot come between them. `written` runs once the last is flushed.
+   */
+  private write(parts: readonly string[], written: () => void): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        this.socket.off('close', done);
+        resolve();
+      };
+      // A client gone halfway never drains: the rest is dropped with its socket.
+      this.socket.once('close', done);
+      const from = (start: number): void => {
+        for (let index = start; index < parts.length; index++) {
+          const last = index === parts.length - 1;
+          const more = this.socket.write(parts[index] ?? '', last ? written : undefined);
+          if (last) return done();
+          if (!more) {
+            this.socket.once('drain', () => from(index + 1));
+            return;
+          }
+        }
+      };
+      from(0);
     });
   }
 
@@ -104,6 +135,13 @@ export class EndpointConnection {
     this.waiting.length = 0;
     this.socket.destroy();
   }
+}
+
+/** The line sent for a response, in parts; a value serialized already (in pages) goes as its parts. */
+function lineOf(response: EndpointResponse): readonly string[] {
+  const { result } = response;
+  if (!(result.ok && result.value instanceof SerializedValue)) return [`${JSON.stringify(response)}\n`];
+  return [`{"ok":${response.ok},"exitCode":${response.exitCode},"result":{"ok":true,"value":`, ...result.value.parts, '}}\n'];
 }
 
 /** The response line for a result, with the exit code a CLI should end with. */

@@ -12,8 +12,16 @@ import { type EndpointResponse, endpointRequestSchema } from './protocol';
 import { type SocketLocation, createSocketLocation, removeSocketLocation, removeStalePrivateDir } from './socketLocation';
 import { type FolderIdentity, describeFolder, folderIdentityOf, sameFolder } from '../workspace/folderIdentity';
 
+/**
+ * Lets a long request give way: `next()` resolves once the requests taken since it last ran have
+ * run (each whole), so a big read answered in pages (`status --all`) never holds the others back.
+ */
+export interface Turns {
+  next(): Promise<void>;
+}
+
 /** Runs one parsed request; the engine's `execute` fits, and so does an async front door. */
-export type Executor = (request: Request) => Result<unknown> | Promise<Result<unknown>>;
+export type Executor = (request: Request, turns: Turns) => Result<unknown> | Promise<Result<unknown>>;
 
 export interface EndpointServerOptions {
   /** Problems worth a line in the owner's log (unexpected errors, refused connections). */
@@ -33,11 +41,16 @@ const defaultLimits: ConnectionLimits = { maxInFlight: 16, idleTimeoutMs: 30_000
 /**
  * The owner's local endpoint (ARCHITECTURE §2): a Unix socket only this user can open, and a
  * token only this user can read. Requests run one at a time in arrival order, across all
- * connections, so the engine sees exactly the sequence a single caller would.
+ * connections, so the engine sees exactly the sequence a single caller would; a request that gives
+ * way (`Turns`) goes to the back of the line and resumes after the ones taken meanwhile.
  * The caller must hold the owner lock: starting removes any socket file left at the path.
  */
 export class EndpointServer implements Disposable {
-  private queue: Promise<void> = Promise.resolve();
+  /** A request runs (holds the turn); the others wait in `waiting`, in arrival order. */
+  private busy = false;
+  private readonly waiting: Array<() => void> = [];
+  private idle: Promise<void> = Promise.resolve();
+  private becameIdle: (() => void) | undefined;
   /** Answers taken and run, waiting for their writes to be saved (`whenSaved`). */
   private readonly saving = new Set<Promise<unknown>>();
   private readonly sockets = new Set<net.Socket>();
@@ -123,11 +136,14 @@ export class EndpointServer implements Disposable {
    * runs share the next (group commit).
    */
   private submit(work: () => Promise<EndpointResponse>): Promise<EndpointResponse> {
-    const answered = this.queue.then(work);
-    this.queue = answered.then(
-      () => undefined,
-      () => undefined,
-    );
+    const answered = (async () => {
+      await this.takeTurn();
+      try {
+        return await work();
+      } finally {
+        this.giveTurn();
+      }
+    })();
     const whenSaved = this.whenSaved;
     if (!whenSaved) return answered;
     const saved = answered.then(async (response) => {
@@ -147,6 +163,42 @@ export class EndpointServer implements Disposable {
     return saved;
   }
 
+  /** Requests taken and not yet started (a request that gave way counts while it waits). */
+  get queued(): number {
+    return this.waiting.length;
+  }
+
+  /** Resolves when this caller holds the turn: at once when no request runs, else after those ahead. */
+  private takeTurn(): Promise<void> {
+    if (!this.busy) {
+      this.busy = true;
+      this.idle = new Promise((resolve) => (this.becameIdle = resolve));
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  /** Hands the turn to the next request waiting, or marks the line idle. */
+  private giveTurn(): void {
+    const next = this.waiting.shift();
+    if (next) {
+      next();
+      return;
+    }
+    this.busy = false;
+    this.becameIdle?.();
+  }
+
+  /** For a running request: lets the event loop read what arrived, then the requests waiting run first. */
+  private readonly turns: Turns = {
+    next: async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (this.waiting.length === 0) return;
+      this.giveTurn();
+      await this.takeTurn();
+    },
+  };
+
   private async handle(line: string): Promise<EndpointResponse> {
     let json: unknown;
     try {
@@ -163,7 +215,7 @@ export class EndpointServer implements Disposable {
     const parsed = parseRequest(envelope.data.request);
     if (!parsed.ok) return respondTo(invalid('badRequest', parsed.message));
     try {
-      return respondTo(await this.execute(parsed.request));
+      return respondTo(await this.execute(parsed.request, this.turns));
     } catch (error) {
       const expected = storeFailure(error);
       if (expected) return respondTo(expected);
@@ -210,7 +262,7 @@ export class EndpointServer implements Disposable {
     this.closed = true;
     withdrawAnnouncement(this.foremanDir, process.pid);
     const stopped = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    await this.queue;
+    await this.idle;
     // The answers still waiting for their save go out before the connections close.
     await Promise.allSettled([...this.saving]);
     for (const socket of this.sockets) socket.destroy();

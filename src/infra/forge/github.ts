@@ -5,8 +5,9 @@
  * message says what to do; none ever holds the token.
  */
 import { Octokit } from '@octokit/rest';
+import { z } from 'zod';
 import { type Failure, type Result, ok, refused } from '../../core/result';
-import type { CheckInfo, ForgePort, PullRequestDraft, PullRequestInfo } from '../../engine/forge';
+import type { CheckInfo, ForgePort, PullRequestDraft, PullRequestInfo, ReviewCommentInfo } from '../../engine/forge';
 import type { WorkRef } from '../../engine/ports';
 import { openGit } from '../git/gitClient';
 import { pushFastForward } from '../git/remote';
@@ -30,6 +31,33 @@ interface Client {
   readonly owner: string;
   readonly repo: string;
 }
+
+/** GET /repos/{o}/{r}/pulls/{n}: the fields Foreman reads, checked before use. */
+const pullSchema = z.object({
+  number: z.number().int().positive(),
+  html_url: z.string(),
+  state: z.string(),
+  merged: z.boolean().nullish(),
+  mergeable: z.boolean().nullish(),
+  mergeable_state: z.string().nullish(),
+  base: z.object({ ref: z.string() }),
+  head: z.object({ sha: z.string() }),
+});
+
+/** GET /repos/{o}/{r}/pulls/{n}/comments. */
+const reviewCommentsSchema = z.array(
+  z.object({
+    id: z.number().int(),
+    path: z.string(),
+    line: z.number().int().positive().nullish(),
+    start_line: z.number().int().positive().nullish(),
+    original_line: z.number().int().positive().nullish(),
+    original_start_line: z.number().int().positive().nullish(),
+    body: z.string(),
+    user: z.object({ login: z.string() }).nullish(),
+    html_url: z.string().optional(),
+  }),
+);
 
 /** Conclusions of a completed check run that fail it. */
 const failing = new Set(['failure', 'timed_out', 'cancelled', 'action_required', 'startup_failure']);
@@ -70,8 +98,11 @@ export class GitHubForge implements ForgePort {
   get(number: number): Promise<Result<PullRequestInfo>> {
     return this.call(`reading pull request #${number}`, async ({ octokit, owner, repo }) => {
       const { data } = await octokit.pulls.get({ owner, repo, pull_number: number });
-      const state = data.merged ? 'merged' : data.state === 'closed' ? 'closed' : 'open';
-      return { number: data.number, url: data.html_url, state, base: data.base.ref, headSha: data.head.sha } as const;
+      const pull = pullSchema.parse(data);
+      const state = pull.merged ? 'merged' : pull.state === 'closed' ? 'closed' : 'open';
+      // `mergeable` is null while GitHub still computes it: no conflict known yet.
+      const conflict = state === 'open' && (pull.mergeable === false || pull.mergeable_state === 'dirty');
+      return { number: pull.number, url: pull.html_url, state, base: pull.base.ref, headSha: pull.head.sha, conflict } as const;
     });
   }
 
@@ -105,6 +136,26 @@ export class GitHubForge implements ForgePort {
         });
       }
       return checks;
+    });
+  }
+
+  /** GET /repos/{o}/{r}/pulls/{n}/comments: the review comments on the diff's lines, oldest first. */
+  comments(pull: PullRequestInfo): Promise<Result<ReviewCommentInfo[]>> {
+    return this.call(`reading the review comments of pull request #${pull.number}`, async ({ octokit, owner, repo }) => {
+      const { data } = await octokit.pulls.listReviewComments({ owner, repo, pull_number: pull.number, per_page: 100 });
+      return reviewCommentsSchema.parse(data).map((comment) => {
+        // An outdated comment keeps the line it was written on.
+        const end = comment.line ?? comment.original_line ?? undefined;
+        const start = (end === undefined ? undefined : (comment.start_line ?? comment.original_start_line)) ?? end;
+        return {
+          id: String(comment.id),
+          file: comment.path,
+          ...(start !== undefined && end !== undefined ? { startLine: Math.min(start, end), endLine: end } : {}),
+          body: comment.body,
+          author: comment.user?.login ?? 'someone',
+          ...(comment.html_url ? { url: comment.html_url } : {}),
+        };
+      });
     });
   }
 
@@ -163,6 +214,14 @@ export class GitHubForge implements ForgePort {
 
 /** What GitHub's answer means for a person, by status; the token is never part of it. */
 function refusalOf(error: unknown, what: string, repository: string, apiUrl: string): Failure {
+  if (error instanceof z.ZodError) {
+    const issue = error.issues[0];
+    return refused(
+      'forgeFailed',
+      `GitHub's answer while ${what} on ${repository} is not what its REST API documents (${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'unexpected'}); check forge.apiUrl.`,
+      { repository },
+    );
+  }
   const status = typeof error === 'object' && error !== null && 'status' in error ? Number(error.status) : undefined;
   const said = error instanceof Error ? error.message.split(' - ')[0]?.slice(0, 300) : String(error);
   const headers = (error as { response?: { headers?: Record<string, string | undefined> } } | undefined)?.response?.headers ?? {};

@@ -7,15 +7,17 @@
  */
 import { z } from 'zod';
 import { type Failure, type Result, ok, refused } from '../../core/result';
-import type { CheckInfo, ForgePort, PullRequestDraft, PullRequestInfo, PullRequestState } from '../../engine/forge';
+import type { CheckInfo, ForgePort, PullRequestDraft, PullRequestInfo, PullRequestState, ReviewCommentInfo } from '../../engine/forge';
 import type { WorkRef } from '../../engine/ports';
 import { pushFastForward } from '../git/remote';
 import type { TokenSource } from './credentials';
 import {
   GitLabApi,
   GitLabError,
+  type Discussion,
   type Job,
   type MergeRequest,
+  discussionSchema,
   jobSchema,
   mergeRequestSchema,
   pipelineSchema,
@@ -104,6 +106,15 @@ export class GitLabForge implements ForgePort {
     });
   }
 
+  /** The diff notes of the merge request's discussions (a reply keeps its thread's place); system notes are not people's. */
+  comments(pull: PullRequestInfo): Promise<Result<ReviewCommentInfo[]>> {
+    return this.call(`reading the discussions of merge request !${pull.number}`, async (api) => {
+      const path = `${this.projectId}/merge_requests/${pull.number}/discussions?per_page=100`;
+      const discussions = await api.json('GET', path, z.array(discussionSchema));
+      return discussions.flatMap(diffNotesOf);
+    });
+  }
+
   private async checkOf(api: GitLabApi, job: Job): Promise<CheckInfo> {
     const state = stateOf(job.status, job.allow_failure ?? false);
     const url = job.web_url ? { url: job.web_url } : {};
@@ -128,7 +139,31 @@ export class GitLabForge implements ForgePort {
 
 function infoOf(request: MergeRequest): PullRequestInfo {
   const state: PullRequestState = request.state === 'merged' ? 'merged' : request.state === 'closed' ? 'closed' : 'open';
-  return { number: request.iid, url: request.web_url, state, base: request.target_branch, headSha: request.sha ?? '' };
+  const conflict =
+    state === 'open' &&
+    (request.has_conflicts === true || request.merge_status === 'cannot_be_merged' || request.detailed_merge_status === 'conflict');
+  return { number: request.iid, url: request.web_url, state, base: request.target_branch, headSha: request.sha ?? '', conflict };
+}
+
+/** A discussion's diff notes as line comments: the place is the note's own, else its thread's first note's. */
+function diffNotesOf(discussion: Discussion): ReviewCommentInfo[] {
+  const anchor = discussion.notes.find((note) => note.position)?.position;
+  if (!anchor) return [];
+  return discussion.notes
+    .filter((note) => !note.system && note.body.trim())
+    .map((note) => {
+      const position = note.position ?? anchor;
+      const end = position.new_line ?? position.old_line ?? undefined;
+      const start = (end === undefined ? undefined : position.line_range?.start?.new_line) ?? end;
+      return {
+        id: `${discussion.id}:${note.id}`,
+        file: position.new_path ?? position.old_path ?? '',
+        ...(start !== undefined && end !== undefined ? { startLine: Math.min(start, end), endLine: end } : {}),
+        body: note.body,
+        author: note.author?.username ?? 'someone',
+      };
+    })
+    .filter((comment) => comment.file !== '');
 }
 
 /** A job's (or pipeline's) status as a check: a failure that is allowed to fail does not fail it. */

@@ -16,6 +16,11 @@ export const mergeRequestSchema = z.object({
   target_branch: z.string(),
   /** The head commit of the source branch; null for a moment after creation. */
   sha: z.string().nullish(),
+  /** Whether it conflicts with its target branch. */
+  has_conflicts: z.boolean().optional(),
+  /** `can_be_merged`, `cannot_be_merged`, `checking`…; deprecated by `detailed_merge_status` but still sent. */
+  merge_status: z.string().optional(),
+  detailed_merge_status: z.string().optional(),
 });
 export type MergeRequest = z.infer<typeof mergeRequestSchema>;
 
@@ -37,6 +42,38 @@ export const jobSchema = z.object({
   web_url: z.string().optional(),
 });
 export type Job = z.infer<typeof jobSchema>;
+
+const lineSchema = z.number().int().positive().nullish();
+
+/** A diff note's place: GET /projects/:id/merge_requests/:iid/discussions, `notes[].position`. */
+const positionSchema = z.object({
+  new_path: z.string().nullish(),
+  old_path: z.string().nullish(),
+  new_line: lineSchema,
+  old_line: lineSchema,
+  line_range: z
+    .object({
+      start: z.object({ new_line: lineSchema, old_line: lineSchema }).nullish(),
+      end: z.object({ new_line: lineSchema, old_line: lineSchema }).nullish(),
+    })
+    .nullish(),
+});
+
+/** GET /projects/:id/merge_requests/:iid/discussions: threads of notes; a diff note has a position. */
+export const discussionSchema = z.object({
+  id: z.string(),
+  notes: z.array(
+    z.object({
+      id: z.number().int(),
+      type: z.string().nullish(),
+      body: z.string(),
+      system: z.boolean().optional(),
+      author: z.object({ username: z.string() }).nullish(),
+      position: positionSchema.nullish(),
+    }),
+  ),
+});
+export type Discussion = z.infer<typeof discussionSchema>;
 
 /** How GitLab words an error: `message` (a string, a list or a field map), or OAuth's `error`. */
 const errorSchema = z.object({

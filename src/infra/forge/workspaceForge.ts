@@ -5,7 +5,7 @@
  * git's work; a decision that fails (no remote yet) is tried again at the next use.
  */
 import { type Result, ok, refused } from '../../core/result';
-import type { CheckInfo, ForgeKind, ForgePort, PullRequestDraft, PullRequestInfo } from '../../engine/forge';
+import type { CheckInfo, ForgeKind, ForgePort, PullRequestDraft, PullRequestInfo, ReviewCommentInfo } from '../../engine/forge';
 import type { WorkRef } from '../../engine/ports';
 import { openGit } from '../git/gitClient';
 import type { TokenSource } from './credentials';
@@ -56,6 +56,10 @@ export class WorkspaceForge implements ForgePort {
 
   checks(pull: PullRequestInfo): Promise<Result<CheckInfo[]>> {
     return this.with((forge) => forge.checks(pull));
+  }
+
+  comments(pull: PullRequestInfo): Promise<Result<ReviewCommentInfo[]>> {
+    return this.with((forge) => forge.comments(pull));
   }
 
   private async with<T>(use: (forge: ForgePort) => Promise<Result<T>>): Promise<Result<T>> {

@@ -1,9 +1,11 @@
 /**
  * The worker thread of a synchronous PostgreSQL client (syncClient.ts): one `pg` connection, one
- * request at a time (a statement, or several pipelined), each answer posted and then signalled
- * through shared memory so that the caller, blocked in `Atomics.wait`, wakes and reads it. A lost connection is dropped and opened
- * again for the next statement; the statement that found it lost fails with the reason.
+ * request at a time (a statement, or several pipelined, written to the socket at once), each answer
+ * put in shared memory (or posted, when too long for it) and then signalled, so that the caller,
+ * blocked in `Atomics.wait`, wakes and reads it. A lost connection is dropped and opened again for
+ * the next statement; the statement that found it lost fails with the reason.
  */
+import { serialize } from 'node:v8';
 import { workerData } from 'node:worker_threads';
 import { type Client, type QueryConfig, types } from 'pg';
 import { newPgClient } from './connect';
@@ -16,6 +18,7 @@ types.setTypeParser(types.builtins.NUMERIC, Number);
 
 const start = workerData as PgWorkerStart;
 const signal = new Int32Array(start.signal);
+const replyBytes = new Uint8Array(start.reply);
 // Loaded: the caller's statement timeout starts now (syncClient.ts).
 Atomics.store(signal, 1, 1);
 let client: Client | undefined;
@@ -36,8 +39,19 @@ async function connected(): Promise<Client> {
   return fresh;
 }
 
+/**
+ * An answer the caller's shared buffer holds is read from it: no message, so nothing wakes the
+ * caller's event loop later for it (issue 29: a claim's round trips cost the owner less CPU).
+ */
 function answer(reply: PgReply): void {
-  start.port.postMessage(reply);
+  const bytes = serialize(reply);
+  if (bytes.length <= replyBytes.length) {
+    replyBytes.set(bytes);
+    Atomics.store(signal, 2, bytes.length);
+  } else {
+    start.port.postMessage(reply);
+    Atomics.store(signal, 2, -1);
+  }
   Atomics.store(signal, 0, reply.id);
   Atomics.notify(signal, 0);
 }
@@ -72,8 +86,16 @@ async function handle(request: PgRequest): Promise<void> {
   try {
     const db = await connected();
     connecting = false;
-    // Pipelined: all are written at once and the server answers them in order, each on its own.
-    const sent = request.statements.map((statement) => db.query(queryOf(statement)));
+    // Pipelined: all are written at once (one write to the socket: corked while `pg` queues them) and
+    // the server answers them in order, each on its own.
+    const stream = (db as unknown as { connection: { stream: { cork?: () => void; uncork?: () => void } } }).connection.stream;
+    stream.cork?.();
+    let sent: Array<Promise<{ rows: unknown[]; rowCount: number | null }>>;
+    try {
+      sent = request.statements.map((statement) => db.query(queryOf(statement)));
+    } finally {
+      stream.uncork?.();
+    }
     const settled = await Promise.allSettled(sent);
     const results: PgRows[] = [];
     for (const outcome of settled) {

@@ -8,8 +8,14 @@ export interface PgWorkerStart {
   readonly url: string;
   /** Where the worker answers; the caller receives from it synchronously. */
   readonly port: MessagePort;
-  /** Int32 slot 0: the id of the last request answered, for `Atomics.wait`; slot 1: 1 once the worker has loaded. */
+  /**
+   * Int32 slot 0: the id of the last request answered, for `Atomics.wait`; slot 1: 1 once the worker
+   * has loaded; slot 2: the byte length of that answer in `reply`, or -1 when it was posted on `port`
+   * instead (too long for `reply`).
+   */
   readonly signal: SharedArrayBuffer;
+  /** The answer's bytes (`v8.serialize`d `PgReply`) when they fit: the caller reads them without a message. */
+  readonly reply: SharedArrayBuffer;
   /** Milliseconds to wait for a connection. */
   readonly connectTimeoutMs: number;
   /** TLS from `.foreman/store.json` (tls.ts); the URL's `sslmode` and friends apply as well. */

@@ -3,8 +3,8 @@
  * guarded transaction run to its end on the owner's thread, which is what keeps the single-writer
  * rules simple (ARCHITECTURE §2). The `pg` driver is asynchronous. This client keeps the engine's
  * shape: a worker thread holds the connection, and each statement is posted to it while the calling
- * thread waits in `Atomics.wait` (bounded by `statementTimeoutMs`) and then takes the answer with
- * `receiveMessageOnPort`. A round trip on a local network costs what a statement costs the server,
+ * thread waits in `Atomics.wait` (bounded by `statementTimeoutMs`) and then reads the answer from
+ * shared memory (or, when too long for it, with `receiveMessageOnPort`). A round trip on a local network costs what a statement costs the server,
  * plus ~0.1 ms; the owner's thread is blocked meanwhile, as it is by sql.js's own work today.
  *
  * A server that does not answer in time fails the statement with an error naming the server and what
@@ -13,6 +13,7 @@
  * as with any client that loses its server mid-commit).
  */
 import * as path from 'node:path';
+import { deserialize } from 'node:v8';
 import { MessageChannel, type MessagePort, type Worker, receiveMessageOnPort } from 'node:worker_threads';
 import { startWorker } from '../threads/startWorker';
 import type { PgReply, PgRequest, PgStatement, PgValue, PgWorkerStart } from './protocol';
@@ -91,7 +92,12 @@ interface Connection {
   readonly worker: Worker;
   readonly port: MessagePort;
   readonly signal: Int32Array;
+  /** Where the worker leaves an answer that fits (protocol.ts `PgWorkerStart.reply`). */
+  readonly reply: Uint8Array;
 }
+
+/** Room for an answer in shared memory; a longer one (a large read) comes as a message. */
+const replyCapacity = 256 * 1024;
 
 /** How long a new worker thread may take to load before its first statement's time starts. */
 const workerLoadMs = 60_000;
@@ -114,13 +120,15 @@ export class SyncPgClient {
   }
 
   private connect(): Connection {
-    // Slot 0: the id of the last answer; slot 1: 1 once the worker has loaded (pgWorker.ts).
-    const shared = new SharedArrayBuffer(8);
+    // Slot 0: the id of the last answer; slot 1: 1 once the worker has loaded; slot 2: where the answer is (pgWorker.ts).
+    const shared = new SharedArrayBuffer(12);
+    const reply = new SharedArrayBuffer(replyCapacity);
     const { port1, port2 } = new MessageChannel();
     const start: PgWorkerStart = {
       url: this.url,
       port: port2,
       signal: shared,
+      reply,
       connectTimeoutMs: this.options.connectTimeoutMs ?? 5_000,
       ...(this.options.ssl !== undefined ? { ssl: this.options.ssl } : {}),
     };
@@ -131,7 +139,7 @@ export class SyncPgClient {
     // The process may exit while the connection idles.
     worker.unref();
     port1.unref();
-    return { worker, port: port1, signal: new Int32Array(shared) };
+    return { worker, port: port1, signal: new Int32Array(shared), reply: new Uint8Array(reply) };
   }
 
   /** Runs one statement with `$1`-style parameters and returns its rows. */
@@ -208,12 +216,17 @@ export class SyncPgClient {
   }
 
   private waitFor(id: number): PgReply {
-    const { port, signal } = this.connection;
+    const { port, signal, reply: replyBytes } = this.connection;
     // A new worker's loading is no part of the statement's time: on a machine busy starting several
     // owners at once it alone can take seconds (issue 29). It has its own, longer bound.
     let loaded = Atomics.load(signal, 1) === 1;
     let deadline = Date.now() + (loaded ? this.statementTimeoutMs : workerLoadMs + this.statementTimeoutMs);
     for (;;) {
+      // The answer in shared memory (the worker answers one request at a time, and this is the only one waiting).
+      if (Atomics.load(signal, 0) === id) {
+        const length = Atomics.load(signal, 2);
+        if (length >= 0) return deserialize(replyBytes.subarray(0, length)) as PgReply;
+      }
       const received = receiveMessageOnPort(port);
       if (received) {
         // Only this module's worker posts on the port (pgWorker.ts).

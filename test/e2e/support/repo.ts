@@ -1,9 +1,9 @@
 // What the UI tests set up before a workbench opens: the built extension and git repositories with
 // Foreman initialised through its own CLI.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { repoRoot } from '../../../scripts/vscode/paths.mjs';
+import { makeGitRepo } from '../../support/gitRepo';
 
 /** Builds dist/ for a UI test run on its own; `npm test` built it already and says so (FOREMAN_BUILT=1). */
 export function ensureBuilt(): void {
@@ -20,22 +20,16 @@ export interface TestRepo {
   foreman(...args: string[]): string;
 }
 
-/** A git repository on `main` whose first commit holds `files` (path → text), with an identity of its own. */
-export function makeTestRepo(dir: string, files: Readonly<Record<string, string>>): TestRepo {
-  mkdirSync(dir, { recursive: true });
+/**
+ * A git repository on `main` whose first commit holds `files` (path → text), with an identity of
+ * its own (test/support/gitRepo.ts); `origin`: a bare repository made there, `main` pushed to it.
+ */
+export function makeTestRepo(dir: string, files: Readonly<Record<string, string>>, options: { origin?: string } = {}): TestRepo {
+  makeGitRepo(dir, { files, identity: { name: 'Foreman UI Test', email: 'ui-test@foreman.invalid' }, message: 'Start', ...options });
   const git = (...args: string[]) =>
     execFileSync('git', ['-C', dir, ...args], { stdio: 'pipe' })
       .toString()
       .trim();
-  git('init', '-q', '-b', 'main');
-  git('config', 'user.name', 'Foreman UI Test');
-  git('config', 'user.email', 'ui-test@foreman.invalid');
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, path)), { recursive: true });
-    writeFileSync(join(dir, path), text);
-  }
-  git('add', '-A');
-  git('commit', '-q', '-m', 'Start');
   const foreman = (...args: string[]) =>
     execFileSync(process.execPath, [join(repoRoot, 'dist/cli.js'), ...args, '--dir', dir], { stdio: 'pipe' }).toString();
   return { dir, git, foreman };

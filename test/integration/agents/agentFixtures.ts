@@ -8,14 +8,11 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
+import { isolateGitFromMachine, makeGitRepo } from '../../support/gitRepo';
 import { type AgentProfile, agentProfileSchema, type AgentProfileInput } from '../../../src/infra/agents/profiles';
 
-process.env['GIT_CONFIG_NOSYSTEM'] = '1';
-delete process.env['GIT_CONFIG_GLOBAL'];
-delete process.env['XDG_CONFIG_HOME'];
 const sandbox = realpathSync(mkdtempSync(join(tmpdir(), 'foreman-agents-test-')));
-process.env['HOME'] = join(sandbox, 'home');
-mkdirSync(process.env['HOME']);
+isolateGitFromMachine(sandbox);
 
 after(() => rmSync(sandbox, { recursive: true, force: true }));
 
@@ -81,11 +78,5 @@ export function git(cwd: string, ...args: string[]): string {
 
 /** A repository on `main` with one commit holding `f.txt` = "base". */
 export function makeRepo(): string {
-  const root = join(tempDir('case'), 'repo');
-  mkdirSync(root, { recursive: true });
-  git(root, 'init', '--quiet', '--initial-branch=main');
-  writeFileSync(join(root, 'f.txt'), 'base\n');
-  git(root, 'add', '--all');
-  git(root, 'commit', '--quiet', '-m', 'initial');
-  return root;
+  return makeGitRepo(join(tempDir('case'), 'repo'), { files: { 'f.txt': 'base\n' }, configureIdentity: false });
 }

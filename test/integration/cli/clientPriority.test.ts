@@ -10,6 +10,7 @@ import { closeSync, openSync, readFileSync, readdirSync, readlinkSync } from 'no
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { clientNice } from '../../../src/cli/priority';
+import { pollUntil } from '../../support/pollUntil';
 import { type Server, baseEnv, cliPath, servedRepo, tempFolder } from './harness';
 
 const fullCliPath = join(cliPath, '..', 'cli-local.js');
@@ -33,15 +34,6 @@ function holdsSocket(pid: number): true | undefined {
   }
 }
 
-async function until<T>(what: string, read: () => T | undefined, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('foreman CLI: a call waiting on an owner yields the CPU to it', { timeout: 120_000 }, () => {
   let repo = '';
@@ -72,7 +64,7 @@ describe('foreman CLI: a call waiting on an owner yields the CPU to it', { timeo
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
     try {
       // Once it has connected (the stopped owner's socket takes the connection into its backlog).
-      await until('the call to connect to the owner', () => holdsSocket(child.pid!));
+      await pollUntil(() => holdsSocket(child.pid!), { what: 'the call to connect to the owner', timeoutMs: 15_000, intervalMs: 20 });
       const nice = niceOf(child.pid!);
       assert.ok(nice !== undefined, 'the call is still running');
       process.kill(owner.pid, 'SIGCONT');

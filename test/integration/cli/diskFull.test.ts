@@ -5,10 +5,10 @@
  * tmpfs; skipped, with the reason in the output, where one cannot be mounted.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { makeGitRepo } from '../../support/gitRepo';
 import { type SmallDisk, mountSmallDisk } from '../../support/smallDisk';
 import { foreman, foremanJson, startServe } from './harness';
 
@@ -22,10 +22,7 @@ function repoOn(small: SmallDisk, name: string): string {
   const repo = path.join(small.root, name);
   fs.mkdirSync(repo);
   const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
-  const git = (...args: string[]): void => void execFileSync('git', args, { cwd: repo, env, stdio: 'ignore' });
-  git('init', '--quiet', '-b', 'main');
-  git('-c', 'user.name=Test', '-c', 'user.email=test@example.com', 'commit', '--quiet', '--allow-empty', '-m', 'initial');
-  return repo;
+  return makeGitRepo(repo, { configureIdentity: false, env });
 }
 
 /** Adds tasks until one is refused; returns the titles that were acknowledged and the refusal. */

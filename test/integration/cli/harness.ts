@@ -2,14 +2,15 @@
  * Real processes for the CLI's tests: temp git repositories, `node dist/cli.js …` children (argv
  * arrays, no shell), and a `foreman serve` child that the test stops with SIGTERM.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
+import { makeGitRepo } from '../../support/gitRepo';
 import { type Run, runProcess } from '../../support/runProcess';
+import { builtCli, type Server, startServe as startServeOf } from '../../support/serve';
 
-export const cliPath = join(__dirname, '..', '..', '..', 'dist', 'cli.js');
+export const cliPath = builtCli;
 
 const sandbox = realpathSync(mkdtempSync(join(tmpdir(), 'foreman-cli-')));
 after(() => rmSync(sandbox, { recursive: true, force: true }));
@@ -21,14 +22,9 @@ export const baseEnv = Object.fromEntries(Object.entries(gitEnv).filter(([key]) 
 
 let counter = 0;
 
-/** A repository on `main` with one commit. */
+/** A repository on `main` with one empty commit and no identity of its own. */
 export function makeRepo(): string {
-  const root = join(sandbox, `repo-${++counter}`);
-  mkdirSync(root);
-  const git = (...args: string[]): void => void execFileSync('git', args, { cwd: root, env: gitEnv, stdio: 'ignore' });
-  git('init', '--quiet', '-b', 'main');
-  git('-c', 'user.name=Test', '-c', 'user.email=test@example.com', 'commit', '--quiet', '--allow-empty', '-m', 'initial');
-  return root;
+  return makeGitRepo(join(sandbox, `repo-${++counter}`), { configureIdentity: false, env: gitEnv });
 }
 
 export function tempFolder(): string {
@@ -62,55 +58,11 @@ export async function foremanJson<T = unknown>(repo: string, args: readonly stri
   return JSON.parse(run.stdout) as T;
 }
 
-export interface Server {
-  readonly child: ChildProcess;
-  readonly pid: number;
-  readonly socketPath: string;
-  /** Everything it printed so far. */
-  output(): string;
-  /** SIGTERM, then the exit code. */
-  stop(): Promise<number | null>;
-}
+export type { Server };
 
-/** Starts `foreman serve` and waits for its ready line. */
+/** Starts `foreman serve --no-agents` with the CLI's environment and waits for its ready line. */
 export function startServe(repo: string, options: Pick<RunOptions, 'env'> = {}): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, 'serve', '--no-agents'], {
-      cwd: repo,
-      env: { ...baseEnv, ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    let ready = false;
-    const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
-    const timer = setTimeout(() => reject(new Error(`foreman serve did not get ready: ${output}`)), 20_000);
-    const onData = (chunk: string): void => {
-      output += chunk;
-      const match = /foreman serve: owner of .*, endpoint (.*)\n/.exec(output);
-      if (match && !ready) {
-        ready = true;
-        clearTimeout(timer);
-        resolve({
-          child,
-          pid: child.pid!,
-          socketPath: match[1]!,
-          output: () => output,
-          stop: async () => {
-            if (child.exitCode === null) child.kill('SIGTERM');
-            return exited;
-          },
-        });
-      }
-    };
-    child.stdout.setEncoding('utf8').on('data', onData);
-    child.stderr.setEncoding('utf8').on('data', onData);
-    void exited.then((code) => {
-      if (!ready) {
-        clearTimeout(timer);
-        reject(new Error(`foreman serve exited ${code} before it was ready: ${output}`));
-      }
-    });
-  });
+  return startServeOf(repo, { args: ['--no-agents'], env: { ...baseEnv, ...options.env } });
 }
 
 /** A repository with Foreman initialised, a `foreman serve` owning it, and these workers added through it. */

@@ -6,13 +6,14 @@
  * the spawn and at the moments the lock and the token appear.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { test } from 'node:test';
 import { pollUntil } from '../../support/pollUntil';
-import { cliPath, foreman, makeRepo } from './harness';
+import { spawnServe as spawnServeOf } from '../../support/serve';
+import { foreman, makeRepo } from './harness';
 
 const leftovers = ['owner.lock', 'endpoint.json', 'endpoint.token'];
 
@@ -26,14 +27,9 @@ interface Outcome {
 
 function spawnServe(repo: string): { child: ChildProcess; exited: Promise<Outcome> } {
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('FOREMAN_')));
-  const child = spawn(process.execPath, [cliPath, 'serve'], { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  const exited = new Promise<Outcome>((resolve) =>
-    child.on('close', (code, signal) => resolve({ code, signal, output, ready: /foreman serve: owner of /.test(output) })),
-  );
-  return { child, exited };
+  const serve = spawnServeOf(repo, { env });
+  const exited = serve.exited.then(({ code, signal }) => ({ code, signal, output: serve.output(), ready: serve.isReady() }));
+  return { child: serve.child, exited };
 }
 
 /** Looks (without sleeping between looks) until `file` exists or the child has exited: whether the file appeared. */

@@ -12,33 +12,20 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { test } from 'node:test';
 import { pollUntil } from '../../support/pollUntil';
-import { cliPath, foreman, foremanJson, makeRepo } from './harness';
+import { type ServeProcess, spawnServe as spawnServeOf } from '../../support/serve';
+import { foreman, foremanJson, makeRepo } from './harness';
 
-interface Spawned {
-  readonly child: ChildProcess;
-  output(): string;
-  readonly exited: Promise<number | null>;
-}
-
-function spawnServe(repo: string): Spawned {
+function spawnServe(repo: string): ServeProcess {
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('FOREMAN_')));
-  const child = spawn(process.execPath, [cliPath, 'serve', '--no-agents'], { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  return { child, output: () => output, exited };
+  return spawnServeOf(repo, { args: ['--no-agents'], env });
 }
 
 /** How this file waits on serve: its output is cheap to read, and start-up beside a held lock can take seconds. */
 const serveWait = { timeoutMs: 20_000, intervalMs: 20 };
 
-const isReady = (serve: Spawned): boolean => /foreman serve: owner of /.test(serve.output());
+const isReady = (serve: ServeProcess): boolean => serve.isReady();
 
-async function stopServe(serve: Spawned): Promise<number | null> {
-  if (serve.child.exitCode === null) serve.child.kill('SIGTERM');
-  return serve.exited;
-}
+const stopServe = (serve: ServeProcess): Promise<number | null> => serve.stop();
 
 async function initialised(): Promise<string> {
   const repo = makeRepo();
@@ -106,7 +93,7 @@ test('serve does not wait for a long-running owner: it is refused at once (exit 
   try {
     const started = Date.now();
     const serve = spawnServe(repo);
-    const code = await serve.exited;
+    const { code } = await serve.exited;
     assert.equal(code, 3, serve.output());
     assert.match(serve.output(), /owned by pid \d+ \(serve\)/);
     assert.doesNotMatch(serve.output(), /waiting for/);
@@ -124,7 +111,7 @@ test('SIGTERM while serve waits for the lock stops it at once, cleanly, leaving 
     await pollUntil(() => /waiting for pid/.test(serve.output()), { what: 'the progress line', ...serveWait });
     const started = Date.now();
     serve.child.kill('SIGTERM');
-    assert.equal(await serve.exited, 0, serve.output());
+    assert.equal((await serve.exited).code, 0, serve.output());
     assert.ok(Date.now() - started < 5_000, `took ${Date.now() - started} ms`);
     assert.match(serve.output(), /SIGTERM while waiting for the owner lock: stopped/);
   } finally {

@@ -16,6 +16,8 @@ export interface PullView {
   readonly url: string;
   readonly state: string;
   readonly checks?: { state: string; failed: Array<{ name: string; logTail?: string }> };
+  readonly comments?: number;
+  readonly conflict?: string;
 }
 type TaskWithPull = Status['tasks'][number] & { readonly pullRequest?: PullView };
 
@@ -51,6 +53,8 @@ export interface ForgeUnderTest<F extends ScriptedServer> {
   count(forge: F): number;
   /** From now on, every check CI runs fails as `name` with `log`. */
   failChecks(forge: F, name: string, log: string): void;
+  /** `user` comments on lines `startLine`–`line` of `path` in pull request `number`'s diff. */
+  comment(forge: F, number: number, comment: { path: string; line: number; startLine?: number; body: string; user: string }): void;
 }
 
 export type ForgeCrew<F> = { readonly crew: CrewRepo; readonly forge: F; readonly bare: string };
@@ -95,7 +99,7 @@ export function taskOf(status: Status, id: string): TaskWithPull {
 }
 
 /** Sets up a crew, runs `scenario` with a server it starts, and stops both, whatever happens. */
-async function withCrew<F extends ScriptedServer>(
+export async function withCrew<F extends ScriptedServer>(
   kind: ForgeUnderTest<F>,
   options: ForgeCrewOptions,
   scenario: (crew: ForgeCrew<F>, serve: () => Promise<Server>, stopServer: () => Promise<void>) => Promise<void>,

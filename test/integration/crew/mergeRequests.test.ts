@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ScriptedGitLab } from '../../support/scriptedGitLab';
+import { conflictSent, reviewCommentsSent } from './forgeFeedback';
 import { type ForgeUnderTest, badTokens, closedOnForge, failedCheckAutoFixed, failureSentByHand, stackedChain } from './forgeHandoff';
 
 const project = 'my-group/sub/app';
@@ -38,6 +39,7 @@ const gitLab: ForgeUnderTest<ScriptedGitLab> = {
   failChecks: (gitlab, name, trace) => {
     gitlab.jobsFor = () => [{ name, status: 'failed', trace }];
   },
+  comment: (gitlab, iid, { user, ...note }) => gitlab.discuss(iid, { ...note, author: user }),
 };
 
 test(
@@ -101,4 +103,16 @@ test('a token without the api scope, or a wrong one: a clear message, the branch
     wrong: 'glpat-wrong',
     wrongMessage: /GitLab refused the token .* it is wrong, expired or revoked\. Set GITLAB_TOKEN/,
   }),
+);
+
+test('diff notes left on the merge request reach the agent once each, with the code they are on', { timeout: 120_000 }, () =>
+  reviewCommentsSent(gitLab),
+);
+
+test('a merge request that conflicts with its target is shown, and send-failure sends it to the agent', { timeout: 120_000 }, () =>
+  conflictSent(gitLab, { automatic: false }),
+);
+
+test('a merge request that conflicts with its target is sent to the agent by itself (autoFixChecks)', { timeout: 120_000 }, () =>
+  conflictSent(gitLab, { automatic: true }),
 );

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ScriptedForge } from '../../support/scriptedForge';
+import { conflictSent, reviewCommentsSent } from './forgeFeedback';
 import { type ForgeUnderTest, badTokens, closedOnForge, failedCheckAutoFixed, failureSentByHand, stackedChain } from './forgeHandoff';
 
 const owner = 'octo-org';
@@ -28,6 +29,7 @@ const gitHub: ForgeUnderTest<ScriptedForge> = {
   failChecks: (forge, name, log) => {
     forge.checksFor = () => [{ name, conclusion: 'failure', log }];
   },
+  comment: (forge, number, comment) => forge.comment(number, comment),
 };
 
 test('a chain of two tasks becomes two stacked pull requests; each merged on the forge, both tasks end done', { timeout: 180_000 }, () =>
@@ -63,4 +65,18 @@ test('send-failure sends a failed check to the agent by hand', { timeout: 120_00
 
 test('a token without the repo scope, or a wrong one: a clear message, the branch pushed, the task in review', { timeout: 120_000 }, () =>
   badTokens(gitHub, { weak: weakToken, weakMessage: /lacks the `repo` scope/, wrong: 'ghp_wrong', wrongMessage: /refused the token/ }),
+);
+
+test('review comments left on the pull request reach the agent once each, with the code they are on', { timeout: 120_000 }, () =>
+  reviewCommentsSent(gitHub),
+);
+
+test(
+  'a pull request that conflicts with its base is sent to the agent by itself (autoFixChecks), naming the base',
+  { timeout: 120_000 },
+  () => conflictSent(gitHub, { automatic: true }),
+);
+
+test('a pull request that conflicts with its base is shown, and send-failure sends it to the agent', { timeout: 120_000 }, () =>
+  conflictSent(gitHub, { automatic: false }),
 );

@@ -17,6 +17,7 @@ import { readImageFile } from '../../../src/infra/db/imageFile';
 import { encodeRecord } from '../../../src/infra/db/journalFormat';
 import { StoreReplica } from '../../../src/infra/db/replica';
 import { loadSqlJs } from '../../../src/infra/db/sqlJsModule';
+import { pollUntil } from '../../support/pollUntil';
 import { collectLog, copyOf, insertTask, tempForemanDir } from './helpers';
 
 type Dump = Record<string, unknown[]>;
@@ -63,11 +64,7 @@ function deadlineFor(what: string, ms = 20_000): () => void {
 }
 
 async function until(condition: () => boolean, what: string): Promise<void> {
-  const inTime = deadlineFor(what);
-  while (!condition()) {
-    inTime();
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  await pollUntil(condition, { what, timeoutMs: 20_000, intervalMs: 5 });
 }
 
 /** A replica started at `baseSeq` on a closed store that holds five writes (seqs 1 to 5), and its log. */

@@ -7,13 +7,14 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { after, test } from 'node:test';
 import { readAnnouncement } from '../../../src/infra/endpoint';
+import { makeGitRepo } from '../../support/gitRepo';
 import { runProcess } from '../../support/runProcess';
 import { cliPath, foreman, foremanJson, makeRepo, startServe } from '../cli/harness';
 
@@ -28,11 +29,7 @@ function rssMiB(pid: number): number {
 
 /** A repository outside the harness's sandbox, so a test can choose its path and modes. */
 function repoAt(root: string): string {
-  mkdirSync(root, { recursive: true });
-  const git = (...args: string[]): void => void execFileSync('git', args, { cwd: root, stdio: 'ignore' });
-  git('init', '--quiet', '-b', 'main');
-  git('-c', 'user.name=Test', '-c', 'user.email=test@example.com', 'commit', '--quiet', '--allow-empty', '-m', 'initial');
-  return root;
+  return makeGitRepo(root, { configureIdentity: false });
 }
 
 async function initialised(repo: string): Promise<string> {

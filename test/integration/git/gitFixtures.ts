@@ -8,13 +8,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after } from 'node:test';
 import { simpleGit, type SimpleGit } from 'simple-git';
+import { isolateGitFromMachine, makeGitRepo } from '../../support/gitRepo';
 
-process.env['GIT_CONFIG_NOSYSTEM'] = '1';
-delete process.env['GIT_CONFIG_GLOBAL'];
-delete process.env['XDG_CONFIG_HOME'];
 const sandbox = realpathSync(mkdtempSync(join(tmpdir(), 'foreman-git-test-')));
-process.env['HOME'] = join(sandbox, 'home');
-mkdirSync(process.env['HOME']);
+isolateGitFromMachine(sandbox);
 
 after(() => rmSync(sandbox, { recursive: true, force: true }));
 
@@ -27,22 +24,13 @@ export interface Fixture {
 let counter = 0;
 
 /** A repository with one commit on `main` holding `a.txt` and `b.txt`. */
-export async function makeRepo(options: { identity?: boolean } = {}): Promise<Fixture> {
+export function makeRepo(options: { identity?: boolean } = {}): Promise<Fixture> {
   counter += 1;
-  const root = join(sandbox, `case-${counter}`, 'repo');
-  mkdirSync(root, { recursive: true });
-  const git = simpleGit(root);
-  await git.raw(['init', '--quiet', '--initial-branch=main']);
-  if (options.identity !== false) {
-    await git.raw(['config', 'user.name', 'Test User']);
-    await git.raw(['config', 'user.email', 'test@example.com']);
-  }
-  writeFile(root, 'a.txt', 'alpha\n');
-  writeFile(root, 'b.txt', 'beta\n');
-  const committer = options.identity === false ? simpleGit(root, { config: ['user.name=Setup', 'user.email=setup@example.com'] }) : git;
-  await committer.raw(['add', '--all']);
-  await committer.raw(['commit', '--quiet', '-m', 'initial']);
-  return { root, git };
+  const root = makeGitRepo(join(sandbox, `case-${counter}`, 'repo'), {
+    files: { 'a.txt': 'alpha\n', 'b.txt': 'beta\n' },
+    ...(options.identity === false ? { identity: { name: 'Setup', email: 'setup@example.com' }, configureIdentity: false } : {}),
+  });
+  return Promise.resolve({ root, git: simpleGit(root) });
 }
 
 export function writeFile(folder: string, name: string, content: string): void {

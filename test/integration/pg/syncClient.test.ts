@@ -47,6 +47,19 @@ describe('SyncPgClient', () => {
     assert.deepEqual(rows[1], { body: "it's second", blob: null, n: null });
   });
 
+  it('answers a batch in order, and an answer longer than its shared memory as well as a short one after it', () => {
+    const client = connect();
+    const answers = client.batch([
+      { sql: 'SELECT $1::int AS n', params: [1] },
+      { sql: 'SELECT repeat($1::text, $2::int) AS long', params: ['ab', 300_000] },
+      { sql: 'SELECT $1::bytea AS blob', params: [new Uint8Array([7, 8])] },
+    ]);
+    assert.equal(answers[0]?.rows[0]?.['n'], 1);
+    assert.equal((answers[1]?.rows[0]?.['long'] as string).length, 600_000, 'past the 256 KiB of shared memory: posted instead');
+    assert.deepEqual([...(answers[2]?.rows[0]?.['blob'] as Uint8Array)], [7, 8]);
+    assert.equal(client.query<{ n: number }>('SELECT 2 AS n').rows[0]?.n, 2, 'the next short answer comes through shared memory again');
+  });
+
   it('runs its worker from the bundle in dist/, as a bundled owner starts it', () => {
     const workerScript = path.join(__dirname, '..', '..', '..', 'dist', 'foreman-pg.js');
     const client = connect({ workerScript });

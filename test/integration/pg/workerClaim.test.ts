@@ -2,8 +2,8 @@
  * `foreman claim` on PostgreSQL is one statement (issue 29, src/engine/queries/workerClaim.ts): the
  * worker's read, the task's claim, the worker's guarded move, both transition rows and the lease.
  * Against a real server: it writes the same rows and answers the same refusals as the path of
- * several statements that sql.js runs; it takes two round trips (the claim, the commit) where it
- * took four; the lease holder is set for this machine's workers only; and a worker that leaves IDLE
+ * several statements that sql.js runs (the state_change messages included, written by the claim's
+ * statement); it takes two round trips (the claim, the commit) where it took four; the lease holder is set for this machine's workers only; and a worker that leaves IDLE
  * while the statement waits for its row lock is refused with the task's claim rolled back.
  */
 import assert from 'node:assert/strict';
@@ -132,7 +132,7 @@ describe('foreman claim as one statement on PostgreSQL', () => {
     );
   });
 
-  it('takes two round trips: the claim with its BEGIN, then the commit', async () => {
+  it('takes two round trips: the claim with its BEGIN and its messages, then the commit', async () => {
     const { run } = engineOn(PgStore.open(pgDatabase()));
     await run('worker.add', { id: 'ada' });
     await run('task.add', { id: 'only', title: 'Only' });
@@ -153,6 +153,8 @@ describe('foreman claim as one statement on PostgreSQL', () => {
     assert.equal(trips.length, 2, `round trips: ${JSON.stringify(trips)}`);
     assert.deepEqual(trips[0], ['BEGIN', 'WITH']);
     assert.equal(trips[1]?.at(-1), 'COMMIT');
+    // The state_change messages are the claim statement's own rows: the commit carries no INSERT of them.
+    assert.equal(trips[1]?.includes('INSERT'), false, `the commit's round trip: ${JSON.stringify(trips[1])}`);
   });
 
   it("hangs the work on this owner's lease for its own machine's workers only", async () => {

@@ -58,3 +58,36 @@ test("metrics include the agents' tokens and cost", () => {
   assert.ok(print('metrics', metrics).includes('agent usage: 1k tokens · $0.05 (900 in · 100 out tokens · $0.0500)'));
   assert.ok(print('metrics', { ...metrics, usage: zeroUsage }).includes('agent usage: none reported'));
 });
+
+test('status ends with a line per task in an overlap: the other task, its worker, the files; louder where lines meet', () => {
+  const [first, second] = status.tasks;
+  const shared = { title: 'Other', plan: null } as const;
+  const lines = print('status', {
+    ...status,
+    tasks: [
+      {
+        ...first!,
+        id: 'a',
+        workerId: 'w1',
+        overlaps: [{ ...shared, taskId: 'b', workerId: 'w2', files: ['src/app.ts', 'src/b.ts', 'src/c.ts', 'src/d.ts'], hunks: true }],
+      },
+      {
+        ...second!,
+        id: 'b',
+        workerId: 'w2',
+        overlaps: [{ ...shared, taskId: 'a', workerId: 'w1', files: ['src/app.ts'], hunks: false, plan: 'rebase-when-merged' }],
+      },
+    ],
+  });
+  const at = lines.findIndex((line) => line.startsWith('overlaps ('));
+  assert.ok(at > 0, lines.join('\n'));
+  assert.deepEqual(lines.slice(at + 1, at + 3), [
+    '!! a (w1) changes the same lines as b (w2) in src/app.ts, src/b.ts, src/c.ts and 1 more',
+    '   b (w2) touches the same files as a (w1): src/app.ts; rebase-when-merged',
+  ]);
+  assert.equal(
+    print('status', status).some((line) => line.startsWith('overlaps (')),
+    false,
+    'nothing when nothing overlaps',
+  );
+});

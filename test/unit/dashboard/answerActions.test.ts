@@ -54,7 +54,6 @@ function setup(status = makeStatus({ workers: 10, tasks: 30 })) {
     },
     liveness: () => ({ warnMs: 30_000, staleMs: 100_000, deadMs: 300_000 }),
     log: () => undefined,
-    minIntervalMs: 50,
     activityIntervalMs: 10,
   });
   host.receive({ type: 'ready', protocol: protocolVersion });

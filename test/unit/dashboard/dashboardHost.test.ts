@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DashboardHost, type ResolvedAction } from '../../../src/extension/dashboard/dashboardHost';
 import { HeartbeatHistory } from '../../../src/extension/dashboard/heartbeatHistory';
-import { changesOf } from '../../../src/extension/statusModel';
+import { ViewsThrottle } from '../../../src/extension/viewsThrottle';
 import { applyDashboardDelta } from '../../../src/shared/dashboardDelta';
 import { type DashboardSnapshot, type HostMessage, protocolVersion } from '../../../src/shared/protocol';
 import { FakeSession } from './fakeSession';
@@ -18,9 +18,12 @@ function setup(options: { intervalMs?: number } = {}) {
   const logged: string[] = [];
   const actions: ResolvedAction[] = [];
   const clock = new ManualClock();
+  // The one throttle between the session and the views, as the registry runs it.
+  const throttle = new ViewsThrottle(() => [session], options.intervalMs ?? 50, clock);
+  session.onDidChange(() => throttle.changed());
   const host = new DashboardHost({
     sessions: () => [session],
-    onDidChangeSessions: changesOf(session),
+    onDidChangeSessions: throttle.onDidChange,
     heartbeats: new HeartbeatHistory(),
     post: (message) => {
       posted.push(message);
@@ -32,7 +35,6 @@ function setup(options: { intervalMs?: number } = {}) {
     },
     liveness: () => ({ warnMs: 30_000, staleMs: 100_000, deadMs: 300_000 }),
     log: (line) => logged.push(line),
-    minIntervalMs: options.intervalMs ?? 50,
     activityIntervalMs: 10,
     clock,
   });
@@ -90,24 +92,52 @@ test('invalid messages are dropped and logged, and nothing acts on them', async 
   host.dispose();
 });
 
-test('a burst of 1,000 changes is coalesced into one snapshot, sent when the interval allows', async () => {
-  const { session, host, snapshots, advance } = setup({ intervalMs: 250 });
+test('a burst of 1,000 changes is coalesced into one delta; the next burst waits out the interval', async () => {
+  const { session, host, snapshots, shown, advance } = setup({ intervalMs: 250 });
   host.receive({ type: 'ready', protocol: protocolVersion });
   await advance(0);
   await advance(300);
-  assert.equal(snapshots().length, 2, 'the answer to ready, then one with the activity read, 250 ms later');
-  const before = snapshots().length;
+  assert.equal(snapshots().length, 2, 'the answer to ready, then one with the activity read');
   // Each change moves one worker's progress: a change the dashboard shows.
   const first = session.status.workers[0]!;
-  for (let i = 0; i < 1000; i++) {
-    session.change({ ...session.status, workers: [{ ...first, progress: (i % 100) / 100 }, ...session.status.workers.slice(1)] });
-  }
-  await advance(199);
-  assert.equal(snapshots().length, before, 'nothing before 250 ms since the last snapshot');
+  const burst = (base: number) => {
+    for (let i = 0; i < 1000; i++) {
+      session.change({ ...session.status, workers: [{ ...first, progress: ((base + i) % 100) / 100 }, ...session.status.workers.slice(1)] });
+    }
+  };
+  const before = snapshots().length;
+  burst(0);
+  assert.equal(snapshots().length, before, 'never synchronously');
+  await advance(0);
+  assert.equal(snapshots().length - before, 1, 'the first burst of a quiet period goes out on the next turn of the clock, once');
+  assert.equal(snapshots().at(-1)!.type, 'delta');
+  burst(1);
+  await advance(249);
+  assert.equal(snapshots().length - before, 1, 'nothing before 250 ms since the last change went out');
   await advance(1);
   await advance(600);
-  const sent = snapshots().length - before;
-  assert.equal(sent, 1, `sent ${sent} snapshots for 1,000 changes`);
+  assert.equal(snapshots().length - before, 2, `sent ${snapshots().length - before} messages for two bursts of 1,000 changes`);
+  assert.equal(shown()!.folder!.workers.items[0]!.progress, session.status.workers[0]!.progress, 'the page shows the last change');
+  host.dispose();
+});
+
+test('a change rebuilds only the cards it names; the others are the objects built before', async () => {
+  const { session, host, shown, advance } = setup();
+  // The session's first delta names every row (the views had none yet); it goes out before the page is ready.
+  session.change();
+  await advance(0);
+  host.receive({ type: 'ready', protocol: protocolVersion });
+  await advance(0);
+  await advance(100);
+  const built = host.buildSnapshot().folder!.workers.items;
+  const [first, second] = session.status.workers;
+  session.change({ ...session.status, workers: [{ ...first!, progress: 0.42 }, ...session.status.workers.slice(1)] });
+  await advance(100);
+  const after = host.buildSnapshot().folder!.workers.items;
+  assert.notEqual(after[0], built[0], 'the changed worker is built again');
+  assert.equal(after[0]!.progress, 0.42);
+  assert.equal(after[1], built[1], `${second!.id} is the card built before`);
+  assert.deepEqual(shown()!.folder!.workers.items, after, 'the page holds what a build gives');
   host.dispose();
 });
 

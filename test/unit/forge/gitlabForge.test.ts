@@ -61,12 +61,26 @@ test('a merge request already open for the branch is taken up, not opened twice'
       state: 'open',
       base: 'main',
       headSha: 40,
+      conflict: false,
     },
   );
   const again = await forge().open(draft);
   assert.ok(again.ok, again.ok ? '' : again.message);
   assert.equal(again.value.number, 1);
   assert.equal(gitlab.mergeRequests.length, 1);
+});
+
+test("a merge request's diff notes are its line comments: place, range, author; GitLab's system notes are not", async () => {
+  const pull = await forge().get(1);
+  assert.ok(pull.ok, pull.ok ? '' : pull.message);
+  gitlab.discuss(1, { path: 'src/a.ts', startLine: 2, line: 4, body: 'Why here?', author: 'alice' });
+  const comments = await forge().comments(pull.value);
+  assert.ok(comments.ok, comments.ok ? '' : comments.message);
+  assert.equal(comments.value.length, 1);
+  assert.deepEqual(
+    { ...comments.value[0], id: typeof comments.value[0]?.id },
+    { id: 'string', file: 'src/a.ts', startLine: 2, endLine: 4, body: 'Why here?', author: 'alice' },
+  );
 });
 
 test('a pipeline without jobs is one check, named after the pipeline', async () => {

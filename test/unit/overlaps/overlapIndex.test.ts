@@ -49,12 +49,8 @@ test('add merges an edit into what is known; remove and ignore stop the reports;
   assert.deepEqual(index.overlapsOf('a'), []);
   assert.deepEqual(index.overlapsOf('b'), []);
   assert.equal(index.overlapsOf('a', { includeIgnored: true }).length, 1);
-  assert.deepEqual(index.takePlansOn('a'), ['b']);
-  assert.deepEqual(index.takePlansOn('a'), [], 'a plan is taken once');
   assert.deepEqual(index.remove('a'), ['b']);
   assert.deepEqual(index.overlapsOf('b', { includeIgnored: true }), []);
-  assert.equal(index.touchesAny(['f']), true);
-  assert.equal(index.touchesAny(['f'], 'b'), false, 'a task does not collide with itself');
 });
 
 test('at most 50 shared files are named', () => {

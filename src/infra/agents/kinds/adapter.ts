@@ -13,6 +13,10 @@ import type { AgentLaunch, AgentVerdict } from '../../../engine/ports';
 export const agentKinds = ['claude', 'codex', 'aider', 'command'] as const;
 export type AgentKind = (typeof agentKinds)[number];
 
+/** How the prompt reaches the agent: an argv element (`{prompt}`), its stdin, or a file (`{promptFile}`). */
+export const promptDeliveries = ['argument', 'stdin', 'file'] as const;
+export type PromptDelivery = (typeof promptDeliveries)[number];
+
 /** The per-attempt files an adapter may use (all under `.foreman/logs/<task>/`). */
 export interface RunFiles {
   readonly promptFile: string;
@@ -117,6 +121,13 @@ export interface PermissionPrompts {
 
 export interface AgentAdapter {
   readonly kind: AgentKind;
+  /**
+   * The executable of the built-in profile named after the kind (`foreman.agents.<kind>` overrides
+   * it field by field); profiles.ts reads it from here, so a new kind is declared in its adapter only.
+   */
+  readonly command: string;
+  /** How the adapter passes the prompt itself (a profile of this kind cannot choose). */
+  readonly prompt: PromptDelivery;
   /** Present when the agent takes messages on stdin mid-run; its prompt then goes there too, not in argv. */
   readonly input?: AgentInput;
   /** Whether stdout is a stream of JSON events (kept apart from stderr and parsed live). */

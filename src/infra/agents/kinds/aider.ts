@@ -9,6 +9,8 @@ import { judgeRun } from './verdicts';
 
 export const aiderAdapter: AgentAdapter = {
   kind: 'aider',
+  command: 'aider',
+  prompt: 'file',
   streamsEvents: false,
   hooksReportActivity: false,
   plan(run: AdapterRun, options: AdapterOptions): PlannedArgs {

@@ -52,6 +52,8 @@ const claudeAdvice = {
 
 export const claudeAdapter: AgentAdapter = {
   kind: 'claude',
+  command: 'claude',
+  prompt: 'argument',
   input: claudeInput,
   streamsEvents: true,
   hooksReportActivity: true,

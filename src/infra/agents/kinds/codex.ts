@@ -187,6 +187,8 @@ function lastMessageFile(files: RunFiles): string {
 
 export const codexAdapter: AgentAdapter = {
   kind: 'codex',
+  command: 'codex',
+  prompt: 'argument',
   streamsEvents: true,
   hooksReportActivity: false,
   plan(run: AdapterRun, options: AdapterOptions): PlannedArgs {

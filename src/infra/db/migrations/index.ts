@@ -14,6 +14,7 @@ import { migration0009 } from './0009_paused_workers';
 import { migration0010 } from './0010_session_confinement';
 import { migration0011 } from './0011_plan_first';
 import { migration0012 } from './0012_pull_requests';
+import { migration0013 } from './0013_overlaps';
 
 export interface Migration {
   /** Consecutive from 1; stored in `meta.schema_version` once applied. */
@@ -34,4 +35,5 @@ export const migrations: readonly Migration[] = [
   { version: 10, sql: migration0010 },
   { version: 11, sql: migration0011 },
   { version: 12, sql: migration0012 },
+  { version: 13, sql: migration0013 },
 ];
