@@ -16,36 +16,32 @@
  * Prints one JSON object.
  */
 import './support/vscodeShim';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ok } from '../src/core/result';
 import { RunOnceScheduler } from '../src/engine/async';
-import { crewSettingsOf, defaultEngineSettings } from '../src/engine/settings';
 import { Coalescer } from '../src/extension/dashboard/coalescer';
 import { DashboardHost } from '../src/extension/dashboard/dashboardHost';
 import { HeartbeatHistory, heartbeatWindowMs } from '../src/extension/dashboard/heartbeatHistory';
 import { buildDashboardSnapshot } from '../src/extension/dashboard/snapshot';
 import { SessionRegistry } from '../src/extension/sessionRegistry';
-import { OwnerSession } from '../src/extension/sessions/ownerSession';
 import { SqlJsStore } from '../src/infra/db';
 import { dashboardDelta, isEmptyDelta } from '../src/shared/dashboardDelta';
 import { type DashboardSnapshot, type HostMessage, defaultViewState, protocolVersion } from '../src/shared/protocol';
 import { numberOption } from './support/options';
+import { gitRepository, openOwnerSession, quietLiveness } from './support/ownerSession';
 import { round, tails } from './support/stats';
 
 const samples = numberOption('samples', 40, 6);
 const workerCount = numberOption('workers', 40, 12);
 const taskCount = numberOption('tasks', 2000, 200);
 const streamMs = numberOption('streamMs', 30, 30);
-const quietLiveness = { warnMs: 3_600_000, staleMs: 7_200_000, deadMs: 10_800_000 };
 const workerId = (w: number) => `w${String(w).padStart(3, '0')}`;
 
 async function seed(root: string): Promise<void> {
-  execFileSync('git', ['init', '-q', '-b', 'main', root]);
-  execFileSync('git', ['-C', root, '-c', 'user.name=b', '-c', 'user.email=b@b', 'commit', '-q', '--allow-empty', '-m', 'init']);
+  gitRepository(root);
   const store = await SqlJsStore.open(join(root, '.foreman'));
   const now = Date.now();
   store.write((tx) => {
@@ -78,15 +74,8 @@ async function main(): Promise<void> {
   const root = mkdtempSync(join(os.tmpdir(), 'foreman-dashboard-latency-'));
   try {
     await seed(root);
-    const opened = await OwnerSession.open({
-      root,
-      name: 'bench',
-      trusted: false,
-      settings: { engine: { ...defaultEngineSettings, liveness: quietLiveness }, crew: crewSettingsOf({}) },
-      log: () => undefined,
-    });
-    if (!opened.ok) throw new Error(opened.message);
-    const session = opened.value;
+    // Nobody's liveness moves by itself during the run (no agent beats here): each change is the bench's own.
+    const session = await openOwnerSession(root, { quiet: true });
     const heartbeats = new HeartbeatHistory();
     const registry = new SessionRegistry();
     registry.onDidChange(() => heartbeats.observe(session.root, session.snapshot(), Date.now()));

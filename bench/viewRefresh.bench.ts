@@ -15,7 +15,6 @@
  * Usage: node --import tsx bench/viewRefresh.bench.ts [--workers 200] [--tasks 10000] [--samples 15] [--quick]
  */
 import './support/vscodeShim';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import { join } from 'node:path';
@@ -24,13 +23,12 @@ import { ok } from '../src/core/result';
 import { DashboardHost } from '../src/extension/dashboard/dashboardHost';
 import { HeartbeatHistory } from '../src/extension/dashboard/heartbeatHistory';
 import { SessionRegistry } from '../src/extension/sessionRegistry';
-import { OwnerSession } from '../src/extension/sessions/ownerSession';
 import { QueueTreeProvider } from '../src/extension/tree/queueTree';
 import { WorkersTreeProvider } from '../src/extension/tree/workersTree';
-import { crewSettingsOf, defaultEngineSettings } from '../src/engine/settings';
 import { SqlJsStore } from '../src/infra/db';
 import { protocolVersion } from '../src/shared/protocol';
 import { numberOption } from './support/options';
+import { gitRepository, openOwnerSession, quietLiveness } from './support/ownerSession';
 import { round, tails } from './support/stats';
 
 const workerCount = numberOption('workers', 200, 20);
@@ -38,11 +36,9 @@ const taskCount = numberOption('tasks', 10_000, 500);
 const samples = numberOption('samples', 15, 3);
 /** The views are quiet when nothing was redrawn or posted for this long (the activity feed reads at most once a second). */
 const quietMs = 1_300;
-const quietLiveness = { warnMs: 3_600_000, staleMs: 7_200_000, deadMs: 10_800_000 };
 
 async function seed(root: string): Promise<void> {
-  execFileSync('git', ['init', '-q', '-b', 'main', root]);
-  execFileSync('git', ['-C', root, '-c', 'user.name=b', '-c', 'user.email=b@b', 'commit', '-q', '--allow-empty', '-m', 'init']);
+  gitRepository(root);
   const store = await SqlJsStore.open(join(root, '.foreman'));
   const now = Date.now();
   store.write((tx) => {
@@ -91,16 +87,8 @@ async function main(): Promise<void> {
   const root = mkdtempSync(join(os.tmpdir(), 'foreman-view-bench-'));
   try {
     await seed(root);
-    const opened = await OwnerSession.open({
-      root,
-      name: 'bench',
-      trusted: false,
-      // Nobody's liveness moves by itself during the run (no agent beats here): each window holds only the change it makes.
-      settings: { engine: { ...defaultEngineSettings, liveness: quietLiveness }, crew: crewSettingsOf({}) },
-      log: () => undefined,
-    });
-    if (!opened.ok) throw new Error(opened.message);
-    const session = opened.value;
+    // Nobody's liveness moves by itself during the run (no agent beats here): each change is the bench's own.
+    const session = await openOwnerSession(root, { quiet: true });
     const registry = new SessionRegistry();
     const workersTree = new WorkersTreeProvider(registry);
     const queueTree = new QueueTreeProvider(registry);

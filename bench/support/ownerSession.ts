@@ -14,13 +14,21 @@ import type { ForemanSession } from '../../src/extension/session';
 import { OwnerSession } from '../../src/extension/sessions/ownerSession';
 import { initWorkspace } from '../../src/infra/workspace';
 
+/** Liveness thresholds no bench run reaches: nobody's liveness moves by itself, each change is the bench's own. */
+export const quietLiveness = { warnMs: 3_600_000, staleMs: 7_200_000, deadMs: 10_800_000 };
+
+/** `git init` at `root` with one empty commit on `main`. */
+export function gitRepository(root: string): void {
+  execFileSync('git', ['init', '-q', '-b', 'main', root]);
+  execFileSync('git', ['-C', root, '-c', 'user.name=b', '-c', 'user.email=b@b', 'commit', '-q', '--allow-empty', '-m', 'init']);
+}
+
 /** A git repository with one commit on `main` and Foreman initialised in it; `remove` deletes it. */
 export async function benchRepository(prefix: string): Promise<{ root: string; remove: () => void }> {
   const root = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
   const remove = () => rmSync(root, { recursive: true, force: true });
   try {
-    execFileSync('git', ['init', '-q', '-b', 'main', root]);
-    execFileSync('git', ['-C', root, '-c', 'user.name=b', '-c', 'user.email=b@b', 'commit', '-q', '--allow-empty', '-m', 'init']);
+    gitRepository(root);
     const report = await initWorkspace(root);
     if (!report.ok) throw new Error(`foreman init: ${report.message}`);
     return { root, remove };
@@ -30,13 +38,14 @@ export async function benchRepository(prefix: string): Promise<{ root: string; r
   }
 }
 
-/** The owner session over the workspace at `root`, as an untrusted window opens it. */
-export async function openOwnerSession(root: string): Promise<OwnerSession> {
+/** The owner session over the workspace at `root`, as an untrusted window opens it (`quiet`: with `quietLiveness`). */
+export async function openOwnerSession(root: string, options: { quiet?: boolean } = {}): Promise<OwnerSession> {
+  const engine = options.quiet ? { ...defaultEngineSettings, liveness: quietLiveness } : defaultEngineSettings;
   const opened = await OwnerSession.open({
     root,
     name: 'bench',
     trusted: false,
-    settings: { engine: defaultEngineSettings, crew: crewSettingsOf({}) },
+    settings: { engine, crew: crewSettingsOf({}) },
     log: () => undefined,
   });
   if (!opened.ok) throw new Error(`the owner session did not open: ${opened.message}`);

@@ -96,6 +96,9 @@ export class EndpointConnection {
         this.pump();
       });
     });
+    // An answer that cannot be sent (it failed to encode) must not hold back every later one on
+    // this connection: the client hears the connection end, and the others keep theirs.
+    this.answersInOrder = this.answersInOrder.catch(() => this.socket.destroy());
   }
 
   /**
