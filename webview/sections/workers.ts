@@ -162,15 +162,18 @@ function workerCard(ctx: RenderContext, worker: WorkerCard): HTMLElement {
 function pullRequestLink(pull: NonNullable<WorkerCard['pullRequest']>): HTMLElement {
   const words = pullRequestBadge(pull);
   const trouble = pull.checks === 'failure' || pull.conflict !== undefined;
-  return el(
+  const link = el(
     'a',
     {
       class: `pr-badge${trouble ? ' trouble' : ''}`,
-      attrs: { href: pull.url, title: `${words}: ${pull.url}`, 'aria-label': `${words}, open it` },
+      attrs: { title: `${words}: ${pull.url}`, 'aria-label': `${words}, open it` },
     },
     icon('merge'),
     words,
   );
+  // el() refuses `href` outright (dom.ts); this one is set here, and only to an http(s) address.
+  if (/^https?:\/\//.test(pull.url)) link.setAttribute('href', pull.url);
+  return link;
 }
 
 /** How the agent's run is confined: a quiet lock, or a warning badge when it is unconfined. */

@@ -38,10 +38,14 @@ export const answerActions: readonly ActionName[] = [ActionName.allow, ActionNam
 
 export function actionsForWorker(
   worker: Pick<WorkerStatus, 'state' | 'taskId' | 'needsInput'> & Partial<Pick<WorkerStatus, 'lastTaskFailed'>>,
+  /** Its task's pull request is open: the forge merges it (docs/handoff.md), so Merge is not offered. */
+  pullRequestOpen = false,
 ): readonly ActionName[] {
   const actions = workerActions.get(worker.state) ?? none;
   // A failed worker whose task was already requeued has nothing to retry.
-  const fitting = worker.state === 'FAILED' && !worker.taskId ? actions.filter((action) => action !== ActionName.retry) : actions;
+  const unneeded = (action: ActionName) =>
+    (action === ActionName.retry && worker.state === 'FAILED' && !worker.taskId) || (action === ActionName.merge && pullRequestOpen);
+  const fitting = actions.some(unneeded) ? actions.filter((action) => !unneeded(action)) : actions;
   // A free worker next to its failed manual task: Retry, first, reruns that task on it.
   const rerun = worker.lastTaskFailed && workerFits('retryLastTask', worker.state) && !fitting.includes(ActionName.retry);
   const offered = rerun ? [ActionName.retry, ...fitting] : fitting;

@@ -194,7 +194,7 @@ function workerCard(
     ...cardPullRequest(task?.pullRequest),
     heartbeatsAt: beats.filter((at) => at <= now),
     states: states.slice(-200).map((span) => ({ at: Math.min(span.at, now), expected: span.expected })),
-    actions: [...actionsForWorker(worker)],
+    actions: [...actionsForWorker(worker, task?.pullRequest?.state === 'open')],
     // Only a worker holding a task can overlap; the engine reports at most 50 (the schema's bound).
     overlaps: worker.taskId ? overlapsOf(worker).slice(0, 50) : [],
   };

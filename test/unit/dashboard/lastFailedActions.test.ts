@@ -21,3 +21,11 @@ test('Retry on a worker next to its failed manual task, where retryLastTask allo
   assert.equal(actionsForWorker({ state: 'IDLE', taskId: null, needsInput: null, lastTaskFailed: failure })[0], 'retry');
   assert.ok(!actionsForWorker({ state: 'IDLE', taskId: null, needsInput: null }).includes('retry'));
 });
+
+test('no Merge on a worker whose task waits in an open pull request: the forge merges it', () => {
+  const approved = { state: 'APPROVED', taskId: 'pr', needsInput: null } as const;
+  assert.ok(actionsForWorker(approved).includes('merge'));
+  const held = actionsForWorker(approved, true);
+  assert.ok(!held.includes('merge'));
+  assert.deepEqual(held, actionsForWorker(approved).filter((action) => action !== 'merge'));
+});
