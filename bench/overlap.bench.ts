@@ -21,7 +21,7 @@ import * as os from 'node:os';
 import { join } from 'node:path';
 import { ok } from '../src/core/result';
 import { Engine } from '../src/engine/engine';
-import { addTouched } from '../src/engine/overlaps/overlapStore';
+import { addTouched, readOverlaps } from '../src/engine/overlaps/overlapStore';
 import { crewSettingsOf, defaultEngineSettings } from '../src/engine/settings';
 import { SqlJsStore } from '../src/infra/db';
 import { FileArchiveSink, FileBlobStore, JsonlExportSink } from '../src/infra/fs';
@@ -125,8 +125,8 @@ async function main(): Promise<void> {
       // A new file every time (the index changes), half of them shared with other tasks.
       withOverlap.push(await beat(w, [i % 2 === 0 ? `shared/s${i % 25}.ts` : `own/t${w}/new${i}.ts`]));
     }
-    const overlapCount = engine.overlaps.overlapsOf('t0').length;
     engine.dispose();
+    const overlapCount = store.read((reader) => readOverlaps(reader)('t0').length);
     const checkOnly = checkSamples(store, samples);
     store.close();
     const base = tails(baseline, 3);

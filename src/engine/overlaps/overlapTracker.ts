@@ -1,5 +1,4 @@
 import { type OverlapSubject, type TouchedFile, repoRelative } from '../../core/overlapIndex';
-import type { TaskOverlap } from '../../core/overlaps';
 import { ok } from '../../core/result';
 import { TaskStatus } from '../../core/taskMachine';
 import { WorkerState } from '../../core/workerMachine';
@@ -26,7 +25,7 @@ import {
 import type { WorkerRow } from '../rows';
 import type { Transactor } from '../transactor';
 import type { EngineEvent } from '../unit';
-import { addTouched, changedPairs, readAround, readAroundAfter, readOverlaps, writeTouched } from './overlapStore';
+import { addTouched, changedPairs, readAround, readAroundAfter, writeTouched } from './overlapStore';
 
 export interface OverlapTrackerSettings {
   /** How long after an agent's last edit its worktree's diff is read again (edits come in bursts). */
@@ -74,11 +73,6 @@ export class OverlapTracker implements Disposable {
     private readonly settings: OverlapTrackerSettings = defaultOverlapSettings,
   ) {
     this.subscription = tx.onDidCommit((events) => this.onCommit(events));
-  }
-
-  /** A task's overlaps as status shows them, read from the store. */
-  overlapsOf(taskId: string | null): readonly TaskOverlap[] {
-    return this.tx.read((reader) => readOverlaps(reader)(taskId));
   }
 
   /**
