@@ -48,28 +48,26 @@ export class PullRequestFeedback {
 
   /** `foreman send-failure <task>`: the failed checks of the task's pull request, and a conflict with its base, go to its agent. */
   async sendFailure(request: Request<'send-failure'>): Promise<Result<ResultOf<'send-failure'>>> {
-    const found = this.openPullRequest(request.args.task);
+    const found = await this.openPullRequest(request.args.task);
     if (!found.ok) return found;
-    const row = found.value;
-    const pull = await this.forge.get(row.pr_number);
-    if (!pull.ok) return pull;
-    const checks = await this.forge.checks(pull.value);
+    const { row, pull } = found.value;
+    const checks = await this.forge.checks(pull);
     if (!checks.ok) return checks;
     const failed = checks.value.filter((check) => check.state === 'failure');
-    if (failed.length === 0 && !pull.value.conflict) {
+    if (failed.length === 0 && !pull.conflict) {
       return refused(
         'noFailedCheck',
-        `No check has failed on pull request #${row.pr_number} (${summarizeChecks(checks.value, pull.value.headSha).state}) and it does not conflict with its base; nothing to send.`,
+        `No check has failed on pull request #${row.pr_number} (${summarizeChecks(checks.value, pull.headSha).state}) and it does not conflict with its base; nothing to send.`,
       );
     }
     return this.perWorker(row.worker_id ?? row.id, () =>
       Promise.resolve(
         this.tx.step(request, (unit, s) => {
           const current = findPullRequest(unit.tx, row.id) ?? row;
-          const sent = this.sendFailed(unit, s.state, current, pull.value, checks.value, false);
+          const sent = this.sendFailed(unit, s.state, current, pull, checks.value, false);
           if (!sent) return notWaiting(row.id);
           if (!sent.ok) return sent;
-          const conflict = pull.value.conflict ? { conflict: pull.value.base } : {};
+          const conflict = pull.conflict ? { conflict: pull.base } : {};
           return ok({ ...sent.value, pullRequest: row.pr_number, checks: failed.map((check) => check.name), ...conflict });
         }),
       ),
@@ -82,12 +80,10 @@ export class PullRequestFeedback {
    * session — from APPROVED (waiting on the pull request) or IN_REVIEW (a fix waiting for review).
    */
   async sendReview(request: Request<'send-review'>): Promise<Result<ResultOf<'send-review'>>> {
-    const found = this.openPullRequest(request.args.task);
+    const found = await this.openPullRequest(request.args.task);
     if (!found.ok) return found;
-    const row = found.value;
-    const pull = await this.forge.get(row.pr_number);
-    if (!pull.ok) return pull;
-    const comments = await this.forge.comments(pull.value);
+    const { row, pull } = found.value;
+    const comments = await this.forge.comments(pull);
     if (!comments.ok) return comments;
     const unsent = unsentComments(comments.value, readChecks(row.pr_checks)?.sentComments);
     if (unsent.length === 0 && !request.args.note) {
@@ -99,7 +95,7 @@ export class PullRequestFeedback {
     const quoted = row.branch
       ? await quoteFromBranch(this.git, row.branch, unsent)
       : unsent.map((comment) => ({ ...comment, code: undefined }));
-    const { note, sent } = commentsNote(pull.value, quoted, request.args.note);
+    const { note, sent } = commentsNote(pull, quoted, request.args.note);
     return this.perWorker(row.worker_id ?? row.id, () =>
       Promise.resolve(
         this.tx.step(request, (unit, s) => {
@@ -120,7 +116,7 @@ export class PullRequestFeedback {
           setPullRequestChecks(
             unit.tx,
             row.id,
-            JSON.stringify({ ...readingOf(stored, pull.value, undefined, undefined), sentComments, comments: left }),
+            JSON.stringify({ ...readingOf(stored, pull, undefined, undefined), sentComments, comments: left }),
             false,
           );
           unit.events.push({ kind: 'rowsChanged', workers: [], tasks: [row.id] });
@@ -130,7 +126,8 @@ export class PullRequestFeedback {
     );
   }
 
-  private openPullRequest(taskId: string): Result<PullRequestRow> {
+  /** The task's open pull request: its row, and the forge's word on it now. */
+  private async openPullRequest(taskId: string): Promise<Result<{ row: PullRequestRow; pull: PullRequestInfo }>> {
     const row = this.tx.read((reader) => findPullRequest(reader, taskId));
     if (!row) {
       const task = this.tx.read((reader) => findTask(reader, taskId));
@@ -143,7 +140,8 @@ export class PullRequestFeedback {
         'pullRequestNotOpen',
         `Pull request #${row.pr_number} of '${taskId}' is ${row.pr_state}; only an open one's checks and comments are sent.`,
       );
-    return ok(row);
+    const pull = await this.forge.get(row.pr_number);
+    return pull.ok ? ok({ row, pull: pull.value }) : pull;
   }
 
   /**
