@@ -75,8 +75,12 @@ function reapedCpuSeconds() {
   }
 }
 
-/** Runs one bench; resolves to { file, ok, seconds, cpuSeconds, output (its stdout), problem?, targets }. Its stderr is passed through. */
-export function runBench(file, { quick, extraEnv = {} }) {
+/**
+ * Runs one bench; resolves to { file, ok, seconds, cpuSeconds, output (its stdout), problem?, targets }.
+ * Its stderr is passed through. With `timeoutMs`, a bench still running then is killed with every
+ * process it started (its own process group) and fails, saying so.
+ */
+export function runBench(file, { quick, extraEnv = {}, timeoutMs }) {
   return new Promise((resolve) => {
     const started = Date.now();
     const cpuBefore = reapedCpuSeconds();
@@ -85,10 +89,26 @@ export function runBench(file, { quick, extraEnv = {} }) {
       cwd: root,
       env: { ...process.env, ...extraEnv, ...(quick ? { FOREMAN_BENCH_QUICK: '1' } : {}) },
       stdio: ['ignore', 'pipe', 'inherit'],
+      // Its own group only when it may have to be killed with its children.
+      detached: timeoutMs !== undefined,
     });
     let output = '';
+    let timedOut = false;
+    const timer =
+      timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true;
+            try {
+              process.kill(-child.pid, 'SIGKILL');
+            } catch {
+              // It ended meanwhile.
+            }
+          }, timeoutMs);
     child.stdout.on('data', (chunk) => (output += chunk));
     const done = (code, problem) => {
+      clearTimeout(timer);
+      if (timedOut) problem = `did not finish within ${Math.round(timeoutMs / 1000)} s: killed`;
       const seconds = Math.round((Date.now() - started) / 100) / 10;
       const cpuAfter = reapedCpuSeconds();
       const cpuSeconds = cpuBefore === undefined || cpuAfter === undefined ? undefined : Math.round((cpuAfter - cpuBefore) * 10) / 10;
@@ -115,7 +135,7 @@ export function runBench(file, { quick, extraEnv = {} }) {
  * `outputDir`, keeps each one's stdout there as <file>.out; resolves to the results, in file order.
  * A bench's CPU time is told only when one runs at a time (what this process reaps is then its alone).
  */
-export async function runBenches({ quick, only = [], jobs = 1, extraEnv = {}, outputDir, log = console.log }) {
+export async function runBenches({ quick, only = [], jobs = 1, extraEnv = {}, outputDir, log = console.log, timeoutMs }) {
   const { run, skipped } = benchFiles();
   const chosen = only.length ? run.filter((file) => only.includes(file.replace(/\.bench\.ts$/, ''))) : run;
   const unknown = only.filter((name) => !run.includes(`${name}.bench.ts`));
@@ -127,7 +147,7 @@ export async function runBenches({ quick, only = [], jobs = 1, extraEnv = {}, ou
   const worker = async () => {
     for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
       log(`bench: ${file}${quick ? ' (quick)' : ''}…`);
-      const result = await runBench(file, { quick, extraEnv });
+      const result = await runBench(file, { quick, extraEnv, timeoutMs });
       if (outputDir) writeFileSync(join(outputDir, `${file}.out`), result.output);
       if (!quick && result.ok) log(result.output.trim());
       const targets = result.targets.map(([name, met]) => `${name}=${met}`).join(', ');

@@ -55,24 +55,68 @@ function findTests(dir, pattern) {
   return found.sort();
 }
 
-/** Runs a command with inherited stdio, or with its stdout teed to ours and kept; resolves to { code, output }. */
+/**
+ * The whole run's budget: CI gives `.ci/run` 90 minutes, installs included. A suite still running
+ * when it ends is killed (its whole process group) and counted failed, and no later suite starts,
+ * so a hang is reported as a hang, naming the suite, instead of as a CI timeout that says nothing.
+ */
+const budgetMinutes = Number(process.env.FOREMAN_TEST_BUDGET_MIN ?? 78);
+const deadline = Date.now() + budgetMinutes * 60_000;
+let overBudget = false;
+/** The process group of the command running now, killed on Ctrl-C as well. */
+let runningGroup;
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    if (runningGroup) killGroup(runningGroup);
+    process.exit(1);
+  });
+}
+
+function killGroup(pid) {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Runs a command with inherited stdio, or with its stdout teed to ours and kept; resolves to { code, output, killed }. */
 function run(argv, { capture = false, extraEnv = {} } = {}) {
   return new Promise((resolve) => {
+    if (Date.now() >= deadline) {
+      overBudget = true;
+      resolve({ code: 1, output: '', killed: true });
+      return;
+    }
+    // Its own process group, so that the budget (or Ctrl-C) ends the test files and their children too.
     const child = spawn(argv[0], argv.slice(1), {
       cwd: root,
       env: { ...env, ...extraEnv },
       stdio: ['ignore', capture ? 'pipe' : 'inherit', 'inherit'],
+      detached: true,
     });
+    runningGroup = child.pid;
+    let killed = false;
+    const watchdog = setTimeout(() => {
+      killed = overBudget = true;
+      console.log(`\ntest: ✖ the run passed its ${budgetMinutes}-minute budget (FOREMAN_TEST_BUDGET_MIN) during \`${argv.slice(1, 4).join(' ')} …\`: killed`);
+      killGroup(child.pid);
+    }, Math.max(0, deadline - Date.now()));
     let output = '';
     child.stdout?.on('data', (chunk) => {
       output += chunk;
       process.stdout.write(chunk);
     });
     child.on('error', (error) => {
+      clearTimeout(watchdog);
       console.error(`test: ${argv[0]}: ${error.message}`);
-      resolve({ code: 1, output });
+      resolve({ code: 1, output, killed });
     });
-    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output }));
+    child.on('close', (code, signal) => {
+      clearTimeout(watchdog);
+      runningGroup = undefined;
+      resolve({ code: killed ? 1 : (code ?? (signal ? 1 : 0)), output, killed });
+    });
   });
 }
 
@@ -88,13 +132,17 @@ async function nodeTests(name, files, { concurrency, extraEnv = {} }) {
   const tap = join(results, `${name.replace(/\W+/g, '-')}.tap`);
   rmSync(tap, { force: true });
   console.log(`\ntest: ${name}: ${files.length} files`);
-  const { code } = await run(
+  const { code, killed } = await run(
     [
       process.execPath,
       '--import',
       'tsx',
       '--test',
       `--test-concurrency=${concurrency}`,
+      // A file whose tests have ended exits even if a handle was left open, and no single test
+      // may hang the run: ten minutes is ten times the slowest test's time on this machine.
+      '--test-force-exit',
+      '--test-timeout=600000',
       '--test-reporter=spec',
       '--test-reporter-destination=stdout',
       '--test-reporter=tap',
@@ -109,19 +157,20 @@ async function nodeTests(name, files, { concurrency, extraEnv = {} }) {
   // A runner that died without reporting (a crash, a bad flag) must not read as green.
   const failed = count('fail') + count('cancelled') || (code === 0 && text ? 0 : 1);
   const skipped = count('skipped') + count('todo');
-  tally.push({ name, passed, failed, seconds: elapsed(started), ...(skipped ? { note: `${skipped} skipped` } : {}) });
+  const notes = [...(skipped ? [`${skipped} skipped`] : []), ...(killed ? ['killed at the run budget'] : [])];
+  tally.push({ name, passed, failed: failed || (killed ? 1 : 0), seconds: elapsed(started), ...(notes.length ? { note: notes.join('; ') } : {}) });
 }
 
 /** One in-host run; its last line is "in-vscode: N passed, N failed". */
 async function inVsCode(name, argv) {
   const started = Date.now();
   console.log(`\ntest: ${name}`);
-  const { code, output } = await run([process.execPath, ...argv], { capture: true });
+  const { code, output, killed } = await run([process.execPath, ...argv], { capture: true });
   const lines = [...output.matchAll(/^in-vscode: (\d+) passed, (\d+) failed/gm)];
   const last = lines.at(-1);
   const passed = last ? Number(last[1]) : 0;
   const failed = (last ? Number(last[2]) : 0) || (code === 0 && last ? 0 : 1);
-  tally.push({ name, passed, failed, seconds: elapsed(started) });
+  tally.push({ name, passed, failed, seconds: elapsed(started), ...(killed ? { note: 'killed at the run budget' } : {}) });
 }
 
 /** Each gate's commands: the project's own tsc and eslint, run by node (argv, no shell). */
@@ -157,6 +206,7 @@ function finish() {
     );
   }
   console.log(`  total time ${elapsed(started)}s`);
+  if (overBudget) console.log(`  ✖ the run passed its ${budgetMinutes}-minute budget: the suite named above was killed, later ones did not run`);
   const passed = tally.reduce((sum, entry) => sum + entry.passed, 0);
   const failed = tally.reduce((sum, entry) => sum + entry.failed, 0);
   console.log(`${passed} passed, ${failed} failed`);
@@ -199,11 +249,15 @@ if (selected.includes('integration')) {
   await nodeTests('integration (engine on PostgreSQL)', files, { concurrency: 1, extraEnv: { FOREMAN_TEST_STORE: 'postgres' } });
 }
 
-if (selected.includes('bench')) {
+if (selected.includes('bench') && Date.now() >= deadline) {
+  overBudget = true;
+  tally.push({ name: 'bench (quick)', passed: 0, failed: 1, seconds: 0, note: 'not run: past the run budget' });
+} else if (selected.includes('bench')) {
   const benchStarted = Date.now();
   console.log('\ntest: bench: every bench in bench/ once, quick (scripts/bench.mjs --quick --jobs 2; outputs in test-results/bench/)');
   // Two at a time: the machine has two cores, and a quick run's figures are not read.
-  const outcomes = await runBenches({ quick: true, jobs: 2, extraEnv: env, outputDir: join(results, 'bench') });
+  // A quick bench takes well under a minute; five is a hang, not a slow machine.
+  const outcomes = await runBenches({ quick: true, jobs: 2, extraEnv: env, outputDir: join(results, 'bench'), timeoutMs: 300_000 });
   const failed = outcomes.filter((outcome) => !outcome.ok);
   tally.push({
     name: 'bench (quick)',

@@ -29,10 +29,17 @@ const gitEnv: Record<string, string> = {
 const baseEnv = Object.fromEntries(Object.entries(gitEnv).filter(([key]) => !key.startsWith('FOREMAN_')));
 
 const servers = new Set<Server>();
+/** Agents of killed serves: no test may leave them running. */
+const orphans: number[] = [];
 after(async () => {
-  // A test that failed half-way still leaves no serve and no agent behind.
+  // A test that failed half-way still leaves no serve and no agent behind: serves first, then
+  // the agents of killed serves (which may still be writing into the sandbox), then the files.
   for (const server of servers) await server.stop().catch(() => undefined);
-  rmSync(sandbox, { recursive: true, force: true });
+  const left = orphans.filter(groupAlive);
+  for (const pid of left) process.kill(-pid, 'SIGKILL');
+  await pollUntil(() => !left.some(groupAlive), { what: 'killed agents to be gone', timeoutMs: 5000 }).catch(() => undefined);
+  rmSync(sandbox, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+  assert.deepEqual(left, [], 'agents of a killed serve were never reaped');
 });
 
 let counter = 0;
@@ -341,7 +348,10 @@ function startServe(repo: string, env: Readonly<Record<string, string>>): Promis
       stop: () =>
         (stopped ??= (async () => {
           if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+          // A serve that ignores SIGTERM fails its test instead of holding the file open forever.
+          const hung = setTimeout(() => child.kill('SIGKILL'), 30_000);
           const code = await exited;
+          clearTimeout(hung);
           servers.delete(server);
           keepLog(repo, output);
           await assertAgentsGone(agentPids(), output);
@@ -376,13 +386,6 @@ function startServe(repo: string, env: Readonly<Record<string, string>>): Promis
   });
 }
 
-/** Agents of killed serves: no test may leave them running. */
-const orphans: number[] = [];
-after(() => {
-  const left = orphans.filter(groupAlive);
-  for (const pid of left) process.kill(-pid, 'SIGKILL');
-  assert.deepEqual(left, [], 'agents of a killed serve were never reaped');
-});
 
 async function assertAgentsGone(pids: readonly number[], output: string): Promise<void> {
   // A timeout is not the failure: the assertion below names the groups that stayed.
