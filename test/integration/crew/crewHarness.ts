@@ -337,7 +337,12 @@ function startServe(repo: string, env: Readonly<Record<string, string>>): Promis
     let output = '';
     let ready = false;
     const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
-    const timer = setTimeout(() => reject(new Error(`foreman serve did not get ready: ${output}`)), 20_000);
+    // A serve that is not ready in time is stopped, not left writing into the sandbox (and
+    // holding this test file open) after its test has failed.
+    const timer = setTimeout(() => {
+      reject(new Error(`foreman serve did not get ready: ${output}`));
+      void server.stop().catch(() => undefined);
+    }, 20_000);
     const agentPids = (): number[] => [...output.matchAll(/agent for \S+ started: pid (\d+)/g)].map((match) => Number(match[1]));
     let stopped: Promise<void> | undefined;
     const server: Server = {
@@ -366,12 +371,13 @@ function startServe(repo: string, env: Readonly<Record<string, string>>): Promis
         orphans.push(...agentPids());
       },
     };
+    // Tracked from its start: `after` stops whatever a failed test left running.
+    servers.add(server);
     const onData = (chunk: string): void => {
       output += chunk;
       if (!ready && /foreman serve: owner of .*, endpoint .*\n/.test(output)) {
         ready = true;
         clearTimeout(timer);
-        servers.add(server);
         resolve(server);
       }
     };
