@@ -19,9 +19,21 @@ const engineInternals = [
   '**/engine/retention',
 ];
 const sqlMessage = 'SQL belongs in src/engine/queries: call (or add) a typed query function there.';
-const restrict = (names, message, patterns = []) => ({
-  'no-restricted-imports': ['error', { paths: names.map((name) => ({ name, message })), patterns }],
+// Every timer in src goes through the injected clock (src/base/clock.ts), so tests move it;
+// the exceptions are processes that have no clock, each saying why in its file.
+const timerMessage = 'Timers go through the injected clock (src/base/clock.ts: setTimeout, every, sleep), so a test can move them.';
+const timerModules = ['timers', 'node:timers', 'timers/promises', 'node:timers/promises'].map((name) => ({ name, message: timerMessage }));
+const rawTimerFiles = [
+  'src/base/clock.ts',
+  'src/infra/agents/demoAgent.ts',
+  'src/infra/agents/ownerWatchMain.ts',
+  'src/infra/endpoint/client.ts',
+];
+const restrict = (names, message, patterns = [], timers = true) => ({
+  'no-restricted-imports': ['error', { paths: [...names.map((name) => ({ name, message })), ...(timers ? timerModules : [])], patterns }],
 });
+const infraMessage = 'Only src/extension imports vscode; only src/host composes (src/infra implements ports).';
+const infraPatterns = ['**/extension/**', '**/host/**', '**/cli/**', ...engineInternals];
 
 export default tseslint.config(
   {
@@ -54,6 +66,14 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/base/**/*.ts'],
+    rules: restrict(
+      [...io, 'vscode'],
+      'src/base is the floor under every layer: lifetimes, events, the clock, schedulers; it imports nothing of Foreman above it.',
+      ['**/core/**', '**/engine/**', '**/infra/**', '**/host/**', '**/extension/**', '**/cli/**', '**/shared/**'],
+    ),
+  },
+  {
     files: ['src/core/**/*.ts'],
     rules: restrict([...io, 'vscode', 'node:crypto', 'crypto'], 'src/core is pure: no I/O, no vscode.', [
       '**/engine/**',
@@ -71,13 +91,32 @@ export default tseslint.config(
     ]),
   },
   {
-    files: ['src/infra/**/*.ts', 'src/shared/**/*.ts', 'webview/**/*.ts'],
-    rules: restrict(['vscode'], 'Only src/extension imports vscode; only src/host composes (src/infra implements ports).', [
-      '**/extension/**',
-      '**/host/**',
-      '**/cli/**',
-      ...engineInternals,
+    files: ['src/infra/**/*.ts', 'src/shared/**/*.ts'],
+    rules: restrict(['vscode'], infraMessage, infraPatterns),
+  },
+  {
+    // The dashboard runs in a browser: it shares only the view contract (src/shared) with the host.
+    files: ['webview/**/*.ts'],
+    rules: restrict(['vscode', ...io], 'webview/ renders what the host posts: it imports src/shared only (the view contract).', [
+      '**/src/base/**',
+      '**/src/core/**',
+      '**/src/engine/**',
+      '**/src/infra/**',
+      '**/src/host/**',
+      '**/src/cli/**',
+      '**/src/extension/**',
     ]),
+  },
+  {
+    files: rawTimerFiles.filter((file) => file.startsWith('src/infra/')),
+    rules: restrict(['vscode'], infraMessage, infraPatterns, false),
+  },
+  {
+    files: ['src/**/*.ts'],
+    ignores: rawTimerFiles,
+    rules: {
+      'no-restricted-globals': ['error', { name: 'setTimeout', message: timerMessage }, { name: 'setInterval', message: timerMessage }],
+    },
   },
   {
     files: ['src/host/**/*.ts'],

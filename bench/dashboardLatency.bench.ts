@@ -21,7 +21,7 @@ import * as os from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ok } from '../src/core/result';
-import { RunOnceScheduler } from '../src/engine/async';
+import { RunOnceScheduler } from '../src/base/async';
 import { Coalescer } from '../src/extension/dashboard/coalescer';
 import { DashboardHost } from '../src/extension/dashboard/dashboardHost';
 import { HeartbeatHistory, heartbeatWindowMs } from '../src/extension/dashboard/heartbeatHistory';

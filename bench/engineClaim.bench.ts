@@ -30,7 +30,7 @@ import { performance } from 'node:perf_hooks';
 import type { Database, Statement } from 'sql.js';
 import { parseCommand } from '../src/core/requests';
 import { type Result, ok } from '../src/core/result';
-import type { Reader, Row, SqlValue, Store, Tx, WriteOptions } from '../src/engine/ports';
+import { type Reader, type Row, type Sql, type SqlValue, type Store, type Tx, type WriteOptions, sqlText } from '../src/engine/ports';
 import { defaultEngineSettings } from '../src/engine/settings';
 import { SqlJsStore } from '../src/infra/db';
 import { migrations } from '../src/infra/db/migrations/index';
@@ -81,23 +81,27 @@ class RecordingTx implements Tx {
     private readonly recorded: Recorded[],
   ) {}
 
-  get<T extends object = Row>(sql: string, params?: readonly SqlValue[]): T | undefined {
-    this.recorded.push([sql, params ?? []]);
+  get fileSpace(): Tx['fileSpace'] {
+    return (this.inner as Tx).fileSpace;
+  }
+
+  get<T extends object = Row>(sql: Sql, params?: readonly SqlValue[]): T | undefined {
+    this.recorded.push([sqlText(sql, 'sqlite'), params ?? []]);
     return this.inner.get<T>(sql, params);
   }
 
-  all<T extends object = Row>(sql: string, params?: readonly SqlValue[]): T[] {
-    this.recorded.push([sql, params ?? []]);
+  all<T extends object = Row>(sql: Sql, params?: readonly SqlValue[]): T[] {
+    this.recorded.push([sqlText(sql, 'sqlite'), params ?? []]);
     return this.inner.all<T>(sql, params);
   }
 
-  run(sql: string, params?: readonly SqlValue[]): number {
-    this.recorded.push([sql, params ?? []]);
+  run(sql: Sql, params?: readonly SqlValue[]): number {
+    this.recorded.push([sqlText(sql, 'sqlite'), params ?? []]);
     return (this.inner as Tx).run(sql, params);
   }
 
-  returning<T extends object = Row>(sql: string, params?: readonly SqlValue[]): T[] {
-    this.recorded.push([sql, params ?? []]);
+  returning<T extends object = Row>(sql: Sql, params?: readonly SqlValue[]): T[] {
+    this.recorded.push([sqlText(sql, 'sqlite'), params ?? []]);
     return (this.inner as Tx).returning<T>(sql, params);
   }
 }

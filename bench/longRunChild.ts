@@ -70,7 +70,7 @@ async function settle(): Promise<number> {
 
 /**
  * How a variant serves a request. With `groupCommit` (the sql.js store's, as the owner's endpoint
- * uses it: Engine.executeSavingLater) the writes of one turn are fsync'd together and answered once
+ * uses it: Engine.execute with saving 'later') the writes of one turn are fsync'd together and answered once
  * saved; without it every write fsyncs itself before the next begins (better-sqlite3, the floor).
  */
 interface Server {

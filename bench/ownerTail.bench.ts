@@ -9,15 +9,20 @@
  * then, once answered, `fail` for it (the task is queued again after an hour: not within the run).
  * A claim's latency runs from its scheduled start (a late start is the owner's delay too), a fail's
  * from when it was sent. Printed per side: median, p99 and max of every request, and the ratios of
- * the owner's max and p99 to the engine's (target: max ≤ 2×).
+ * the owner's max and p99 to the engine's (target: max ≤ 2×). `--history` seeds that many rows of
+ * finished work's history (transitions) on both sides. The owner's longest single turn of its event
+ * loop during the run (target at 1M tasks + 1M history: ≤ 50 ms) is watched from inside the serve
+ * (support/turnMonitor.mjs, preloaded), its start left out. FOREMAN_BENCH_SERVE_PROFILE=<dir> has
+ * the serve write a CPU profile there.
  *
- * Usage: node --import tsx bench/ownerTail.bench.ts [--tasks 100000] [--seconds 20] [--interval-ms 12]
- *   [--workers 8] [--quick]. Builds dist/ first (not under `npm test`, which just did).
+ * Usage: node --import tsx bench/ownerTail.bench.ts [--tasks 100000] [--history 0] [--seconds 20]
+ *   [--interval-ms 12] [--workers 8] [--quick]. Builds dist/ first (not under `npm test`, which just did).
  */
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { ok } from '../src/core/result';
 import { SqlJsStore } from '../src/infra/db';
@@ -26,13 +31,17 @@ import { readAnnouncement } from '../src/infra/endpoint/discovery';
 import { readEndpointResponse } from '../src/infra/endpoint/wire';
 import { benchSettings, engineOnBetter, executeParsed } from './clientsChild';
 import { openBetter } from './support/betterStore';
-import { seed } from './support/claimWorkload';
+import { seed, seedHistory } from './support/claimWorkload';
 import { foreman, git, startServe } from './support/cliProcesses';
 import { cpuOf } from './support/procfs';
 import { round, tails } from './support/stats';
 import { buildDist, numberOption } from './support/options';
 
 const taskCount = numberOption('tasks', 100_000, 500);
+const historyRows = numberOption('history', 0, 0);
+/** FOREMAN_BENCH_SERVE_PROFILE=<dir>: the serve writes a CPU profile there when it stops. */
+const profileDir = process.env.FOREMAN_BENCH_SERVE_PROFILE;
+const profileOptions = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
 const seconds = numberOption('seconds', 20, 1);
 const intervalMs = numberOption('interval-ms', 12);
 const workerCount = numberOption('workers', 8, 2);
@@ -144,6 +153,7 @@ async function seedOwner(repo: string): Promise<void> {
   for (const worker of workers) foreman(repo, 'worker', 'add', worker);
   const store = await SqlJsStore.open(path.join(repo, '.foreman'));
   seed(taskCount, (sql, params) => store.write((tx) => ok(tx.run(sql, params))));
+  seedHistory(historyRows, taskCount, (sql, params) => store.write((tx) => ok(tx.run(sql, params))));
   store.close();
 }
 
@@ -152,6 +162,7 @@ async function engineSide(file: string): Promise<{ latencies: number[]; refused:
   db.exec(migrations.map((migration) => migration.sql).join('\n'));
   db.exec('BEGIN');
   seed(taskCount, (sql, params) => db.prepare(sql).run(...params));
+  seedHistory(historyRows, taskCount, (sql, params) => db.prepare(sql).run(...params));
   db.exec('COMMIT');
   db.close();
   const { engine, store } = engineOnBetter(file);
@@ -167,6 +178,18 @@ async function engineSide(file: string): Promise<{ latencies: number[]; refused:
   }
 }
 
+/** The serve's turn window since the last call (support/turnMonitor.mjs): asks for it, then waits for the file. */
+async function turnWindow(pid: number | undefined, file: string): Promise<{ maxMs: number; p99Ms: number; meanMs: number } | undefined> {
+  if (pid === undefined) return undefined;
+  fs.rmSync(file, { force: true });
+  process.kill(pid, 'SIGUSR2');
+  for (let waited = 0; !fs.existsSync(file); waited++) {
+    if (waited > 10_000) throw new Error('the serve never wrote its turn window (support/turnMonitor.mjs)');
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  return JSON.parse(fs.readFileSync(file, 'utf8')) as { maxMs: number; p99Ms: number; meanMs: number };
+}
+
 async function main(): Promise<void> {
   buildDist();
   const work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'foreman-owner-tail-')));
@@ -175,18 +198,27 @@ async function main(): Promise<void> {
   fs.mkdirSync(path.join(work, 'engine'));
   try {
     await seedOwner(repo);
-    const serve = await startServe(repo, ['--no-agents']);
+    const turnsFile = path.join(work, 'turns.json');
+    process.env.FOREMAN_BENCH_TURNS_FILE = turnsFile;
+    const serve = await startServe(
+      repo,
+      ['--no-agents'],
+      ['--import', pathToFileURL(path.join(__dirname, 'support', 'turnMonitor.mjs')).href, ...profileOptions],
+    );
     let serveOutput = '';
     const keep = (chunk: Buffer): void => void (serveOutput = (serveOutput + chunk.toString()).slice(-4000));
     serve.stdout?.on('data', keep);
     serve.stderr?.on('data', keep);
     let owner: Awaited<ReturnType<typeof openLoop>>;
     let ownerCpuS = 0;
+    let ownerTurns: Awaited<ReturnType<typeof turnWindow>>;
     try {
       const announcement = readAnnouncement(path.join(repo, '.foreman'));
       if (!announcement) throw new Error('the owner announced no endpoint');
       const cpuBefore = serve.pid ? cpuOf(serve.pid).own : 0;
+      await turnWindow(serve.pid, turnsFile);
       owner = await openLoop(sendOnNewConnection(announcement.info.socketPath, announcement.token));
+      ownerTurns = await turnWindow(serve.pid, turnsFile);
       ownerCpuS = serve.pid ? cpuOf(serve.pid).own - cpuBefore : 0;
     } catch (error) {
       process.stderr.write(`the owner's last output:\n${serveOutput}\n`);
@@ -204,6 +236,7 @@ async function main(): Promise<void> {
       JSON.stringify(
         {
           tasks: taskCount,
+          historyRows,
           seconds,
           intervalMs,
           workers: workerCount,
@@ -214,6 +247,8 @@ async function main(): Promise<void> {
           ownerP99OverEngineP99: round((ownerTails['p99Ms'] ?? 0) / (engineTails['p99Ms'] ?? 1), 2),
           targetOwnerMaxOverEngineMax: 2,
           met: maxRatio <= 2,
+          ownerLongestTurn: ownerTurns,
+          ownerLongestTurnLe50ms: ownerTurns === undefined ? null : ownerTurns.maxMs <= 50,
           machine: { cpus: os.cpus().length, node: process.version, loadAverage: os.loadavg().map((load) => round(load, 2)) },
         },
         null,

@@ -18,7 +18,7 @@ const workerId = 'worker-1';
 const schemaSql = migrations.map((migration) => migration.sql).join('\n');
 const warmUpClaims = 50;
 const warmUpPeeks = 5000;
-const peekSql = nextRunnableIdSql;
+const peekSql = nextRunnableIdSql.sqlite;
 
 /** Milliseconds each run of `fn` took, after a full GC (run with --expose-gc) so that collecting
  * the seeding's garbage does not land inside the samples. */

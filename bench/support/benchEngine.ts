@@ -10,18 +10,12 @@ import * as path from 'node:path';
 import { type CommandInput, type CommandName, parseCommand } from '../../src/core/requests';
 import { Engine } from '../../src/engine/engine';
 import type { OwnerIdentity, Store } from '../../src/engine/ports';
-import type { ResultOf } from '../../src/engine/results';
+import type { ResultOf } from '../../src/core/requests';
 import type { EngineSettings } from '../../src/engine/settings';
 import { FileArchiveSink, FileBlobStore, JsonlExportSink } from '../../src/infra/fs';
 import { GitPortAdapter } from '../../src/infra/git/gitPort';
 
-export function benchEngine(
-  store: Store,
-  settings: EngineSettings,
-  repoDir: string,
-  foremanDir: string,
-  owner?: OwnerIdentity,
-): Engine {
+export function benchEngine(store: Store, settings: EngineSettings, repoDir: string, foremanDir: string, owner?: OwnerIdentity): Engine {
   return new Engine({
     store,
     settings,

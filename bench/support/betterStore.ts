@@ -5,7 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import type { Result } from '../../src/core/result';
-import type { Reader, SqlValue, Store, Tx } from '../../src/engine/ports';
+import { type Reader, type Sql, type SqlValue, type Store, type Tx, sqlText } from '../../src/engine/ports';
 
 export interface BetterStatement {
   get(...params: unknown[]): unknown;
@@ -36,19 +36,27 @@ export function openBetter(file: string): BetterDatabase {
 /** The engine's query functions over better-sqlite3, each statement prepared once by its text. */
 export function betterTx(db: BetterDatabase): Tx {
   const statements = new Map<string, BetterStatement>();
-  const prepared = (sql: string): BetterStatement => {
-    let statement = statements.get(sql);
-    if (!statement) statements.set(sql, (statement = db.prepare(sql)));
+  const prepared = (sql: Sql): BetterStatement => {
+    const text = sqlText(sql, 'sqlite');
+    let statement = statements.get(text);
+    if (!statement) statements.set(text, (statement = db.prepare(text)));
     return statement;
   };
   const reader: Reader = {
-    get: <T extends object>(sql: string, params: readonly SqlValue[] = []) => prepared(sql).get(...params) as T | undefined,
-    all: <T extends object>(sql: string, params: readonly SqlValue[] = []) => prepared(sql).all(...params) as T[],
+    get: <T extends object>(sql: Sql, params: readonly SqlValue[] = []) => prepared(sql).get(...params) as T | undefined,
+    all: <T extends object>(sql: Sql, params: readonly SqlValue[] = []) => prepared(sql).all(...params) as T[],
   };
   return {
     ...reader,
     run: (sql, params = []) => prepared(sql).run(...params).changes,
-    returning: <T extends object>(sql: string, params: readonly SqlValue[] = []) => prepared(sql).all(...params) as T[],
+    returning: <T extends object>(sql: Sql, params: readonly SqlValue[] = []) => prepared(sql).all(...params) as T[],
+    fileSpace: {
+      pages: () => ({
+        free: Number((prepared('PRAGMA freelist_count').get() as { freelist_count?: number } | undefined)?.freelist_count ?? 0),
+        total: Number((prepared('PRAGMA page_count').get() as { page_count?: number } | undefined)?.page_count ?? 0),
+      }),
+      reclaim: () => void db.pragma('incremental_vacuum'),
+    },
   };
 }
 

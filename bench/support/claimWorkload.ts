@@ -11,7 +11,7 @@ import { nextRunnableIdSql } from '../../src/engine/queries/taskQueue';
 
 // The engine's picker (its sub-select, taskQueue.ts) under a minimal claim.
 export const claimSql = `UPDATE tasks SET status = 'running', attempt = attempt + 1, started_at = ?, worker_id = ?, version = version + 1
-WHERE id = (${nextRunnableIdSql})
+WHERE id = (${nextRunnableIdSql.sqlite})
   AND status = 'queued'
 RETURNING id, attempt`;
 export const transitionSql = `INSERT INTO transitions (ts_ms, entity_type, entity_id, from_state, to_state, trigger, actor, attempt) VALUES (?, 'task', ?, 'queued', 'running', 'claim', ?, ?)`;

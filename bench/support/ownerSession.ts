@@ -8,7 +8,7 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CommandInput, type CommandName, parseCommand } from '../../src/core/requests';
-import type { ResultOf } from '../../src/engine/results';
+import type { ResultOf } from '../../src/core/requests';
 import { crewSettingsOf, defaultEngineSettings } from '../../src/engine/settings';
 import type { ForemanSession } from '../../src/extension/session';
 import { OwnerSession } from '../../src/extension/sessions/ownerSession';

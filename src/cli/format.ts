@@ -4,13 +4,12 @@
  * `{"error":{kind,code,message,details}}` so scripts read one stream.
  */
 import { pullRequestBadge } from '../shared/pullRequestWords';
-import type { CommandName } from '../core/requests';
+import type { CommandName, MergeReport, ResultOf } from '../core/requests';
 import { ExitCode } from '../core/result';
 import type { TransitionEvent } from '../core/transitionLog';
 import type { ChainView } from '../engine/chainCoordinator';
 import type { Metrics } from '../engine/metrics';
 import type { ClaimedTask } from '../engine/queuePicker';
-import type { MergeReport, ResultOf } from '../engine/results';
 import type { TaskRow, WorkerRow } from '../engine/rows';
 import type { StatusSnapshot, TaskStatusView, WorkerStatus } from '../engine/statusView';
 import { describeUsage, formatUsage, hasUsage } from '../shared/usageText';
@@ -61,7 +60,7 @@ const chainLines = (chain: ChainView): string[] => [
   ...chain.children.map((child) => `  ${taskLine(child)}`),
 ];
 
-/** How each command's result reads for a person (one entry per command, typed by `CommandResults`). */
+/** How each command's result reads for a person (one entry per command, typed by its answer schema: `ResultOf`). */
 const humanLines: { readonly [C in CommandName]: (value: ResultOf<C>) => string[] } = {
   'worker.add': workerLines,
   'worker.list': (workers) => [...workerTable(workers), ...downMachineLines(workers, Date.now())],

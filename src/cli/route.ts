@@ -2,6 +2,7 @@ import type { CommandName, RequestOf } from '../core/requests';
 import { invalid, refused } from '../core/result';
 import { type Target, answerOf, sendToOwnerAt } from './target';
 import { type EndpointAnswer, foremanDir, isInitialised, readOwner } from '../host/endpointAccess';
+import { systemClock } from '../engine/ports';
 
 export { type Target, resolveTarget } from './target';
 
@@ -89,5 +90,5 @@ function closeQuietly(owner: { close(): void }, log: ((line: string) => void) | 
 }
 
 function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+  return systemClock.sleep(ms);
 }

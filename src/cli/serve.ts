@@ -1,8 +1,8 @@
-import { RunOnceScheduler } from '../engine/async';
+import { RunOnceScheduler } from '../base/async';
 import type { EngineEvent } from '../engine/unit';
-import { type WorkspaceOwner, oneShotPatienceMs, openOwner } from '../host';
+import { type WorkspaceOwner, oneShotPatienceMs, openOwner, startOwnerEndpoint } from '../host';
 import { type Printer, printFailure } from './format';
-import { EndpointServer, type Executor, withdrawAnnouncement } from '../host/infraParts';
+import type { EndpointServer } from '../host/infraParts';
 
 /** Why serve stops, and the exit code that goes with it. */
 interface StopRequest {
@@ -86,7 +86,6 @@ async function startAndRun(
   log: (line: string) => void,
   stops: StopRequests,
 ): Promise<number> {
-  let socketPath: string | undefined;
   const opened = await openOwner(repoRoot, {
     role: 'serve',
     log,
@@ -97,7 +96,6 @@ async function startAndRun(
     // restarts it and the next open reads from disk what is really there.
     onStoreBroken: (reason) => setImmediate(() => stops.request({ reason: `the store stopped taking writes (${reason})`, code: 1 })),
     launchAgents: options.launchAgents,
-    agentEnvironment: (): Record<string, string> => (socketPath ? { FOREMAN_ENDPOINT: socketPath } : {}),
   });
   if (!opened.ok) {
     // Stopped while waiting for the lock: nothing was created, so this is a clean stop.
@@ -122,17 +120,9 @@ async function startAndRun(
   };
 
   if (stops.pending) return unwind(stops.pending);
-  // Group commit: an answer leaves once saved (the endpoint waits for whenSaved below).
-  // `status --all` gives way between its pages (Turns): the owner answers the others meanwhile.
-  const execute: Executor = (request, turns) => owner.engine.executeSavingLater(request, () => turns.next());
   try {
-    endpoint = await EndpointServer.start(owner.foremanDir, execute, { log, whenSaved: () => owner.engine.whenSaved() });
-    socketPath = endpoint.socketPath;
-    // Announced in the lock last: a client that sees the endpoint there can connect to it.
-    owner.lock.update({ endpoint: endpoint.socketPath });
+    endpoint = await startOwnerEndpoint(owner, { log });
   } catch (error) {
-    // The token is written before the socket listens; a failed start leaves it to this process.
-    if (!endpoint) withdrawAnnouncement(owner.foremanDir, process.pid);
     return failed(error);
   }
   if (stops.pending) return unwind(stops.pending);

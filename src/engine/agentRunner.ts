@@ -235,13 +235,13 @@ export class AgentRunner {
         actor: 'crew',
       });
     heartbeat();
-    const timer = setInterval(heartbeat, this.settings.heartbeatEveryMs ?? 15_000);
+    const timer = this.tx.clock.every(heartbeat, this.settings.heartbeatEveryMs ?? 15_000);
     try {
       return await operation((line) => {
         if (line.trim()) activity = `${step}: ${line.trim()}`;
       });
     } finally {
-      clearInterval(timer);
+      timer.dispose();
     }
   }
 }

@@ -1,14 +1,13 @@
 import { workerFits } from '../core/actions';
-import type { Request } from '../core/requests';
+import type { Request, ResultOf } from '../core/requests';
 import { type Result, notFound, ok, refused } from '../core/result';
 import { mergeWorker } from './crewMerge';
 import { noteExternal, reactTo, recoverOrphans } from './crewReactions';
 import { startWorker } from './crewStart';
 import { CrewWork, type CrewSettings } from './crewWork';
-import type { Disposable } from './events';
+import type { Disposable } from '../base/lifetime';
 import type { AgentPort, GitPort } from './ports';
 import { findWorkerIdHolding } from './queries';
-import type { ResultOf } from './results';
 import { findWorker } from './rows';
 import type { Transactor } from './transactor';
 

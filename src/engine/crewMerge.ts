@@ -1,9 +1,8 @@
-import type { Request } from '../core/requests';
+import type { Request, MergeReport, ResultOf } from '../core/requests';
 import { type Result, ok } from '../core/result';
 import { taskCommitMessage } from '../core/taskCommitMessage';
 import { WorkerState } from '../core/workerMachine';
 import type { CrewWork } from './crewWork';
-import type { MergeReport, ResultOf } from './results';
 
 /**
  * The merge flow (run in the worker's queue): git merges the branch into the base (one merge at a

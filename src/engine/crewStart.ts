@@ -1,8 +1,7 @@
-import type { Request } from '../core/requests';
+import type { Request, ResultOf } from '../core/requests';
 import { type Result, ok } from '../core/result';
 import { WorkerState } from '../core/workerMachine';
 import type { CrewWork } from './crewWork';
-import type { ResultOf } from './results';
 
 /** Setup refusals that stay until a person moves something or changes a setting (worktrees.ts). */
 const settingRefusals: ReadonlySet<string> = new Set(['pathOccupied']);

@@ -1,8 +1,8 @@
 import type { Result } from '../core/result';
 import { notFound, ok, refused } from '../core/result';
 import type { WorkerState } from '../core/workerMachine';
-import { SequencerByKey } from './async';
-import type { Disposable } from './events';
+import { SequencerByKey } from '../base/async';
+import { DisposableBase } from '../base/lifetime';
 import { AgentRunner, type AgentRunnerSettings } from './agentRunner';
 import type { AgentPort, GitPort, MergeStrategy, WorkRef } from './ports';
 import { findPreviousAssignMetadata } from './queries';
@@ -16,13 +16,13 @@ export interface CrewSettings extends AgentRunnerSettings {
 /**
  * What the crew's flows (crew.ts, crewStart.ts, crewMerge.ts, crewReactions.ts) share: the store,
  * git and agents, one queue per worker in which all of that worker's git and agent steps run in
- * order, and the readings every flow makes of a worker and its task.
+ * order, and the readings every flow makes of a worker and its task. Once disposed, nothing new
+ * is launched or reacted to (`isDisposed`).
  */
-export class CrewWork implements Disposable {
+export class CrewWork extends DisposableBase {
   private readonly perWorker = new SequencerByKey<string>();
   /** Launches and follows agents; only with an AgentPort (a long-running owner). */
   readonly runner: AgentRunner | undefined;
-  private disposed = false;
 
   constructor(
     readonly tx: Transactor,
@@ -32,6 +32,7 @@ export class CrewWork implements Disposable {
     /** With several owners: this owner's machine; only its workers (and those of any host) are launched here. */
     readonly host?: string,
   ) {
+    super();
     this.runner = agents
       ? new AgentRunner(
           tx,
@@ -39,13 +40,9 @@ export class CrewWork implements Disposable {
           agents,
           settings,
           (workerId, operation) => this.serialized(workerId, operation),
-          () => this.disposed,
+          () => this.isDisposed,
         )
       : undefined;
-  }
-
-  get isDisposed(): boolean {
-    return this.disposed;
   }
 
   /** One operation at a time per worker, in order. */
@@ -112,10 +109,5 @@ export class CrewWork implements Disposable {
 
   baseBranch(): string {
     return this.tx.read((reader) => readMeta(reader, 'base_branch')) ?? 'main';
-  }
-
-  /** Nothing new is launched or reacted to from now on. */
-  dispose(): void {
-    this.disposed = true;
   }
 }

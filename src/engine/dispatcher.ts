@@ -40,6 +40,15 @@ export class Dispatcher {
     private readonly forecast?: OverlapForecast,
   ) {}
 
+  /**
+   * Whether a dispatch could hand anything out: room in the crew and a runnable task. Read-only, so
+   * the common answers (a full crew, nothing runnable) open no transaction (issue 34); `dispatch`
+   * looks again inside its own.
+   */
+  mayAssign(reader: Reader, now: number): boolean {
+    return this.room(reader) > 0 && this.picker.peek(reader, now) !== undefined;
+  }
+
   dispatch(unit: Unit): Assignment[] {
     const assignments: Assignment[] = [];
     let room = this.room(unit.tx);

@@ -1,4 +1,4 @@
-import { type CommandName, type ReadCommand, type RequestOf } from '../core/requests';
+import { type CommandName, type ReadCommand, type RequestOf, type ResultOf } from '../core/requests';
 import { type Result, ok, refused } from '../core/result';
 import { Crew } from './crew';
 import type { CrewSettings } from './crewWork';
@@ -6,10 +6,10 @@ import { EngineBackground } from './engineBackground';
 import { createServices } from './engineServices';
 import { type ForgePort, type HandoffSettings, defaultHandoff } from './forge';
 import { PullRequests } from './pullRequests';
-import { type Disposable, DisposableStore, Emitter, type Event } from './events';
+import { type Disposable, DisposableStore, Emitter, type Event } from '../base/lifetime';
 import { type LeaseClock, OwnerLease, engineLeaseClock } from './ownerLease';
 import { identityFirst } from './storeIdentity';
-import { createHandlers } from './handlers';
+import { type TxCommand, createHandlers } from './handlers';
 import {
   type AgentPort,
   type ArchiveSink,
@@ -24,7 +24,6 @@ import {
 } from './ports';
 import { ExternalChanges } from './externalChanges';
 import { lastTransitionSeq, listBeatSignsOffHost, listTransitionSubjects } from './queries';
-import type { ResultOf, TxCommand } from './results';
 import type { EngineSettings } from './settings';
 import { Transactor } from './transactor';
 import { type SerializedValue, readStatusInPages } from './statusPages';
@@ -66,6 +65,9 @@ export interface EngineDeps {
   /** Where the hand-off says what it could not do (a forge that stays away). */
   readonly log?: (line: string) => void;
 }
+
+/** `execute` saving later; with `between`, `status --all` is read in pages (a `SerializedValue`) with `between` run between them. */
+export type SavingLater = { readonly saving: 'later'; readonly between?: () => Promise<void> };
 
 /** How each command is carried out: its transaction, or a flow of git and agent steps around it. */
 type Routes = { readonly [C in CommandName]: (request: RequestOf<C>) => Promise<Result<ResultOf<C>>> };
@@ -214,37 +216,33 @@ export class Engine implements Disposable {
     return this.deps.settings;
   }
 
-  /** Every request: its transaction, with the git and agent steps of the flows around it. */
-  async execute<C extends CommandName>(request: RequestOf<C>): Promise<Result<ResultOf<C>>> {
-    // Async, so that a transaction that throws (a store that cannot save) rejects the promise
-    // rather than throwing at the caller, who may only be listening with `.catch`.
-    return await this.routes[request.command](request);
-  }
-
   /**
-   * `execute` for a caller that answers only after `whenSaved()` (the endpoint): a request that is
-   * one transaction shares its fsync with the others taken meanwhile (group commit). A flow (start,
-   * merge, cancel, reset) saves each step itself before its git or agent work, as under `execute`.
-   * With `between`, `status --all` is read in pages with the requests taken meanwhile run between them.
+   * Every request: its transaction, with the git and agent steps of the flows around it, saved before
+   * the answer (`saving: 'now'`) or, for a caller that answers after `whenSaved()` (the endpoint), with
+   * one fsync for the others taken meanwhile (`'later'`, group commit; a flow saves each step itself).
+   * Async: a transaction that throws (a store that cannot save) rejects rather than throws at the caller.
    */
-  async executeSavingLater<C extends CommandName>(
+  execute<C extends CommandName>(request: RequestOf<C>, options?: { readonly saving?: 'now' }): Promise<Result<ResultOf<C>>>;
+  execute<C extends CommandName>(request: RequestOf<C>, options: SavingLater): Promise<Result<ResultOf<C> | SerializedValue>>;
+  async execute<C extends CommandName>(
     request: RequestOf<C>,
-    between?: () => Promise<void>,
+    options: { readonly saving?: 'now' } | SavingLater = {},
   ): Promise<Result<ResultOf<C> | SerializedValue>> {
-    const paged = between && readStatusInPages(this.tx, this.deps.clock ?? systemClock, request, between);
-    if (paged) return ok(await paged);
     const route = this.routes[request.command];
+    if (options.saving !== 'later') return await route(request);
+    const paged = options.between && readStatusInPages(this.tx, this.deps.clock ?? systemClock, request, options.between);
+    if (paged) return ok(await paged);
     const { store } = this.deps;
     if (!this.plainRoutes.has(request.command) || !store.savingLater) return await route(request);
     return await store.savingLater(() => route(request));
   }
 
-  /** Resolves once every write so far is saved (see `executeSavingLater`). */
+  /** Resolves once every write so far is saved (see `execute`'s `saving: 'later'`). */
   whenSaved(): Promise<void> {
     return this.deps.store.whenSaved?.() ?? Promise.resolve();
   }
 
-  /** A read-only request, answered now (views draw from it synchronously). */
+  /** `execute` of a read-only request, answered synchronously: the views' models draw from it in a synchronous `snapshot()`. */
   query<C extends ReadCommand>(request: RequestOf<C>): Result<ResultOf<C>> {
     return this.tx.apply(request);
   }

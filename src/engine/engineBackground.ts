@@ -1,12 +1,12 @@
 import type { Result } from '../core/result';
 import { ok } from '../core/result';
-import { type Disposable, DisposableStore } from './events';
+import { DisposableBase } from '../base/lifetime';
 import type { Services } from './handlers';
 import { LeaseNotice, type OwnerLease, type Renewal } from './ownerLease';
 import type { ArchiveSink, ChangedRows, Clock } from './ports';
 import type { PullRequests } from './pullRequests';
 import { QueueWaker } from './queueWaker';
-import { RunOnceScheduler } from './async';
+import { RunOnceScheduler } from '../base/async';
 import { Retention } from './retention';
 import type { EngineSettings } from './settings';
 import type { Transactor } from './transactor';
@@ -33,14 +33,14 @@ export interface BackgroundParts {
  * liveness timers (the QueueWaker), the owner's lease (registered, renewed, ended), watching pull
  * requests, and retention. A one-shot engine (a CLI call) never starts it.
  */
-export class EngineBackground implements Disposable {
-  private readonly disposables = new DisposableStore();
+export class EngineBackground extends DisposableBase {
   private waker: QueueWaker | undefined;
   /** This owner's lease is kept (a long-running owner): the work it hands out hangs on it. */
   private leaseRunning = false;
-  private disposed = false;
 
-  constructor(private readonly parts: BackgroundParts) {}
+  constructor(private readonly parts: BackgroundParts) {
+    super();
+  }
 
   /** The owner whose lease the work handed out now hangs on: this one's while its lease runs. */
   leaseHolder(): string | undefined {
@@ -57,11 +57,15 @@ export class EngineBackground implements Disposable {
     const { monitor, dispatcher, picker } = services;
     if (lease) this.startLease(lease);
     tx.internal('monitor', (unit) => ok(monitor.sweep(unit, 'checked at owner start')));
-    this.waker = this.disposables.add(
+    this.waker = this._register(
       new QueueWaker(
         {
           onDidCommit: tx.onDidCommit,
-          dispatch: () => void tx.internal('dispatcher', (unit) => ok(dispatcher.dispatch(unit))),
+          // A read first: a full crew or an empty queue opens no transaction.
+          dispatch: () => {
+            if (tx.read((reader) => dispatcher.mayAssign(reader, tx.now())))
+              void tx.internal('dispatcher', (unit) => ok(dispatcher.dispatch(unit)));
+          },
           nextDue: (now) => tx.read((reader) => picker.nextDue(reader, now)),
           deadlines: (ids) => tx.read((reader) => monitor.deadlines(reader, ids)),
           sweep: () => void tx.internal('monitor', (unit) => ok(monitor.sweep(unit))),
@@ -73,7 +77,7 @@ export class EngineBackground implements Disposable {
     this.waker.wake();
     this.parts.pullRequests?.startWatching();
     const { archive, settings, withIdentity } = this.parts;
-    this.disposables.add(new Retention(tx, archive, settings, clock, withIdentity, reportFailure)).start();
+    this._register(new Retention(tx, archive, settings, clock, withIdentity, reportFailure)).start();
   }
 
   /** Another owner's change: the dispatcher and the liveness deadlines look again (engine.ts `noteExternalChange`). */
@@ -93,7 +97,7 @@ export class EngineBackground implements Disposable {
       const notice = lease.failed(error, clock.now());
       if (notice) reportFailure(notice);
     }
-    const renewing = this.disposables.add(
+    const renewing = this._register(
       new RunOnceScheduler(
         () => {
           try {
@@ -132,7 +136,7 @@ export class EngineBackground implements Disposable {
   /** A clean stop's end of the lease: see engine.ts `endLease`. */
   endLease(): void {
     const lease = this.parts.lease;
-    if (!lease || !this.leaseRunning || this.disposed) return;
+    if (!lease || !this.leaseRunning || this.isDisposed) return;
     this.leaseRunning = false;
     try {
       this.parts.tx.internal('owner', (unit) => ok(lease.stop(unit)), { quiet: true });
@@ -144,10 +148,5 @@ export class EngineBackground implements Disposable {
         ),
       );
     }
-  }
-
-  dispose(): void {
-    this.disposed = true;
-    this.disposables.dispose();
   }
 }

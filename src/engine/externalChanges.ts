@@ -1,5 +1,5 @@
-import { RunOnceScheduler } from './async';
-import { type Disposable, Emitter, type Event } from './events';
+import { RunOnceScheduler } from '../base/async';
+import { DisposableBase, Emitter, type Event, toDisposable } from '../base/lifetime';
 import type { ChangedRows, Clock } from './ports';
 
 /** How often a view of a shared store reads what the others did that they do not announce. */
@@ -33,8 +33,8 @@ export interface ExternalReads {
  * listening (`foreman serve` has no views), nothing is read: an owner's cost for the team's
  * heartbeats and claims is a read or two per period per window, whatever the number of machines.
  */
-export class ExternalChanges implements Disposable {
-  private readonly emitter = new Emitter<ChangedRows | undefined>();
+export class ExternalChanges extends DisposableBase {
+  private readonly emitter = this._register(new Emitter<ChangedRows | undefined>());
   private listeners = 0;
   private readonly poll: RunOnceScheduler | undefined;
   /** Each watched worker's beat, as last read; undefined until the first look after someone listens. */
@@ -49,24 +49,20 @@ export class ExternalChanges implements Disposable {
     clock: Clock,
     pollMs = remoteChangesPollMs,
   ) {
-    this.poll = reads && new RunOnceScheduler(() => this.look(), pollMs, clock);
+    super();
+    this.poll = reads && this._register(new RunOnceScheduler(() => this.look(), pollMs, clock));
   }
 
   /** Another owner's change, or (undefined) rows not known: views read them again. */
   readonly event: Event<ChangedRows | undefined> = (listener) => {
     const subscription = this.emitter.event(listener);
     if (++this.listeners === 1) this.poll?.schedule();
-    let disposed = false;
-    return {
-      dispose: () => {
-        if (disposed) return;
-        disposed = true;
-        subscription.dispose();
-        if (--this.listeners > 0) return;
-        this.poll?.cancel();
-        this.beats = undefined;
-      },
-    };
+    return toDisposable(() => {
+      subscription.dispose();
+      if (--this.listeners > 0) return;
+      this.poll?.cancel();
+      this.beats = undefined;
+    });
   };
 
   fire(changed: ChangedRows | undefined): void {
@@ -120,10 +116,5 @@ export class ExternalChanges implements Disposable {
       return 'many';
     }
     return fresh;
-  }
-
-  dispose(): void {
-    this.poll?.dispose();
-    this.emitter.dispose();
   }
 }

@@ -1,4 +1,4 @@
-import type { CommandArgs } from '../core/requests';
+import type { CommandArgs, CommandName, ResultOf } from '../core/requests';
 import { type Result, notFound, ok } from '../core/result';
 import type { ChainCoordinator } from './chainCoordinator';
 import type { Dispatcher } from './dispatcher';
@@ -15,7 +15,6 @@ import { readOverlaps } from './overlaps/overlapStore';
 import type { Reader } from './ports';
 import { workerExists } from './queries';
 import type { QueuePicker } from './queuePicker';
-import type { ResultOf, TxCommand } from './results';
 import { findTask } from './rows';
 import type { StateService } from './stateService';
 import { readStatus } from './statusView';
@@ -42,13 +41,29 @@ export interface Services {
   readonly forecast: OverlapForecast;
 }
 
+/** Commands whose success waits for git or an agent (async steps around the guarded transaction), or reaches an agent alone. */
+export type FlowCommand =
+  | 'start'
+  | 'merge'
+  | 'send-failure'
+  | 'send-review'
+  | 'cancel'
+  | 'reset'
+  | 'tell'
+  | 'interrupt'
+  | 'overlap.run-after'
+  | 'overlap.rebase-when-merged'
+  | 'overlap.ignore';
+/** Commands that are one transaction and nothing else (their handlers are below). */
+export type TxCommand = Exclude<CommandName, FlowCommand>;
+
 type ReadHandler<C extends TxCommand> = {
   readonly mode: 'read';
   run(reader: Reader, args: CommandArgs<C>, now: number): Result<ResultOf<C>>;
 };
 type WriteHandler<C extends TxCommand> = { readonly mode: 'write'; run(unit: Unit, args: CommandArgs<C>): Result<ResultOf<C>> };
 export type Handler<C extends TxCommand> = ReadHandler<C> | WriteHandler<C>;
-/** One entry per single-transaction command, returning exactly its `CommandResults` type. */
+/** One entry per single-transaction command, returning exactly its answer (`ResultOf`, from its answer schema). */
 export type HandlerMap = { readonly [C in TxCommand]: Handler<C> };
 
 /** Heartbeats Foreman sends for an agent whose process lives: they prove less than the agent's own. */

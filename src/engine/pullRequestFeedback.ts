@@ -1,4 +1,4 @@
-import type { Request } from '../core/requests';
+import type { Request, ResultOf } from '../core/requests';
 import { type Result, notFound, ok, refused } from '../core/result';
 import { WorkerState } from '../core/workerMachine';
 import type { CheckInfo, ForgePort, HandoffSettings, PullRequestInfo, ReviewCommentInfo } from './forge';
@@ -6,7 +6,6 @@ import { commentsNote, quoteFromBranch, unsentComments } from './pullRequestComm
 import { type PullRequestChecks, failureNote, readChecks, summarizeChecks } from './pullRequestText';
 import type { GitPort } from './ports';
 import { type PullRequestRow, findPullRequest, setPullRequestChecks } from './queries';
-import type { ResultOf } from './results';
 import { type WorkerRow, findTask, findWorker } from './rows';
 import type { StateService } from './stateService';
 import type { Transactor } from './transactor';

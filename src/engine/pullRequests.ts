@@ -1,9 +1,9 @@
-import type { Request } from '../core/requests';
+import type { Request, ResultOf } from '../core/requests';
 import { type Failure, type Result, ok, refused } from '../core/result';
 import { taskCommitMessage } from '../core/taskCommitMessage';
 import { WorkerState } from '../core/workerMachine';
-import { RunOnceScheduler, SequencerByKey } from './async';
-import { type Disposable, DisposableStore } from './events';
+import { RunOnceScheduler, SequencerByKey } from '../base/async';
+import { type Disposable, DisposableStore } from '../base/lifetime';
 import type { ForgePort, HandoffSettings, PullRequestInfo } from './forge';
 import { PullRequestFeedback, holderOf } from './pullRequestFeedback';
 import { pullRequestBody } from './pullRequestText';
@@ -19,7 +19,6 @@ import {
   setPullRequestState,
   unblockTask,
 } from './queries';
-import type { ResultOf } from './results';
 import { type TaskRow, type WorkerRow, findTask, findWorker, readMeta } from './rows';
 import type { Transactor } from './transactor';
 

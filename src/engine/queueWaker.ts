@@ -1,7 +1,7 @@
 import { TaskStatus } from '../core/taskMachine';
-import { RunOnceScheduler } from './async';
-import { DisposableBase, type Event, MutableDisposable } from './events';
-import { DeadlineQueue } from './deadlineQueue';
+import { RunOnceScheduler } from '../base/async';
+import { DisposableBase, type Event, MutableDisposable } from '../base/lifetime';
+import { DeadlineQueue } from '../base/deadlineQueue';
 import type { Clock } from './ports';
 import { type EngineEvent, livenessWorkerOf, mayHaveWork } from './unit';
 

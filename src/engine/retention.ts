@@ -1,7 +1,7 @@
 import { ok } from '../core/result';
 import { isPlan } from './archiver';
-import { RunOnceScheduler } from './async';
-import { type Disposable, DisposableStore } from './events';
+import { RunOnceScheduler } from '../base/async';
+import { type Disposable, DisposableStore } from '../base/lifetime';
 import type { ArchiveSink, Clock } from './ports';
 import type { EngineSettings } from './settings';
 import type { Transactor } from './transactor';

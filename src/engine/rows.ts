@@ -22,6 +22,8 @@ export interface WorkerRow {
   owner_id: string | null;
   /** PAUSED: when its agent's limit resets and the same session resumes (epoch ms). */
   paused_until: number | null;
+  /** The row's write count (the store's optimistic check). */
+  version: number;
 }
 
 /** A task as stored. */
@@ -58,6 +60,8 @@ export interface TaskRow {
   /** The checks last read on its pull request (JSON of `PullRequestChecks`). */
   pr_checks: string | null;
   check_fixes: number;
+  /** The row's write count (the store's optimistic check). */
+  version: number;
 }
 
 // The lookups live with their tables in ./queries; re-exported here for the callers that import them from rows.
@@ -78,4 +82,9 @@ export function requireTask(reader: Reader, id: string): TaskRow {
   const task = findTask(reader, id);
   if (!task) throw new Error(`bug: task '${id}' is missing right after it was written`);
   return task;
+}
+
+/** Whether a move's answer is the worker's row (a move that returned it: `moveWorkerToRow`) rather than its state. */
+export function isWorkerRow(value: unknown): value is WorkerRow {
+  return typeof value === 'object' && value !== null && 'state' in value;
 }

@@ -6,9 +6,9 @@ import { WorkerState, busyWorkerStates } from '../core/workerMachine';
 import type { ChainCoordinator } from './chainCoordinator';
 import { type ClaimedTask, type QueuePicker, notIdle } from './queuePicker';
 import { findTask, findWorker, findWorkerHolding, findWorkerHoldingIn, insertWorker } from './queries';
-import { type TaskRow, type WorkerRow, requireTask, requireWorker } from './rows';
+import { type TaskRow, type WorkerRow, isWorkerRow, requireTask, requireWorker } from './rows';
 import { cancelHeldTask, completeTask, failTask, returnTask } from './taskEnds';
-import { checkAttempt, moveTask, moveWorker } from './transitions';
+import { assignClaimingWorker, checkAttempt, moveTask, moveWorker, moveWorkerToRow } from './transitions';
 import type { OwnerIdentity } from './ports';
 import type { Unit } from './unit';
 
@@ -36,6 +36,8 @@ export type FailEnd = 'attempt' | 'final' | 'setup';
 
 /** What a worker looks like after it lets go of its task. */
 const released = { task_id: null, branch: null, attempt: 0, note: null, summary: null } as const;
+/** What an assignment clears: the last attempt's error, note and summary. */
+const cleared = { last_error: null, note: null, summary: null } as const;
 
 /**
  * Worker lifecycle commands: every one is a pair of guarded moves (worker and task together, one
@@ -89,24 +91,21 @@ export class StateService {
     // PostgreSQL: read, claim and move in one statement (issue 29), with the same rows and answers.
     const whole = this.picker.claimForWorker(unit, workerId, { host: this.settings.owner?.host, holder: this.settings.leaseHolder?.() });
     if (whole) return whole;
+    // The task first, then the worker's move guarded by IDLE (no read before it); a refusal rolls the
+    // task's claim back. The worker is read only then, or when the queue is empty, to answer which.
+    const claimed = this.picker.claimNext(unit, workerId);
+    const lease = { ownerHost: this.settings.owner?.host ?? null, holder: this.settings.leaseHolder?.() ?? null };
+    if (claimed && assignClaimingWorker(unit, workerId, claimed, lease)) return ok(claimed);
     const worker = findWorker(unit.tx, workerId);
     if (!worker) return notFound('worker', workerId);
     if (worker.state !== WorkerState.Idle) return notIdle(workerId, worker.state);
-    const claimed = this.picker.claimNext(unit, workerId);
-    return claimed ? this.takeTask(unit, worker, claimed) : ok(null);
+    if (claimed) throw new Error(`bug: idle worker ${workerId} refused its claim of ${claimed.id}`);
+    return ok(null);
   }
 
   takeTask(unit: Unit, worker: WorkerRow, claimed: ClaimedTask): Result<ClaimedTask> {
     const moved = moveWorker(unit, worker, 'assign', {
-      set: {
-        task_id: claimed.id,
-        branch: claimed.branch,
-        attempt: claimed.attempt,
-        last_error: null,
-        note: null,
-        summary: null,
-        owner_id: this.leaseHolderFor(worker),
-      },
+      set: { task_id: claimed.id, branch: claimed.branch, attempt: claimed.attempt, ...cleared, owner_id: this.leaseHolderFor(worker) },
       metadata: { taskId: claimed.id, attempt: claimed.attempt },
     });
     return moved.ok ? ok(claimed) : moved;
@@ -207,7 +206,7 @@ export class StateService {
       }
       const requeued = failTask(unit, this.chains, this.settings.backoff, failed, reason, end === 'final');
       if (!requeued.ok || !requeued.value) return requeued.ok ? ok(failed.state) : requeued;
-      return moveWorker(unit, failed, 'reset', { set: released, reason: 'attempt failed; task requeued' });
+      return moveWorkerToRow(unit, failed, 'reset', { set: released, reason: 'attempt failed; task requeued' });
     });
   }
 
@@ -292,6 +291,7 @@ export class StateService {
     const fenced = checkAttempt(worker.attempt, attempt, `worker '${workerId}'`, 'this request');
     if (!fenced.ok) return fenced;
     const moved = move(worker);
-    return moved.ok ? ok(requireWorker(unit.tx, workerId)) : moved;
+    // A move that answered the row (its UPDATE … RETURNING) needs no read after it.
+    return moved.ok ? ok(isWorkerRow(moved.value) ? moved.value : requireWorker(unit.tx, workerId)) : moved;
   }
 }

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Request, RequestOf } from '../core/requests';
+import type { Request, RequestOf, ResultOf } from '../core/requests';
 import { type Result, invalid, ok, refused } from '../core/result';
-import { type Disposable, Emitter, type Event } from './events';
-import { type Handler, type HandlerMap, type Services, subjectOf } from './handlers';
+import { DisposableBase, Emitter, type Event } from '../base/lifetime';
+import { type Handler, type HandlerMap, type Services, type TxCommand, subjectOf } from './handlers';
 import type { Clock, Reader, Store } from './ports';
 import {
   deleteExpiredIdempotencyKeys,
@@ -10,9 +10,8 @@ import {
   incrementIdempotencyHits,
   insertIdempotencyKey,
   insertRejection,
-  insertStateChangeMessage,
+  insertStateChangeMessages,
 } from './queries';
-import type { ResultOf, TxCommand } from './results';
 import type { EngineSettings } from './settings';
 import { type EngineEvent, type Unit, changedRowsOf } from './unit';
 
@@ -24,17 +23,20 @@ export type RequestHeader = Pick<Request, 'command' | 'requestId' | 'actor'> & {
  * transaction per step, the idempotency key checked and stored in it, events fired only after
  * the commit, refusals written to the rejections log.
  */
-export class Transactor implements Disposable {
-  private readonly _onDidCommit = new Emitter<readonly EngineEvent[]>();
+export class Transactor extends DisposableBase {
+  private readonly _onDidCommit = this._register(new Emitter<readonly EngineEvent[]>());
   readonly onDidCommit: Event<readonly EngineEvent[]> = this._onDidCommit.event;
 
   constructor(
     private readonly store: Store,
     private readonly settings: EngineSettings,
-    private readonly clock: Clock,
+    /** The engine's clock: the crew's timers run on it too (agentRunner.ts). */
+    readonly clock: Clock,
     private readonly services: Services,
     private readonly handlers: HandlerMap,
-  ) {}
+  ) {
+    super();
+  }
 
   /** A request that is one transaction and nothing else. */
   apply<C extends TxCommand>(request: RequestOf<C>): Result<ResultOf<C>> {
@@ -84,7 +86,7 @@ export class Transactor implements Disposable {
   ): Result<T> {
     // A flow whose git or agent step outlived the engine (an owner closing mid-start) ends here,
     // not on a closed store; what it did not record is picked up when the workspace opens again.
-    if (this.disposed) {
+    if (this.isDisposed) {
       return refused(
         'closing',
         `Foreman is closing: '${request.command}' was not recorded; it is taken up again when the workspace opens.`,
@@ -132,13 +134,15 @@ export class Transactor implements Disposable {
     return ok(JSON.parse(key.response) as T);
   }
 
-  /** ARCHITECTURE §7: every transition is also a broadcast `state_change` message on the bus. */
+  /** ARCHITECTURE §7: every transition is also a broadcast `state_change` message on the bus (one INSERT for them all). */
   private publishStateChanges(unit: Unit): void {
+    const messages: { id: string; payload: string }[] = [];
     for (const event of unit.events) {
       if ((event.kind !== 'worker' && event.kind !== 'task') || event.published) continue;
       const payload = JSON.stringify({ entity: event.kind, id: event.id, from: event.from, to: event.to, trigger: event.trigger });
-      insertStateChangeMessage(unit.tx, randomUUID(), unit.now, payload);
+      messages.push({ id: randomUUID(), payload });
     }
+    insertStateChangeMessages(unit.tx, unit.now, messages);
   }
 
   private recordRejection(
@@ -170,13 +174,6 @@ export class Transactor implements Disposable {
       { durable: false, quiet: true },
     );
     this._onDidCommit.fire([{ kind: 'rejected', entity, id: subject.id, code }]);
-  }
-
-  private disposed = false;
-
-  dispose(): void {
-    this.disposed = true;
-    this._onDidCommit.dispose();
   }
 }
 

@@ -1,7 +1,14 @@
 import { type Result, ok, refused } from '../core/result';
 import { type TaskStatus, type TaskTrigger, nextTaskStatus } from '../core/taskMachine';
-import { type WorkerState, type WorkerTrigger, nextWorkerState } from '../core/workerMachine';
-import { type ColumnValues, insertTransition, updateTaskStatus, updateWorkerState } from './queries';
+import { WorkerState, type WorkerTrigger, nextWorkerState } from '../core/workerMachine';
+import {
+  type ColumnValues,
+  assignIdleWorker,
+  insertTransition,
+  updateTaskStatus,
+  updateWorkerState,
+  updateWorkerStateReturning,
+} from './queries';
 import type { TaskRow, WorkerRow } from './rows';
 import type { Unit } from './unit';
 
@@ -54,6 +61,37 @@ export function moveWorker(unit: Unit, worker: WorkerRow, trigger: WorkerTrigger
   recordTransition(unit, 'worker', worker.id, worker.state, next.value, trigger, worker.attempt || null, options);
   unit.events.push({ kind: 'worker', id: worker.id, from: worker.state, to: next.value, trigger });
   return next;
+}
+
+/** As `moveWorker`, answering the worker's row after the move (its guarded UPDATE returns it): the caller reads it no more. */
+export function moveWorkerToRow(unit: Unit, worker: WorkerRow, trigger: WorkerTrigger, options: MoveOptions = {}): Result<WorkerRow> {
+  const next = nextWorkerState(worker.state, trigger);
+  if (!next.ok) return withSubject(next, worker.id);
+  const row = updateWorkerStateReturning(unit.tx, worker.id, worker.state, next.value, unit.now, options.set);
+  if (!row) return conflict('worker', worker.id, worker.state, trigger);
+  recordTransition(unit, 'worker', worker.id, worker.state, next.value, trigger, worker.attempt || null, options);
+  unit.events.push({ kind: 'worker', id: worker.id, from: worker.state, to: next.value, trigger });
+  return ok(row);
+}
+
+/**
+ * `foreman claim`'s worker move, IDLE→ASSIGNED onto the task it just took, without reading the
+ * worker first: its guarded UPDATE says whether it was IDLE. An IDLE worker holds no attempt (every
+ * move into IDLE releases it), so the audit row's attempt is null, as `moveWorker` writes it.
+ */
+export function assignClaimingWorker(
+  unit: Unit,
+  workerId: string,
+  task: { readonly id: string; readonly branch: string; readonly attempt: number },
+  lease: { readonly ownerHost: string | null; readonly holder: string | null },
+): boolean {
+  const next = nextWorkerState(WorkerState.Idle, 'assign');
+  if (!next.ok) throw new Error(`bug: ${next.message}`);
+  if (!assignIdleWorker(unit.tx, workerId, unit.now, task, lease.ownerHost, lease.holder)) return false;
+  const metadata = { taskId: task.id, attempt: task.attempt };
+  recordTransition(unit, 'worker', workerId, WorkerState.Idle, next.value, 'assign', null, { metadata });
+  unit.events.push({ kind: 'worker', id: workerId, from: WorkerState.Idle, to: next.value, trigger: 'assign' });
+  return true;
 }
 
 export function moveTask(unit: Unit, task: TaskRow, trigger: TaskTrigger, options: MoveOptions = {}): Result<TaskStatus> {

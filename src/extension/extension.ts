@@ -28,7 +28,8 @@ import { LivenessStatusItem } from './statusBar/livenessItem';
 import { QueueTreeProvider } from './tree/queueTree';
 import { VsCodeTerminalHost } from './terminalHost';
 import { WorkersTreeProvider } from './tree/workersTree';
-import { builtinProfiles, initWorkspace, profileAvailability } from '../host/infraParts';
+import { builtinProfiles, profileAvailability } from '../host/infraParts';
+import { init as initWorkspace } from '../host/setup';
 import { readOwner } from '../host/endpointAccess';
 
 /** Settings the engine and crew take when they open; agent profiles and notifications are read live. */
@@ -103,8 +104,8 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
     const client = new ClientSession(root, folder.name, note, worktreeRoot, takeOver, yieldMs ? Date.now() + yieldMs : 0);
     // The owner may be a window nobody sees: this one tells its person what needs them too.
     const notifier = new Notifier(client, () => configuration(folder).notifications, new NoticeLedger(path.join(root, '.foreman')));
-    context.subscriptions.push(notifier.watchSnapshots(), notifier.watchWaiting());
-    registry.add(client);
+    // The notifier's subscriptions live as long as the folder's session, not the window.
+    registry.add(client, notifier.watchSnapshots(), notifier.watchWaiting());
     log(`${folder.name}: ${note}`);
   };
 
@@ -163,11 +164,11 @@ export function activate(context: vscode.ExtensionContext): { registry: SessionR
     });
     if (opened.ok) {
       const notifier = new Notifier(opened.value, () => configuration(folder).notifications, new NoticeLedger(path.join(root, '.foreman')));
-      context.subscriptions.push(
+      registry.add(
+        opened.value,
         opened.value.onDidCommit((events) => notifier.onEvents(events)),
         notifier.watchWaiting(),
       );
-      registry.add(opened.value);
       log(
         vscode.workspace.isTrusted
           ? vscode.l10n.t('{0}: this window owns Foreman', folder.name)

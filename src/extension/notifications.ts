@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { RunOnceScheduler } from '../engine/async';
+import { RunOnceScheduler } from '../base/async';
 import type { EngineEvent } from '../engine/unit';
 import type { WorkerStatus } from '../engine/statusView';
 import { CommandId } from './commands/commandIds';

@@ -1,7 +1,6 @@
-import type { CommandName, RequestOf } from '../core/requests';
+import type { CommandName, RequestOf, ResultOf } from '../core/requests';
 import type { Result } from '../core/result';
-import type { Event } from '../engine/events';
-import type { ResultOf } from '../engine/results';
+import type { Event } from '../base/lifetime';
 import type { StatusSnapshot } from '../engine/statusView';
 import type { StatusDelta } from './statusModel';
 

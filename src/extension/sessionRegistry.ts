@@ -1,11 +1,12 @@
 import * as vscode from 'vscode';
+import { type Disposable, DisposableStore } from '../base/lifetime';
+import { type Clock, systemClock } from '../engine/ports';
+import { LivenessTicker } from './livenessTicker';
 import type { ForemanSession } from './session';
 import type { ViewsChange } from './statusModel';
 import { ViewsThrottle } from './viewsThrottle';
 
 export { coalesceMs } from './viewsThrottle';
-/** Liveness moves with the clock; the workers are read again this often, only while some worker holds a task. */
-const ageTickMs = 5_000;
 
 /**
  * The sessions of this window (one per workspace folder that has Foreman), with one coalesced
@@ -14,15 +15,22 @@ const ageTickMs = 5_000;
  * changed so a view redraws only those.
  */
 export class SessionRegistry implements vscode.Disposable {
-  private readonly bySession = new Map<string, { session: ForemanSession; subscription: { dispose(): void } }>();
+  /** Each folder's session with what lives as long as it (its subscriptions), ended when it is removed. */
+  private readonly bySession = new Map<string, { session: ForemanSession; lifetime: DisposableStore }>();
   private readonly changeEmitter = new vscode.EventEmitter<ViewsChange>();
   readonly onDidChange = this.changeEmitter.event;
-  private readonly throttle = new ViewsThrottle(() => this.sessions());
-  private readonly fired = this.throttle.onDidChange((change) => {
-    this.changeEmitter.fire(change);
-    this.updateTicker();
-  });
-  private ticker: ReturnType<typeof setInterval> | undefined;
+  private readonly throttle: ViewsThrottle;
+  private readonly ticker: LivenessTicker;
+  private readonly fired: vscode.Disposable;
+
+  constructor(clock: Clock = systemClock) {
+    this.throttle = new ViewsThrottle(() => this.sessions(), undefined, clock);
+    this.ticker = new LivenessTicker(() => this.sessions(), clock);
+    this.fired = this.throttle.onDidChange((change) => {
+      this.changeEmitter.fire(change);
+      this.ticker.update();
+    });
+  }
 
   sessions(): ForemanSession[] {
     return [...this.bySession.values()].map((entry) => entry.session);
@@ -32,10 +40,13 @@ export class SessionRegistry implements vscode.Disposable {
     return this.bySession.get(root)?.session;
   }
 
-  add(session: ForemanSession): void {
+  /** Adds a folder's session; `owned` (its notifier's subscriptions, say) end when it is removed. */
+  add(session: ForemanSession, ...owned: Disposable[]): void {
     void this.remove(session.root);
-    const subscription = session.onDidChange(() => this.changed());
-    this.bySession.set(session.root, { session, subscription });
+    const lifetime = new DisposableStore();
+    lifetime.add(session.onDidChange(() => this.changed()));
+    owned.forEach((item) => lifetime.add(item));
+    this.bySession.set(session.root, { session, lifetime });
     this.throttle.sessionsMoved();
   }
 
@@ -43,7 +54,7 @@ export class SessionRegistry implements vscode.Disposable {
   remove(root: string): Promise<void> {
     const entry = this.bySession.get(root);
     if (!entry) return Promise.resolve();
-    entry.subscription.dispose();
+    entry.lifetime.dispose();
     this.bySession.delete(root);
     this.throttle.sessionsMoved();
     return entry.session.close();
@@ -53,28 +64,11 @@ export class SessionRegistry implements vscode.Disposable {
     this.throttle.changed();
   }
 
-  /**
-   * Liveness (WARN, STALE) moves with the clock: read the workers again while some are busy, stop when
-   * nobody is. So do the owners of a shared store (issue 29): an owner that stops renewing its lease
-   * commits nothing anyone hears, and is seen gone only by reading again.
-   */
-  private updateTicker(): void {
-    const busy = this.sessions().some((session) => {
-      const snapshot = session.snapshot();
-      return snapshot.owners.length > 0 || snapshot.workers.some((worker) => worker.taskId !== null);
-    });
-    if (busy && !this.ticker) this.ticker = setInterval(() => this.sessions().forEach((session) => session.recheckWorkers()), ageTickMs);
-    if (!busy && this.ticker) {
-      clearInterval(this.ticker);
-      this.ticker = undefined;
-    }
-  }
-
   dispose(): void {
     for (const root of [...this.bySession.keys()]) void this.remove(root);
     this.fired.dispose();
     this.throttle.dispose();
-    if (this.ticker) clearInterval(this.ticker);
+    this.ticker.dispose();
     this.changeEmitter.dispose();
   }
 }

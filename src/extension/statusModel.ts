@@ -1,7 +1,7 @@
 import { type Usage, zeroUsage } from '../core/agentEvents';
 import type { StatusSnapshot, TaskStatusView, WorkerStatus } from '../engine/statusView';
 import type { OwnerStatus } from '../engine/teamView';
-import type { Event } from '../engine/events';
+import type { Event } from '../base/lifetime';
 import type { EngineEvent } from '../engine/unit';
 
 /** What changed in one folder's state since the views last heard. */

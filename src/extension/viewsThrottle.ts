@@ -1,4 +1,4 @@
-import { DisposableBase, Emitter } from '../engine/events';
+import { DisposableBase, Emitter } from '../base/lifetime';
 import { type Clock, systemClock } from '../engine/ports';
 import { Coalescer } from './dashboard/coalescer';
 import { type StatusDelta, type ViewsChange, isNoChange } from './statusModel';

@@ -16,7 +16,6 @@ export { isAlive } from '../infra/agents/processes';
 export type { AgentTerminal, TerminalHost, TerminalLaunch } from '../infra/agents/terminalAgents';
 export { profileAvailability, type ProfileAvailability } from '../infra/agents/availability';
 export { builtinProfiles, resolveProfile } from '../infra/agents/profiles';
-export { initWorkspace } from '../infra/workspace';
 export type { TokenSource } from '../infra/forge/credentials';
 export { writeFileAtomic } from '../infra/fs';
 export { GitPortAdapter } from '../infra/git/gitPort';

@@ -3,20 +3,16 @@ import * as path from 'node:path';
 import { type Result, invalid, ok } from '../core/result';
 import type { Engine } from '../engine/engine';
 import { LeaseNotice } from '../engine/ownerLease';
-import type { Disposable } from '../engine/events';
 import type { Clock, Store } from '../engine/ports';
-import type { CommandName, RequestOf } from '../core/requests';
-import type { ResultOf } from '../engine/results';
 import type { CrewSettingsFile, EngineSettings } from '../engine/settings';
 import { type CrewParts, assembleCrew } from './crewParts';
 import { type WorktreeReport, branchFor } from '../infra/git';
 import type { OwnerLock } from '../infra/db';
 import { FileArchiveSink, FileBlobStore, JsonlExportSink } from '../infra/fs';
-import { PgListener } from '../infra/pg/listener';
-import { PgMergeLock } from '../infra/pg/mergeLock';
-import { PgStore } from '../infra/pg/pgStore';
 import { lockAndOpenStore, ownerIdentity } from './ownerStore';
-import { pgLeaseClock } from '../infra/pg/serverClock';
+import type { Workspace } from './workspace';
+import { attemptLogFile } from '../infra/agents/attemptLog';
+import { storeBackend } from '../infra/workspace/storeBackends';
 import { foremanDir as foremanDirOf, isInitialised } from '../infra/workspace/paths';
 import { loadWorkspaceSettings } from '../infra/workspace/settings';
 import type { TokenSource } from '../infra/forge/credentials';
@@ -68,16 +64,15 @@ export interface OpenOwnerOptions {
 }
 
 /** The single writer of a workspace (ARCHITECTURE §2): its lock, its store and the engine over them. */
-export interface WorkspaceOwner extends Disposable {
-  readonly repoRoot: string;
-  readonly foremanDir: string;
+export interface WorkspaceOwner extends Workspace {
   readonly engine: Engine;
+  readonly settings: { readonly engine: EngineSettings; readonly crew: CrewSettingsFile };
   /** sql.js in `.foreman/`, or PostgreSQL shared with other machines' owners (`.foreman/store.json`). */
   readonly store: Store;
   readonly lock: OwnerLock;
   readonly parts: CrewParts;
-  /** Every request, through the engine's front door (`Engine.execute`). */
-  execute<C extends CommandName>(request: RequestOf<C>): Promise<Result<ResultOf<C>>>;
+  /** Its endpoint is listening at `socketPath`: written in the lock, and given to the agents launched from now on. */
+  announce(socketPath: string): void;
   /**
    * For long-running owners: restart recovery (orphaned agents stopped, their work saved and
    * retried; worktrees reconciled), then the dispatcher, waker and monitor.
@@ -111,14 +106,22 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
   if (!sample.ok) return invalid('badSettings', `branchTemplate: ${sample.message}`, { template });
   const storeConfig = options.store ? ok(options.store) : readStoreConfig(dir);
   if (!storeConfig.ok) return storeConfig;
+  const backend = storeBackend(storeConfig.value);
   // On a store several machines share, this owner is one of several: its id, and the machine whose
   // workers it launches (FOREMAN_HOST, else the host name).
-  const owner = storeConfig.value.kind === 'postgres' ? ownerIdentity() : ok(undefined);
+  const owner = backend.shared ? ownerIdentity() : ok(undefined);
   if (!owner.ok) return owner;
   const log = options.log ?? (() => undefined);
-  const opened = await lockAndOpenStore(dir, storeConfig.value, owner.value, options, log);
+  const opened = await lockAndOpenStore(dir, backend, owner.value, options, log);
   if (!opened.ok) return opened;
-  const { lock, store } = opened.value;
+  const { lock, store, leaseClock } = opened.value;
+  // The endpoint, once announced: agents reach the owner through it (FOREMAN_ENDPOINT).
+  let endpoint: string | undefined;
+  const agentEnvironment = (): Record<string, string> => ({
+    ...(endpoint ? { FOREMAN_ENDPOINT: endpoint } : {}),
+    ...(options.agentEnvironment?.() ?? {}),
+  });
+  const mergeLock = backend.mergeLock?.();
   const parts = assembleCrew(
     repoRoot,
     dir,
@@ -130,21 +133,14 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
       archive: new FileArchiveSink(dir),
       ...(options.clock ? { clock: options.clock } : {}),
       ...(owner.value ? { owner: owner.value } : {}),
-      ...(store instanceof PgStore ? { leaseClock: pgLeaseClock(store) } : {}),
+      ...(leaseClock ? { leaseClock } : {}),
     },
     {
       launchAgents: options.launchAgents ?? false,
-      // One merge at a time across the machines: an advisory lock on the shared server.
-      ...(storeConfig.value.kind === 'postgres'
-        ? {
-            mergeLock: new PgMergeLock({
-              url: storeConfig.value.url,
-              ...(storeConfig.value.ssl !== undefined ? { ssl: storeConfig.value.ssl } : {}),
-            }),
-          }
-        : {}),
+      // One merge at a time across the machines sharing the store (a lock on its server).
+      ...(mergeLock ? { mergeLock } : {}),
       log,
-      ...(options.agentEnvironment ? { agentEnvironment: options.agentEnvironment } : {}),
+      agentEnvironment,
       ...(options.terminalHost ? { terminalHost: options.terminalHost } : {}),
       ...(options.forgeToken ? { forgeToken: options.forgeToken } : {}),
       ...(options.agentProfiles ? { agentProfiles: options.agentProfiles } : {}),
@@ -160,17 +156,11 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
         : `background work failed and is retried in a few seconds: ${error instanceof Error ? error.message : String(error)}`,
     ),
   );
-  let listener: PgListener | undefined;
+  let listener: { close(): Promise<void> } | undefined;
   const start = async (): Promise<void> => {
-    const config = storeConfig.value;
-    if (config.kind === 'postgres' && owner.value) {
+    if (owner.value) {
       // The other owners' commits, as they happen: wake the dispatcher, the monitor and the views.
-      listener = new PgListener(config.url, {
-        self: owner.value.id,
-        onChange: (notice) => engine.noteExternalChange(notice.changed),
-        log,
-        ...(config.ssl !== undefined ? { ssl: config.ssl } : {}),
-      });
+      listener = backend.listen?.(owner.value.id, (notice) => engine.noteExternalChange(notice.changed), log);
     }
     // Only workers holding a task are expected to have a worktree (idle ones get theirs on start),
     // and only this machine's: another machine's worktrees are in its own clone.
@@ -225,11 +215,19 @@ export async function openOwner(repoRoot: string, options: OpenOwnerOptions): Pr
   return ok({
     repoRoot,
     foremanDir: dir,
-    engine,
+    storeKind: storeConfig.value.kind,
     store,
+    settings: loaded.value,
+    git: parts.git,
+    logFile: (taskId, attempt) => attemptLogFile(dir, taskId, attempt),
+    engine,
     lock,
     parts,
     execute: (request) => engine.execute(request),
+    announce: (socketPath) => {
+      endpoint = socketPath;
+      lock.update({ endpoint: socketPath });
+    },
     start,
     close,
     stop,

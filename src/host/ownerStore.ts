@@ -1,15 +1,15 @@
 /**
- * The lock a workspace's owner takes and the store it opens under it: sql.js in `.foreman/`, or
- * PostgreSQL shared with other machines' owners (`.foreman/store.json`).
+ * The lock a workspace's owner takes and the store it opens under it, through the store's backend
+ * (src/infra/workspace/storeBackends.ts: sql.js in `.foreman/`, or PostgreSQL shared with other
+ * machines' owners, as `.foreman/store.json` names).
  */
 import { randomUUID } from 'node:crypto';
 import * as os from 'node:os';
 import { hostSchema, thisHost } from '../core/ids';
-import { type Result, invalid, ok, refused } from '../core/result';
-import type { OwnerIdentity, Store } from '../engine/ports';
-import { type OwnerLock, SqlJsStore, StoreError, acquireOwnerLock, readOwner, waitForOwnerLock } from '../infra/db';
-import { PgStore } from '../infra/pg/pgStore';
-import type { StoreConfig } from '../infra/workspace/storeConfig';
+import { type Result, invalid, ok } from '../core/result';
+import type { OwnerIdentity } from '../engine/ports';
+import { type OwnerLock, acquireOwnerLock, readOwner, waitForOwnerLock } from '../infra/db';
+import type { OpenedStore, StoreBackend } from '../infra/workspace/storeBackends';
 import type { OpenOwnerOptions } from './owner';
 
 /** What taking the lock and opening the store read of the owner's options. */
@@ -19,58 +19,56 @@ type StoreOptions = Pick<
 >;
 
 /**
- * Takes the owner lock of `dir`, then opens the store `config` names. Refusals are results: the
+ * Takes the owner lock of `dir`, then opens the store of `backend`. Refusals are results: the
  * lock's (`ownedByOther`), and `storeUnreachable` (the PostgreSQL server is down or refuses the
  * login; the message names it, without its password). `owner` is this process on a shared store.
  */
 export async function lockAndOpenStore(
   dir: string,
-  config: StoreConfig,
+  backend: StoreBackend,
   owner: OwnerIdentity | undefined,
   options: StoreOptions,
   log: (line: string) => void,
-): Promise<Result<{ lock: OwnerLock; store: Store }>> {
+): Promise<Result<{ lock: OwnerLock } & OpenedStore>> {
   // Everything slow happens before the lock (issue 10): a one-shot call holds it for its own
   // transaction only, and the other callers queue for milliseconds, not for a replay each.
   // Not while a long-running owner holds the lock: it will not let go, and a load would be wasted.
-  // PostgreSQL has nothing to load: the server holds the state.
   const holder = readOwner(dir);
-  const preloaded = config.kind !== 'sqljs' || (holder && holder.role !== 'cli') ? undefined : await SqlJsStore.preload(dir);
-  // One owner per clone on either store: the lock guards this clone's worktrees and agents too.
+  const prepared = await backend.prepare(dir, { loadAhead: !holder || holder.role === 'cli' });
+  // One owner per clone on any store: the lock guards this clone's worktrees and agents too.
   const lock = await takeLock(dir, options);
   if (!lock.ok) {
-    preloaded?.loaded.connection.close();
+    prepared.discard();
     return lock;
   }
-  let store: Store;
+  let opened: Result<OpenedStore>;
   try {
-    store =
-      config.kind === 'postgres'
-        ? PgStore.open(config.url, {
-            ...(config.ssl !== undefined ? { ssl: config.ssl } : {}),
-            ...(owner ? { ownerId: owner.id } : {}),
-          })
-        : await SqlJsStore.open(dir, {
-            ...(options.log ? { log: options.log } : {}),
-            ...(options.closeCheckpointBytes ? { closeCheckpointBytes: options.closeCheckpointBytes } : {}),
-            ...(preloaded ? { preloaded } : {}),
-            onSavingChange: (problem) => {
-              log(problem ?? 'Changes are saved again.');
-              options.onSavingChange?.(problem);
-            },
-            onBroken: (reason) => {
-              log(`The store stopped taking writes: ${reason}. It must be reopened from disk.`);
-              options.onStoreBroken?.(reason);
-            },
-          });
+    opened = await prepared.open({
+      ...(owner ? { ownerId: owner.id } : {}),
+      ...(options.log ? { log: options.log } : {}),
+      embedded: {
+        ...(options.closeCheckpointBytes ? { closeCheckpointBytes: options.closeCheckpointBytes } : {}),
+        onSavingChange: (problem) => {
+          log(problem ?? 'Changes are saved again.');
+          options.onSavingChange?.(problem);
+        },
+        onBroken: (reason) => {
+          log(`The store stopped taking writes: ${reason}. It must be reopened from disk.`);
+          options.onStoreBroken?.(reason);
+        },
+      },
+    });
   } catch (error) {
-    preloaded?.loaded.connection.close();
+    prepared.discard();
     lock.value.release();
-    // A server that is down or refuses the login is an answer saying so (the caller shows it), not a crash.
-    if (error instanceof StoreError && error.code === 'unreachable') return refused('storeUnreachable', error.message);
     throw error;
   }
-  return ok({ lock: lock.value, store });
+  if (!opened.ok) {
+    prepared.discard();
+    lock.value.release();
+    return opened;
+  }
+  return ok({ lock: lock.value, ...opened.value });
 }
 
 /** This process as one of a shared store's owners; FOREMAN_HOST must be a valid host name. */

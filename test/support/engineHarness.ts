@@ -2,10 +2,11 @@ import { after } from 'node:test';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type CommandInput, type CommandName, type ReadCommand, parseCommand } from '../../src/core/requests';
+import { type CommandInput, type CommandName, type ReadCommand, answerSchemaOf, parseCommand } from '../../src/core/requests';
+import { describeIssues } from '../../src/core/zodIssues';
 import type { Result } from '../../src/core/result';
 import { Engine } from '../../src/engine/engine';
-import type { ResultOf } from '../../src/engine/results';
+import type { ResultOf } from '../../src/core/requests';
 import type { ArchiveSink, Store } from '../../src/engine/ports';
 import { defaultEngineSettings, type EngineSettings } from '../../src/engine/settings';
 import { SqlJsStore } from '../../src/infra/db';
@@ -21,7 +22,7 @@ export interface EngineHarness {
   readonly engine: Engine;
   readonly store: Store;
   readonly clock: ManualClock;
-  /** Parses like every boundary does, then executes through the engine's front door. */
+  /** Parses like every boundary does, then executes through the engine's front door; a successful answer must parse with its schema. */
   run<C extends CommandName>(command: C, args: CommandInput<C>, requestId?: string): Promise<Result<ResultOf<C>>>;
   /** Like run, but the request must succeed; returns its value. */
   value<T = unknown, C extends CommandName = CommandName>(command: C, args: CommandInput<C>): Promise<T>;
@@ -82,8 +83,13 @@ export async function openEngine(
     if (!result.ok) throw new Error(result.message);
     return result.request;
   };
-  const run = <C extends CommandName>(command: C, args: CommandInput<C>, requestId?: string): Promise<Result<ResultOf<C>>> =>
-    engine.execute(parsed(command, args, requestId));
+  /** Every answer the engine suites get is held to its command's answer schema (src/core/requests/<group>.ts). */
+  const run = async <C extends CommandName>(command: C, args: CommandInput<C>, requestId?: string): Promise<Result<ResultOf<C>>> => {
+    const result = await engine.execute(parsed(command, args, requestId));
+    const answer = result.ok && answerSchemaOf(command).safeParse(result.value);
+    if (answer && !answer.success) throw new Error(`${command}'s answer breaks its schema: ${describeIssues(answer.error, 'answer')}`);
+    return result;
+  };
   return {
     dir,
     engine,
@@ -108,4 +114,3 @@ export async function openEngine(
     },
   };
 }
-

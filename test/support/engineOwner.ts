@@ -9,7 +9,7 @@ import type { Result } from '../../src/core/result';
 import { Engine } from '../../src/engine/engine';
 import type { LeaseClock } from '../../src/engine/ownerLease';
 import type { Clock, OwnerIdentity, Store } from '../../src/engine/ports';
-import type { ResultOf } from '../../src/engine/results';
+import type { ResultOf } from '../../src/core/requests';
 import { defaultEngineSettings, type EngineSettings } from '../../src/engine/settings';
 import type { StatusSnapshot } from '../../src/engine/statusView';
 import { FileArchiveSink, FileBlobStore, JsonlExportSink } from '../../src/infra/fs';

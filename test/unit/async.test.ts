@@ -1,7 +1,7 @@
 /** Ordering and timing primitives (issue 12): a sequencer per key and a run-once scheduler on the manual clock. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { RunOnceScheduler, SequencerByKey } from '../../src/engine/async';
+import { RunOnceScheduler, SequencerByKey } from '../../src/base/async';
 import { ManualClock } from '../support/manualClock';
 
 /** A promise the test settles by hand, to hold an operation open. */

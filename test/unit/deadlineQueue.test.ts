@@ -1,7 +1,7 @@
 /** The waker's ordered deadlines (issue 13): the earliest current deadline, whatever was superseded. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DeadlineQueue } from '../../src/engine/deadlineQueue';
+import { DeadlineQueue } from '../../src/base/deadlineQueue';
 
 describe('DeadlineQueue', () => {
   it('gives the earliest deadline, following moves and clears of each key', () => {

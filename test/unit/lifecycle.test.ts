@@ -1,7 +1,7 @@
 /** Lifetimes (issue 12): what a store, a base class and a single-slot holder do with what they own. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DisposableBase, DisposableStore, MutableDisposable } from '../../src/engine/events';
+import { DisposableBase, DisposableStore, MutableDisposable } from '../../src/base/lifetime';
 
 function tracked(log: string[], name: string) {
   return { dispose: () => log.push(name) };

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { EngineEvent } from '../../src/engine/unit';
-import { Emitter } from '../../src/engine/events';
+import { Emitter } from '../../src/base/lifetime';
 import { QueueWaker } from '../../src/engine/queueWaker';
 import { ManualClock } from '../support/manualClock';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { printResult } from '../../src/cli/format';
 import type { CommandName } from '../../src/core/requests';
-import type { ResultOf } from '../../src/engine/results';
+import type { ResultOf } from '../../src/core/requests';
 import type { StatusSnapshot, WorkerStatus } from '../../src/engine/statusView';
 import { type OwnerStatus, offsetLeaseClock } from '../../src/engine/teamView';
 import { checkAttempt } from '../../src/engine/transitions';

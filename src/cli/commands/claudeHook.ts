@@ -14,6 +14,7 @@ import { readClaudeHook } from '../../core/claudeHook';
 import { allowedToolsVariable, claudeGateVariable, parseGate, permissionDecision } from '../../core/claudePermissions';
 import { parseRequest } from '../../core/requests';
 import { ExitCode } from '../../core/result';
+import { systemClock } from '../../engine/ports';
 import { stringFlag } from '../argv';
 import { hookRoute, sandboxedAllow } from '../hookGate';
 import { readHookInput } from '../hookInput';
@@ -109,7 +110,7 @@ async function askPerson(
   await heartbeat({ needsInput: question });
   while (Date.now() < deadline) {
     if (process.ppid !== shell || (agent !== undefined && !isAlive(agent))) return { answer: 'deny', reason: 'the agent is gone' };
-    await new Promise((resolve) => setTimeout(resolve, answerPollMs));
+    await systemClock.sleep(answerPollMs);
     const answer = await heartbeat({});
     if (answer === 'allow') return { answer, reason: 'allowed by a person through Foreman' };
     if (answer === 'deny') return { answer, reason: 'denied by a person through Foreman; do without this tool call' };

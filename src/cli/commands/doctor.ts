@@ -18,7 +18,7 @@ async function doctor(input: CommandInput): Promise<number> {
   const target = resolveTarget(stringFlag(input.argv, 'dir'), { ...input.env, endpoint: undefined }, input.cwd);
   const repoRoot = target.kind === 'workspace' ? target.repoRoot : path.resolve(input.cwd);
   const remote = stringFlag(input.argv, 'remote');
-  const { runDoctor } = await import('../../infra/workspace/doctor.js');
+  const { doctor: runDoctor } = await import('../../host/setup.js');
   const checks = await runDoctor(repoRoot, {
     ...(remote !== undefined ? { remote } : {}),
     progress: (line) => printer.err(`foreman: ${line}`),

@@ -14,6 +14,7 @@ import type { Request } from '../../core/requests';
 import { ExitCode, type Failure, type Result, invalid, notFound, ok, refused } from '../../core/result';
 import { WorkerState, workerStates } from '../../core/workerMachine';
 import type { WorkerStatus } from '../../engine/statusView';
+import { systemClock } from '../../engine/ports';
 import { workerOf } from './helpers';
 import type { CommandInput, CommandSpec } from './spec';
 
@@ -104,7 +105,7 @@ async function wait(input: CommandInput, printer: Printer = processPrinter): Pro
         json,
       );
     }
-    await new Promise((resolve) => setTimeout(resolve, pollEveryMs));
+    await systemClock.sleep(pollEveryMs);
   }
 }
 

@@ -19,8 +19,7 @@ async function init(input: CommandInput): Promise<number> {
   const repoRoot = path.resolve(input.cwd, stringFlag(input.argv, 'dir') ?? input.env.dir ?? '.');
   const base = stringFlag(input.argv, 'base');
   const storeText = stringFlag(input.argv, 'store');
-  const { initWorkspace } = await import('../../infra/workspace/init.js');
-  const { parseStoreArgument, passwordAdvice, readStoreConfig } = await import('../../infra/workspace/storeConfig.js');
+  const { init: initWorkspace, parseStoreArgument, passwordAdvice, readStoreConfig } = await import('../../host/setup.js');
   const choice = storeText === undefined ? undefined : parseStoreArgument(storeText);
   if (choice && !choice.ok) return printFailure(printer, choice, json(input));
   const password = await storePasswordOf(input, choice?.value);

@@ -1,12 +1,11 @@
 import type { OverlapPair, TaskOverlap } from '../../core/overlaps';
-import type { RequestOf } from '../../core/requests';
+import type { RequestOf, ResultOf } from '../../core/requests';
 import { type Result, notFound, ok, refused } from '../../core/result';
 import { TaskStatus } from '../../core/taskMachine';
 import { WorkerState } from '../../core/workerMachine';
 import type { CrewWork } from '../crewWork';
 import type { Reader } from '../ports';
 import { findWorkerHolding, insertOverlapChoice } from '../queries';
-import type { ResultOf } from '../results';
 import { type TaskRow, findTask } from '../rows';
 import { readAround } from './overlapStore';
 

@@ -2,8 +2,8 @@ import { type OverlapSubject, type TouchedFile, repoRelative } from '../../core/
 import { ok } from '../../core/result';
 import { TaskStatus } from '../../core/taskMachine';
 import { WorkerState } from '../../core/workerMachine';
-import { RunOnceScheduler } from '../async';
-import type { Disposable } from '../events';
+import { RunOnceScheduler } from '../../base/async';
+import { DisposableBase } from '../../base/lifetime';
 import type { Clock, GitPort } from '../ports';
 import {
   copyTouchedToParent,
@@ -58,10 +58,8 @@ export interface OverlapTrackerHooks {
  * when it changes a task's overlaps, the tasks concerned and their workers are announced as
  * `rowsChanged`, which views (and, on a shared store, the other owners') read rows again on.
  */
-export class OverlapTracker implements Disposable {
+export class OverlapTracker extends DisposableBase {
   private readonly refreshes = new Map<string, RunOnceScheduler>();
-  private readonly subscription: Disposable;
-  private disposed = false;
   /** A long-running owner (`refreshHeld`): reads worktree diffs and carries out plans. A one-shot CLI call only records. */
   private owning = false;
 
@@ -72,7 +70,14 @@ export class OverlapTracker implements Disposable {
     private readonly hooks: OverlapTrackerHooks,
     private readonly settings: OverlapTrackerSettings = defaultOverlapSettings,
   ) {
-    this.subscription = tx.onDidCommit((events) => this.onCommit(events));
+    super();
+    this._register(tx.onDidCommit((events) => this.onCommit(events)));
+    this._register({
+      dispose: () => {
+        for (const scheduler of this.refreshes.values()) scheduler.dispose();
+        this.refreshes.clear();
+      },
+    });
   }
 
   /**
@@ -100,7 +105,7 @@ export class OverlapTracker implements Disposable {
 
   /** Another owner of a shared store committed a change: a task of theirs may have merged. */
   noteExternal(): void {
-    if (!this.disposed) this.runDuePlans();
+    if (!this.isDisposed) this.runDuePlans();
   }
 
   /** Reads the worker's worktree diff now (tests and the action flows wait on it). */
@@ -111,7 +116,7 @@ export class OverlapTracker implements Disposable {
       this.settings.log?.(`overlaps: could not read the changes of ${workerId}: ${String(error)}`);
       return undefined;
     });
-    if (!touched?.ok || this.disposed) return;
+    if (!touched?.ok || this.isDisposed) return;
     // The worker may have let go of the task while git ran.
     const now = this.subjectOf(workerId);
     if (now?.taskId !== subject.taskId) return;
@@ -119,7 +124,7 @@ export class OverlapTracker implements Disposable {
   }
 
   private onCommit(events: readonly EngineEvent[]): void {
-    if (this.disposed) return;
+    if (this.isDisposed) return;
     const ended: EngineEvent[] = [];
     let merged = false;
     for (const event of events) {
@@ -259,7 +264,7 @@ export class OverlapTracker implements Disposable {
   }
 
   private scheduleRefresh(workerId: string, delayMs: number): void {
-    if (this.disposed || !this.owning || !this.git.touchedFiles) return;
+    if (this.isDisposed || !this.owning || !this.git.touchedFiles) return;
     let scheduler = this.refreshes.get(workerId);
     if (!scheduler) {
       scheduler = new RunOnceScheduler(
@@ -275,13 +280,6 @@ export class OverlapTracker implements Disposable {
       this.refreshes.set(workerId, scheduler);
     }
     scheduler.schedule(delayMs);
-  }
-
-  dispose(): void {
-    this.disposed = true;
-    this.subscription.dispose();
-    for (const scheduler of this.refreshes.values()) scheduler.dispose();
-    this.refreshes.clear();
   }
 }
 

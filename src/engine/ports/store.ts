@@ -5,25 +5,74 @@ import type { Result } from '../../core/result';
 export type SqlValue = string | number | null | Uint8Array;
 export type Row = Record<string, SqlValue>;
 
+/** The SQL a store speaks: sql.js's SQLite, or PostgreSQL (src/infra/pg). */
+export type Backend = 'sqlite' | 'postgres';
+
+/**
+ * A statement whose text differs per backend, each written by hand in its query module (`json_each`
+ * against `json_array_elements_text`, `MAX(a, b)` against `GREATEST`, a row lock, …). A backend
+ * without a text refuses the statement (a PostgreSQL-only claim on SQLite is a bug, said as one).
+ */
+export interface NativeSql {
+  readonly sqlite?: string;
+  readonly postgres?: string;
+}
+
+/**
+ * A statement: one text that both backends run as written, or one text per backend (`NativeSql`).
+ * Parameters are `?` or `?N` in every text; PostgreSQL's protocol spells them `$N`, which its store
+ * numbers (src/infra/pg/placeholders.ts). Nothing else in a text is changed on the way.
+ */
+export type Sql = string | NativeSql;
+
+/** The text of `sql` that `backend` runs; throws when the statement has none for it. */
+export function sqlText(sql: Sql, backend: Backend): string {
+  if (typeof sql === 'string') return sql;
+  const text = sql[backend];
+  if (text === undefined) {
+    const other = sql.sqlite ?? sql.postgres ?? '';
+    throw new Error(
+      `bug: this statement has no ${backend} text (it is written for the other store only): ${other.replace(/\s+/g, ' ').slice(0, 200)}`,
+    );
+  }
+  return text;
+}
+
 /** Read access inside a transaction or a read. Only SELECT statements. */
 export interface Reader {
-  get<T extends object = Row>(sql: string, params?: readonly SqlValue[]): T | undefined;
-  all<T extends object = Row>(sql: string, params?: readonly SqlValue[]): T[];
+  get<T extends object = Row>(sql: Sql, params?: readonly SqlValue[]): T | undefined;
+  all<T extends object = Row>(sql: Sql, params?: readonly SqlValue[]): T[];
+}
+
+/**
+ * The pages of a store kept in one file (SQLite), which retention gives back once rows left
+ * (`PRAGMA freelist_count`, `page_count`, `incremental_vacuum` are these methods, not statements).
+ */
+export interface FileSpace {
+  /** Free pages and all pages of the file. */
+  pages(): { readonly free: number; readonly total: number };
+  /** Gives the free pages back to the file system (the store runs with auto_vacuum=INCREMENTAL). */
+  reclaim(): void;
 }
 
 /** Write access inside `Store.write`. Every write statement is recorded for the redo journal. */
 export interface Tx extends Reader {
   /** Runs an INSERT/UPDATE/DELETE and returns the number of rows it changed. */
-  run(sql: string, params?: readonly SqlValue[]): number;
+  run(sql: Sql, params?: readonly SqlValue[]): number;
   /** Runs a write statement with a RETURNING clause and returns the rows it returned. */
-  returning<T extends object = Row>(sql: string, params?: readonly SqlValue[]): T[];
+  returning<T extends object = Row>(sql: Sql, params?: readonly SqlValue[]): T[];
+  /**
+   * The file's pages where the store is one file (sql.js); null where it is not (PostgreSQL: the
+   * server's autovacuum reclaims space, and there is no file of Foreman's to shrink).
+   */
+  readonly fileSpace: FileSpace | null;
   /**
    * Runs a write whose outcome nobody reads (an audit row, a message, a heartbeat): the store may
    * hold it and send it with the next statement (PostgreSQL pipelines them, pgTx.ts). It runs in
    * order all the same, and one that fails fails the transaction. Absent: the store runs it at once
    * (`appendRow`, queries/appendRow.ts).
    */
-  append?(sql: string, params?: readonly SqlValue[]): void;
+  append?(sql: Sql, params?: readonly SqlValue[]): void;
 }
 
 export interface WriteOptions {
@@ -79,11 +128,11 @@ export interface OwnerIdentity {
 /** The durable, single-writer store (ARCHITECTURE §2). */
 export interface Store {
   /**
-   * Where the store's SQL can do more in one statement than SQLite's: `postgres` runs a claim with
-   * its audit and lease rows as one statement (data-modifying CTEs, queries/taskQueue.ts). Absent:
-   * SQLite's, which every query also runs on.
+   * Which text of a `NativeSql` statement the store runs; `postgres` also runs a claim with its
+   * audit and lease rows as one statement (data-modifying CTEs, queries/taskQueue.ts). Absent:
+   * SQLite's.
    */
-  readonly dialect?: 'postgres';
+  readonly dialect?: Backend;
   read<T>(fn: (reader: Reader) => T): T;
   /**
    * Runs `fn` in one transaction. A success is committed and journalled (fsync'd unless

@@ -1,4 +1,4 @@
-import type { Reader, Tx } from '../ports';
+import type { NativeSql, Reader, Tx } from '../ports';
 import type { TaskRow } from '../rows';
 import type { SessionRow } from './agentSessions';
 import type { MessageRow } from './messages';
@@ -6,8 +6,8 @@ import type { TransitionRow } from './transitions';
 
 /**
  * Retention (issue 13): what may leave the live database, how it leaves, and the rollups that keep
- * the metrics whole. Lists of ids travel as one JSON parameter (`json_each`), so every statement
- * here is a constant string.
+ * the metrics whole. Lists of ids travel as one JSON parameter (SQLite's `json_each`, PostgreSQL's
+ * `json_array_elements_text`), so every statement here is a constant.
  */
 
 /** A worker transition with the time of the next one of the same worker: how long it lasted. */
@@ -40,39 +40,57 @@ export interface RollupRow {
  * (Failed tasks can be retried; they stay.) Along the finish-time index, named: the planner would
  * take the status index and sort every finished task.
  */
-export function listFinishedTasksBefore(reader: Reader, before: number, limit: number): TaskRow[] {
-  return reader.all<TaskRow>(
-    `SELECT * FROM tasks INDEXED BY tasks_finished WHERE finished_at IS NOT NULL AND finished_at < ? AND status IN ('done', 'cancelled')
+const finishedTasksBefore = (index: string): string =>
+  `SELECT * FROM tasks${index} WHERE finished_at IS NOT NULL AND finished_at < ? AND status IN ('done', 'cancelled')
        AND id NOT IN (SELECT task_id FROM workers WHERE task_id IS NOT NULL)
-     ORDER BY finished_at LIMIT ?`,
-    [before, limit],
-  );
+     ORDER BY finished_at LIMIT ?`;
+// `INDEXED BY` is SQLite's planner hint; PostgreSQL's planner picks the index from its statistics.
+const finishedTasksBeforeSql: NativeSql = {
+  sqlite: finishedTasksBefore(' INDEXED BY tasks_finished'),
+  postgres: finishedTasksBefore(''),
+};
+
+export function listFinishedTasksBefore(reader: Reader, before: number, limit: number): TaskRow[] {
+  return reader.all<TaskRow>(finishedTasksBeforeSql, [before, limit]);
 }
+
+/** `SELECT value FROM` this: the ids in the JSON list parameter `?N`. */
+const idsIn = (parameter: string): NativeSql => ({
+  sqlite: `json_each(${parameter})`,
+  postgres: `json_array_elements_text(${parameter}::json)`,
+});
+
+/** A statement with the JSON list of ids `?1` in it, in each backend's spelling. */
+function withIds(statement: (ids: string) => string): NativeSql {
+  const ids = idsIn('?1');
+  return { sqlite: statement(ids.sqlite ?? ''), postgres: statement(ids.postgres ?? '') };
+}
+
+const referrersSql = withIds(
+  (ids) => `SELECT id, blocked_by_task_id AS target FROM tasks WHERE blocked_by_task_id IN (SELECT value FROM ${ids})
+     UNION ALL
+     SELECT id, parent_task_id AS target FROM tasks WHERE parent_task_id IN (SELECT value FROM ${ids})`,
+);
+const transitionsOfTasksSql = withIds(
+  (ids) => `SELECT * FROM transitions WHERE entity_type = 'task' AND entity_id IN (SELECT value FROM ${ids}) ORDER BY seq`,
+);
+const sessionsOfTasksSql = withIds(
+  (ids) => `SELECT * FROM agent_sessions WHERE task_id IN (SELECT value FROM ${ids}) ORDER BY task_id, attempt`,
+);
 
 /** Tasks that point at any of `ids` (as the task they wait for, or as their chain's parent). */
 export function listReferrers(reader: Reader, ids: readonly string[]): Array<{ id: string; target: string }> {
-  return reader.all<{ id: string; target: string }>(
-    `SELECT id, blocked_by_task_id AS target FROM tasks WHERE blocked_by_task_id IN (SELECT value FROM json_each(?1))
-     UNION ALL
-     SELECT id, parent_task_id AS target FROM tasks WHERE parent_task_id IN (SELECT value FROM json_each(?1))`,
-    [JSON.stringify(ids)],
-  );
+  return reader.all<{ id: string; target: string }>(referrersSql, [JSON.stringify(ids)]);
 }
 
 /** Every transition of these tasks, in seq order. */
 export function listTransitionsOfTasks(reader: Reader, ids: readonly string[]): TransitionRow[] {
-  return reader.all<TransitionRow>(
-    `SELECT * FROM transitions WHERE entity_type = 'task' AND entity_id IN (SELECT value FROM json_each(?)) ORDER BY seq`,
-    [JSON.stringify(ids)],
-  );
+  return reader.all<TransitionRow>(transitionsOfTasksSql, [JSON.stringify(ids)]);
 }
 
 /** The agent sessions of these tasks. */
 export function listSessionsOfTasks(reader: Reader, ids: readonly string[]): SessionRow[] {
-  return reader.all<SessionRow>(
-    `SELECT * FROM agent_sessions WHERE task_id IN (SELECT value FROM json_each(?)) ORDER BY task_id, attempt`,
-    [JSON.stringify(ids)],
-  );
+  return reader.all<SessionRow>(sessionsOfTasksSql, [JSON.stringify(ids)]);
 }
 
 /**
@@ -82,24 +100,33 @@ export function listSessionsOfTasks(reader: Reader, ids: readonly string[]): Ses
  * worker row), so a batch reads about as many rows as it returns; the successor is one step along
  * the entity index.
  */
-export function listWorkerTransitionsBefore(reader: Reader, before: number, limit: number): WorkerTransitionRow[] {
-  return reader.all<WorkerTransitionRow>(
-    `SELECT * FROM (
+const workerTransitionsBefore = (index: string): string => `SELECT * FROM (
        SELECT t.*, (SELECT n.ts_ms FROM transitions n WHERE n.entity_type = 'worker' AND n.entity_id = t.entity_id AND n.seq > t.seq
                     ORDER BY n.seq LIMIT 1) AS next_ts
-       FROM transitions t INDEXED BY transitions_ts WHERE t.entity_type = 'worker' AND t.ts_ms < ? ORDER BY t.ts_ms, t.seq LIMIT ?) AS due
-     WHERE next_ts IS NOT NULL`,
-    [before, limit],
-  );
+       FROM transitions t${index} WHERE t.entity_type = 'worker' AND t.ts_ms < ? ORDER BY t.ts_ms, t.seq LIMIT ?) AS due
+     WHERE next_ts IS NOT NULL`;
+const workerTransitionsBeforeSql: NativeSql = {
+  sqlite: workerTransitionsBefore(' INDEXED BY transitions_ts'),
+  postgres: workerTransitionsBefore(''),
+};
+
+export function listWorkerTransitionsBefore(reader: Reader, before: number, limit: number): WorkerTransitionRow[] {
+  return reader.all<WorkerTransitionRow>(workerTransitionsBeforeSql, [before, limit]);
 }
 
-/** The finish time of the oldest done or cancelled task, or the time of the oldest message, whichever is older. */
+/**
+ * The oldest done or cancelled task's finish time, walked along the finish index (named: SQLite took
+ * the status index and read every done task, ~120 ms per call at 100k tasks and seconds at 1M, on
+ * the owner's thread at each archive step; issue 34), or the oldest message's time, whichever is older.
+ */
+const oldestArchivable = (index: string): string => `SELECT MIN(oldest) AS oldest FROM (
+       SELECT * FROM (SELECT finished_at AS oldest FROM tasks${index} WHERE finished_at IS NOT NULL AND status IN ('done', 'cancelled')
+                      ORDER BY finished_at LIMIT 1) AS first_finished
+       UNION ALL SELECT ts_ms FROM (SELECT ts_ms FROM messages ORDER BY seq LIMIT 1) AS first_message) AS candidates`;
+const oldestArchivableSql: NativeSql = { sqlite: oldestArchivable(' INDEXED BY tasks_finished'), postgres: oldestArchivable('') };
+
 export function findOldestArchivable(reader: Reader): number | undefined {
-  const row = reader.get<{ oldest: number | null }>(
-    `SELECT MIN(oldest) AS oldest FROM (
-       SELECT MIN(finished_at) AS oldest FROM tasks WHERE finished_at IS NOT NULL AND status IN ('done', 'cancelled')
-       UNION ALL SELECT ts_ms FROM (SELECT ts_ms FROM messages ORDER BY seq LIMIT 1) AS first_message) AS candidates`,
-  );
+  const row = reader.get<{ oldest: number | null }>(oldestArchivableSql);
   return row?.oldest ?? undefined;
 }
 
@@ -146,21 +173,24 @@ const reclaimFromShare = 0.25;
  * True when pages were given back.
  */
 export function reclaimFreePages(tx: Tx): boolean {
-  const free = Number(tx.get<{ freelist_count: number }>('PRAGMA freelist_count')?.freelist_count ?? 0);
-  const pages = Number(tx.get<{ page_count: number }>('PRAGMA page_count')?.page_count ?? 0);
-  if (free < reclaimFromPages || free < pages * reclaimFromShare) return false;
-  tx.run('PRAGMA incremental_vacuum');
+  // PostgreSQL has no file of Foreman's: its autovacuum reclaims the space (Tx.fileSpace).
+  if (!tx.fileSpace) return false;
+  const { free, total } = tx.fileSpace.pages();
+  if (free < reclaimFromPages || free < total * reclaimFromShare) return false;
+  tx.fileSpace.reclaim();
   return true;
 }
 
 /** Adds to a rollup: counts and totals add up, the maximum is kept. */
-export function addRollup(tx: Tx, row: RollupRow): void {
-  tx.run(
-    `INSERT INTO archive_rollups (metric, entity, a, b, count, total, max) VALUES (?, ?, ?, ?, ?, ?, ?)
+const rollupUpsert = (greater: string): string =>
+  `INSERT INTO archive_rollups (metric, entity, a, b, count, total, max) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT(metric, entity, a, b) DO UPDATE SET count = archive_rollups.count + excluded.count,
-         total = archive_rollups.total + excluded.total, max = MAX(archive_rollups.max, excluded.max)`,
-    [row.metric, row.entity, row.a, row.b, row.count, row.total, row.max],
-  );
+         total = archive_rollups.total + excluded.total, max = ${greater}(archive_rollups.max, excluded.max)`;
+// SQLite's two-argument MAX is PostgreSQL's GREATEST.
+const addRollupSql: NativeSql = { sqlite: rollupUpsert('MAX'), postgres: rollupUpsert('GREATEST') };
+
+export function addRollup(tx: Tx, row: RollupRow): void {
+  tx.run(addRollupSql, [row.metric, row.entity, row.a, row.b, row.count, row.total, row.max]);
 }
 
 export function listRollups(reader: Reader, metric: RollupMetric): RollupRow[] {

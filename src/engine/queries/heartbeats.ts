@@ -1,4 +1,4 @@
-import type { Reader, Tx } from '../ports';
+import type { NativeSql, Reader, Tx } from '../ports';
 import { appendRow } from './appendRow';
 import type { WorkerRow } from '../rows';
 
@@ -37,16 +37,20 @@ const heartbeatOf = (column: string): string => `(SELECT ${column} FROM heartbea
 const oneWorkerSignsSql = `SELECT workers.*, ${heartbeatOf('ts_ms')} AS heartbeat_ms, ${heartbeatOf('attempt')} AS heartbeat_attempt,
        ${heartbeatOf('needs_input')} AS needs_input, ${heartbeatOf('needs_input_at')} AS needs_input_at FROM workers WHERE workers.id = ?`;
 
-const upsertSql = `INSERT INTO heartbeats (agent_id, ts_ms, status, current_task, attempt, progress, source, activity, activity_at, needs_input, needs_input_at)
+/** The heartbeat upsert, comparing with `same` (equal, NULLs included). */
+const upsert = (same: string): string =>
+  `INSERT INTO heartbeats (agent_id, ts_ms, status, current_task, attempt, progress, source, activity, activity_at, needs_input, needs_input_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT(agent_id) DO UPDATE SET ts_ms = excluded.ts_ms, status = excluded.status, current_task = excluded.current_task,
          attempt = excluded.attempt,
-         progress = CASE WHEN heartbeats.current_task IS excluded.current_task AND heartbeats.attempt IS excluded.attempt
+         progress = CASE WHEN heartbeats.current_task ${same} excluded.current_task AND heartbeats.attempt ${same} excluded.attempt
                          THEN COALESCE(excluded.progress, heartbeats.progress) ELSE excluded.progress END, source = excluded.source,
          activity = COALESCE(excluded.activity, heartbeats.activity), activity_at = COALESCE(excluded.activity_at, heartbeats.activity_at),
          needs_input = CASE WHEN excluded.needs_input IS NOT NULL THEN excluded.needs_input WHEN ? THEN NULL ELSE heartbeats.needs_input END,
          needs_input_at = CASE WHEN excluded.needs_input IS NOT NULL THEN excluded.needs_input_at WHEN ? THEN NULL ELSE heartbeats.needs_input_at END,
          input_answer = CASE WHEN excluded.needs_input IS NOT NULL THEN NULL ELSE heartbeats.input_answer END`;
+// Equal, NULLs included: SQLite's `IS`, PostgreSQL's `IS NOT DISTINCT FROM`.
+const upsertSql: NativeSql = { sqlite: upsert('IS'), postgres: upsert('IS NOT DISTINCT FROM') };
 
 /**
  * Records a heartbeat. Progress carries over while the task and attempt stay the same; activity

@@ -4,8 +4,11 @@
  * Reads take a `Reader`, writes a `Tx`; services call these functions and hold no SQL (a lint
  * rule in eslint.config.mjs keeps it so).
  *
- * This is the seam for a second store. The port (`Store`, `Reader`, `Tx` in ../ports/store.ts) still
- * speaks SQL; a store over something else would supply these same functions with the same
+ * A statement both stores run as written is one string; where SQLite and PostgreSQL differ
+ * (`json_each`, `MAX(a, b)`, `IS`, planner hints, row locks, PostgreSQL-only claims) the module
+ * writes each its own text, a `NativeSql` (../ports/store.ts), and the store runs its own; nothing
+ * translates one into the other. SQLite's file space is `Tx.fileSpace`, not a PRAGMA statement.
+ * A store over something else would supply these same functions with the same
  * signatures and semantics (guarded updates return the rows they changed, claims are atomic,
  * reads see the transaction's own writes), and the services above would not change.
  *

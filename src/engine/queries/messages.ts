@@ -1,4 +1,4 @@
-import type { Reader, Tx } from '../ports';
+import type { NativeSql, Reader, SqlValue, Tx } from '../ports';
 import { appendRow } from './appendRow';
 
 /** The bus (seed 002): the `messages` table and each agent's acknowledged position in `cursors`. */
@@ -66,6 +66,26 @@ export function insertStateChangeMessage(tx: Tx, id: string, tsMs: number, paylo
   ]);
 }
 
+/**
+ * Broadcasts a request's `state_change` messages (ARCHITECTURE §7), one per transition in order, as
+ * one multi-row INSERT (issue 34: one statement per request, not one per transition). Each payload
+ * is JSON text; each id a UUID (seed 002), made by the caller: the journal replays parameters, so
+ * the statement itself draws nothing at random.
+ */
+export function insertStateChangeMessages(tx: Tx, tsMs: number, messages: readonly { id: string; payload: string }[]): void {
+  if (messages.length === 0) return;
+  const params: SqlValue[] = [];
+  for (const message of messages) params.push(message.id, tsMs, message.payload);
+  appendRow(tx, `${stateChangeInsert}${stateChangeRows(messages.length)}`, params);
+}
+
+const stateChangeInsert = 'INSERT INTO messages (id, ts_ms, from_agent, to_agent, type, payload) VALUES ';
+/** The VALUES rows for 1, 2, 3… messages, built once each: a statement's text is its prepared statement's key. */
+const rowsByCount: string[] = [];
+function stateChangeRows(count: number): string {
+  return (rowsByCount[count] ??= Array.from({ length: count }, () => "(?, ?, 'foreman', NULL, 'state_change', ?)").join(', '));
+}
+
 /** Messages for an agent (direct and broadcast, not its own) after `afterSeq`, oldest first. */
 export function listMessagesFor(reader: Reader, agent: string, afterSeq: number, limit: number): MessageRow[] {
   return reader.all<MessageRow>(
@@ -94,13 +114,14 @@ export function findCursor(reader: Reader, agent: string): number {
   return reader.get<{ last_acked_seq: number }>('SELECT last_acked_seq FROM cursors WHERE agent_id = ?', [agent])?.last_acked_seq ?? 0;
 }
 
+const advanceCursorTo = (greater: string): string => `INSERT INTO cursors (agent_id, last_acked_seq, updated_at_ms) VALUES (?, ?, ?)
+       ON CONFLICT(agent_id) DO UPDATE SET last_acked_seq = ${greater}(cursors.last_acked_seq, excluded.last_acked_seq), updated_at_ms = excluded.updated_at_ms`;
+// SQLite's two-argument MAX is PostgreSQL's GREATEST.
+const advanceCursorSql: NativeSql = { sqlite: advanceCursorTo('MAX'), postgres: advanceCursorTo('GREATEST') };
+
 /** Moves the agent's cursor to `seq`, never backwards. */
 export function advanceCursor(tx: Tx, agent: string, seq: number, now: number): void {
-  tx.run(
-    `INSERT INTO cursors (agent_id, last_acked_seq, updated_at_ms) VALUES (?, ?, ?)
-       ON CONFLICT(agent_id) DO UPDATE SET last_acked_seq = MAX(cursors.last_acked_seq, excluded.last_acked_seq), updated_at_ms = excluded.updated_at_ms`,
-    [agent, seq, now],
-  );
+  tx.run(advanceCursorSql, [agent, seq, now]);
 }
 
 /** The lowest cursor of all agents, 0 when none has acknowledged anything. */

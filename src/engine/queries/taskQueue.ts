@@ -1,6 +1,6 @@
 import { branchTemplateParts } from '../../core/branchTemplate';
 import type { TaskStatus } from '../../core/taskMachine';
-import type { Reader, Tx } from '../ports';
+import type { NativeSql, Reader, Tx } from '../ports';
 import type { TaskRow } from '../rows';
 
 /**
@@ -16,23 +16,24 @@ const runnable = `status = 'queued' AND blocked_by_task_id IS NULL AND auto_disp
  * picker index, migration 0007) and the first due scheduled one (`tasks_scheduled`), whichever comes
  * first in queue order. Neither walks past the tasks still waiting for their time (retry backoffs,
  * scheduled starts). Each candidate is a sub-select of its own so that, on PostgreSQL, each takes
- * its row lock (the comment, dialect.ts): owners claiming at once skip the rows another is taking.
- * SQLite has one writer.
+ * its row lock (`FOR UPDATE SKIP LOCKED`): owners claiming at once skip the rows another is taking.
+ * SQLite has one writer and no row locks.
  */
-export const nextRunnableIdSql = `SELECT id FROM (
+const nextRunnableId = (lock: string): string => `SELECT id FROM (
     SELECT * FROM (SELECT id, sort_order, created_at FROM tasks WHERE ${runnable} AND scheduled_for IS NULL
-      ORDER BY sort_order, created_at LIMIT 1 /* FOR UPDATE SKIP LOCKED */) AS unscheduled
+      ORDER BY sort_order, created_at LIMIT 1${lock}) AS unscheduled
     UNION ALL
     SELECT * FROM (SELECT id, sort_order, created_at FROM tasks WHERE ${runnable} AND scheduled_for IS NOT NULL AND scheduled_for <= ?
-      ORDER BY sort_order, created_at LIMIT 1 /* FOR UPDATE SKIP LOCKED */) AS due
+      ORDER BY sort_order, created_at LIMIT 1${lock}) AS due
   ) AS candidates ORDER BY sort_order, created_at LIMIT 1`;
+export const nextRunnableIdSql = { sqlite: nextRunnableId(''), postgres: nextRunnableId(' FOR UPDATE SKIP LOCKED') } as const;
 
 /** The columns a claim sets; `branch` is an SQL expression (a parameter, or built from the task id). */
 const claimColumns = (branch: string) => `status = 'running', attempt = attempt + 1, started_at = ?, finished_at = NULL,
   worker_id = ?, last_worker_id = ?, previous_branch = branch, branch = ${branch}, version = version + 1`;
 
 // Without the row locks: a peek takes nothing.
-const peekSql = `SELECT * FROM tasks WHERE id = (${nextRunnableIdSql.replace(/ \/\* FOR UPDATE SKIP LOCKED \*\//g, '')})`;
+const peekSql = `SELECT * FROM tasks WHERE id = (${nextRunnableId('')})`;
 
 const claimTaskSql = `UPDATE tasks SET ${claimColumns('?')}
        WHERE id = ? AND status = ? AND blocked_by_task_id IS NULL AND planning_phase = 'none'
@@ -76,7 +77,7 @@ const recordParams = (now: number, from: string, trigger: string, workerId: stri
   record.leaseUntil,
 ];
 
-const claimTaskRecordedSql = withAuditAndLease(claimTaskSql);
+const claimTaskRecordedSql: NativeSql = { postgres: withAuditAndLease(claimTaskSql) };
 
 /** What a claim returns: the task, its new attempt and the branch that attempt works on. */
 export interface ClaimedRow {
@@ -112,21 +113,22 @@ export function peekRunnableTask(reader: Reader, now: number): TaskRow | undefin
  * parameters in order, `null` standing for the worker id.
  */
 export interface ClaimNextStatement {
-  readonly sql: string;
-  /** The same claim with its audit and lease rows, for PostgreSQL (`withAuditAndLease`). */
-  readonly recordedSql: string;
+  readonly sql: NativeSql;
+  /** The same claim with its audit and lease rows, for PostgreSQL only (`withAuditAndLease`). */
+  readonly recordedSql: NativeSql;
   readonly literals: readonly (string | null)[];
 }
 
 export function compileClaimNext(branchTemplate: string): ClaimNextStatement {
   const parts = branchTemplateParts(branchTemplate);
   const branchSql = parts.map((part) => (part.kind === 'task' ? 'id' : '?')).join(' || ') || "''";
-  const sql = `UPDATE tasks SET ${claimColumns(branchSql)}
-       WHERE id = (${nextRunnableIdSql}) AND status = 'queued'
+  const claim = (nextId: string): string => `UPDATE tasks SET ${claimColumns(branchSql)}
+       WHERE id = (${nextId}) AND status = 'queued'
        RETURNING id, attempt, branch`;
+  const postgres = claim(nextRunnableIdSql.postgres);
   return {
-    sql,
-    recordedSql: withAuditAndLease(sql),
+    sql: { sqlite: claim(nextRunnableIdSql.sqlite), postgres },
+    recordedSql: { postgres: withAuditAndLease(postgres) },
     literals: parts.flatMap((part) => (part.kind === 'literal' ? [part.text] : part.kind === 'worker' ? [null] : [])),
   };
 }

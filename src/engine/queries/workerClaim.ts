@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { branchTemplateParts } from '../../core/branchTemplate';
 import type { WorkerState } from '../../core/workerMachine';
-import type { Tx } from '../ports';
+import type { NativeSql, Tx } from '../ports';
 import { nextRunnableIdSql } from './taskQueue';
 
 /**
  * PostgreSQL only (data-modifying CTEs, which SQLite lacks): `foreman claim` whole, as one
  * statement (issue 29). It reads the worker, takes the next runnable task for it if it is IDLE
- * (`FOR UPDATE SKIP LOCKED`, dialect.ts), moves the worker IDLE→ASSIGNED under the same guard as
+ * (`FOR UPDATE SKIP LOCKED`, taskQueue.ts), moves the worker IDLE→ASSIGNED under the same guard as
  * `updateWorkerState`, and writes the task's and the worker's transition rows (in that order, as
  * the three-statement path writes them), the lease row, and the two `state_change` messages the
  * engine broadcasts for those transitions (ARCHITECTURE §7; their events say so, `published`, and
@@ -26,7 +26,7 @@ import { nextRunnableIdSql } from './taskQueue';
  */
 function workerClaimSql(branch: string): string {
   // nextRunnableIdSql's only parameter is the time.
-  const nextId = nextRunnableIdSql.replace(/\?/g, '?2::bigint');
+  const nextId = nextRunnableIdSql.postgres.replace(/\?/g, '?2::bigint');
   return `WITH w AS (SELECT state, attempt FROM workers WHERE id = ?1::text),
   claimed AS (UPDATE tasks SET status = 'running', attempt = attempt + 1, started_at = ?2::bigint, finished_at = NULL,
       worker_id = ?1::text, last_worker_id = ?1::text, previous_branch = branch, branch = ${branch}, version = version + 1
@@ -57,7 +57,8 @@ function workerClaimSql(branch: string): string {
 
 /** The one-statement claim for a worker, compiled once per branch template (the branch is built from the task id inside it). */
 export interface WorkerClaimStatement {
-  readonly sql: string;
+  /** PostgreSQL's only. */
+  readonly sql: NativeSql;
   /** The template's literal parts, in the order of their parameters (11 on). */
   readonly literals: readonly string[];
 }
@@ -72,7 +73,7 @@ export function compileWorkerClaim(branchTemplate: string): WorkerClaimStatement
         return `?${10 + literals.length}::text`;
       })
       .join(' || ') || "''";
-  return { sql: workerClaimSql(branch), literals };
+  return { sql: { postgres: workerClaimSql(branch) }, literals };
 }
 
 /** Who claims, and what the claim's rows record. */

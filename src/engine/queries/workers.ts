@@ -113,6 +113,46 @@ export function updateWorkerState(tx: Tx, id: string, from: WorkerState, to: Wor
   return tx.run(extra.sql, [to, now, ...extra.params, id, from]);
 }
 
+/** As `updateWorkerState`, answering the row as it now is (nothing when the guard did not hold): no read after the move. */
+export function updateWorkerStateReturning(
+  tx: Tx,
+  id: string,
+  from: WorkerState,
+  to: WorkerState,
+  now: number,
+  set?: ColumnValues,
+): WorkerRow | undefined {
+  const extra = withSetClause(
+    'UPDATE workers SET state = ?, state_changed_at = ?, version = version + 1{set} WHERE id = ? AND state = ? RETURNING *',
+    set,
+  );
+  return tx.returning<WorkerRow>(extra.sql, [to, now, ...extra.params, id, from])[0];
+}
+
+/**
+ * `foreman claim`'s move of its worker IDLE→ASSIGNED onto the task it just took, guarded by IDLE:
+ * the claim reads the worker no more before it (issue 34). The lease holder is set as
+ * `StateService.leaseHolderFor` sets it: for a worker on `ownerHost` or on no host. False when the
+ * worker is not IDLE (or does not exist): the caller refuses, which rolls the task's claim back.
+ */
+export function assignIdleWorker(
+  tx: Tx,
+  id: string,
+  now: number,
+  task: { readonly id: string; readonly branch: string; readonly attempt: number },
+  ownerHost: string | null,
+  leaseHolder: string | null,
+): boolean {
+  return (
+    tx.run(
+      `UPDATE workers SET state = 'ASSIGNED', state_changed_at = ?, version = version + 1, task_id = ?, branch = ?, attempt = ?,
+         last_error = NULL, note = NULL, summary = NULL, owner_id = CASE WHEN host IS NULL OR host = ? THEN ? END
+       WHERE id = ? AND state = 'IDLE'`,
+      [now, task.id, task.branch, task.attempt, ownerHost, leaseHolder, id],
+    ) === 1
+  );
+}
+
 /** Records why a worker is about to fail, without a transition of its own. */
 export function setWorkerLastError(tx: Tx, id: string, error: string): void {
   tx.run('UPDATE workers SET last_error = ? WHERE id = ?', [error, id]);

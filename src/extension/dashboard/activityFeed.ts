@@ -1,7 +1,7 @@
 import type { ForemanSession } from '../session';
 import type { TransitionEvent } from '../../core/transitionLog';
-import { RunOnceScheduler } from '../../engine/async';
-import { DisposableBase } from '../../engine/events';
+import { RunOnceScheduler } from '../../base/async';
+import { DisposableBase } from '../../base/lifetime';
 import type { Metrics } from '../../engine/metrics';
 import { type Clock, systemClock } from '../../engine/ports';
 import type { TransitionItem } from '../../shared/protocol';

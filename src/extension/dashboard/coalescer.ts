@@ -1,5 +1,5 @@
-import { RunOnceScheduler } from '../../engine/async';
-import type { Disposable } from '../../engine/events';
+import { RunOnceScheduler } from '../../base/async';
+import type { Disposable } from '../../base/lifetime';
 import { type Clock, systemClock } from '../../engine/ports';
 
 /**

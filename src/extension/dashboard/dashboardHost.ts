@@ -1,6 +1,6 @@
 import type { LivenessSettings } from '../../core/policies';
-import { RunOnceScheduler } from '../../engine/async';
-import { DisposableBase, type Event } from '../../engine/events';
+import { RunOnceScheduler } from '../../base/async';
+import { DisposableBase, type Event } from '../../base/lifetime';
 import { type Clock, systemClock } from '../../engine/ports';
 import type { TaskStatusView, WorkerStatus } from '../../engine/statusView';
 import {

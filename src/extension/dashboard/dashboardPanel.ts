@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { LivenessSettings } from '../../core/policies';
+import { DisposableStore, toDisposable } from '../../base/lifetime';
 import { type ViewState, viewStateSchema } from '../../shared/protocol';
 import type { SessionRegistry } from '../sessionRegistry';
 import { runDashboardAction } from './actionRunner';
@@ -67,15 +68,15 @@ export class Dashboard implements vscode.Disposable {
 
 /** One dashboard panel: the webview with its CSP page, wired to a `DashboardHost`. */
 export class DashboardPanel implements vscode.Disposable {
-  private readonly disposables: vscode.Disposable[] = [];
+  /** The host and the listeners; ended by `detach` (the panel itself by `dispose`). */
+  private readonly lifetime = new DisposableStore();
   private readonly host: DashboardHost;
-  private disposed = false;
 
   constructor(
     private readonly panel: vscode.WebviewPanel,
     deps: DashboardDependencies,
     initialView: ViewState | undefined,
-    private readonly onDidDispose: () => void,
+    onDidDispose: () => void,
   ) {
     const webview = panel.webview;
     webview.options = { ...webviewOptions(deps.extensionUri) };
@@ -90,12 +91,12 @@ export class DashboardPanel implements vscode.Disposable {
       log: deps.log,
       ...(initialView ? { initialView } : {}),
     });
-    this.disposables.push(
-      this.host,
-      webview.onDidReceiveMessage((message: unknown) => this.host.receive(message)),
-      panel.onDidChangeViewState((event) => this.host.setVisible(event.webviewPanel.visible)),
-      panel.onDidDispose(() => this.dispose()),
-    );
+    this.lifetime.add(this.host);
+    this.lifetime.add(webview.onDidReceiveMessage((message: unknown) => this.host.receive(message)));
+    this.lifetime.add(panel.onDidChangeViewState((event) => this.host.setVisible(event.webviewPanel.visible)));
+    this.lifetime.add(panel.onDidDispose(() => this.dispose()));
+    // Added last, so it runs first: the owner forgets this panel before its parts end.
+    this.lifetime.add(toDisposable(onDidDispose));
     const dist = vscode.Uri.joinPath(deps.extensionUri, 'dist');
     webview.html = dashboardHtml({
       cspSource: webview.cspSource,
@@ -111,14 +112,11 @@ export class DashboardPanel implements vscode.Disposable {
 
   /** Stops the host and the listeners; the panel stays as it is. */
   detach(): void {
-    if (this.disposed) return;
-    this.disposed = true;
-    this.onDidDispose();
-    while (this.disposables.length) this.disposables.pop()?.dispose();
+    this.lifetime.dispose();
   }
 
   dispose(): void {
-    if (this.disposed) return;
+    if (this.lifetime.isDisposed) return;
     this.detach();
     this.panel.dispose();
   }

@@ -1,16 +1,13 @@
 import * as fs from 'node:fs';
-import * as path from 'node:path';
-import type { CommandName, RequestOf } from '../../core/requests';
-import { type Result, refused } from '../../core/result';
-import { Emitter } from '../../engine/events';
-import type { ResultOf } from '../../engine/results';
+import type { CommandName, RequestOf, ResultOf } from '../../core/requests';
+import type { Result } from '../../core/result';
+import { Emitter } from '../../base/lifetime';
+import { systemClock } from '../../engine/ports';
 import type { StatusSnapshot } from '../../engine/statusView';
-import { attemptLogFile } from '../../host';
+import { type WorkspaceClient, connectClient } from '../../host';
 import type { ForemanSession } from '../session';
 import { grantedElsewhereUntil } from './handover';
 import { type StatusDelta, StatusModel, mergeDeltas, noChange } from '../statusModel';
-import { answerTo, readOwner, sendRequest } from '../../host/endpointAccess';
-import { GitPortAdapter } from '../../host/infraParts';
 
 /**
  * Another process owns the workspace (a second window, or `foreman serve`): this window shows the
@@ -30,11 +27,12 @@ export class ClientSession implements ForemanSession {
   private readonly model = new StatusModel();
   private unreported: StatusDelta = noChange;
   private readonly watcher: fs.FSWatcher | undefined;
-  private readonly git: GitPortAdapter;
+  /** The owner's endpoint for requests, and git read here (src/host/client.ts). */
+  private readonly workspace: WorkspaceClient;
   private pending = false;
   /** The journal grew while a read was out: read again when it is back. */
   private readAgain = false;
-  private ownerCheck: NodeJS.Timeout | undefined;
+  private ownerCheck: { dispose(): void } | undefined;
   private ownerGone = false;
 
   constructor(
@@ -49,8 +47,11 @@ export class ClientSession implements ForemanSession {
      */
     private readonly yieldUntil = 0,
   ) {
-    const dir = path.join(root, '.foreman');
-    this.git = new GitPortAdapter(root, () => this.model.snapshot().baseBranch ?? 'main', worktreeRoot ? { worktreeRoot } : {});
+    this.workspace = connectClient(root, {
+      baseBranch: () => this.model.snapshot().baseBranch ?? undefined,
+      ...(worktreeRoot ? { worktreeRoot } : {}),
+    });
+    const dir = this.workspace.foremanDir;
     try {
       this.watcher = fs.watch(dir, (_event, file) => {
         const name = file?.toString();
@@ -84,13 +85,9 @@ export class ClientSession implements ForemanSession {
   }
 
   async execute<C extends CommandName>(request: RequestOf<C>): Promise<Result<ResultOf<C>>> {
-    const sent = await sendRequest(path.join(this.root, '.foreman'), request, { timeoutMs: 60_000 });
-    if (sent.kind !== 'response') {
-      this.checkOwner();
-      return refused('ownerUnreachable', `The owner of this workspace did not answer (${sent.reason}).`);
-    }
-    const result = answerTo(request, sent.response);
-    return result.ok ? result : { ...result, kind: result.kind === 'unexpected' ? 'refused' : result.kind };
+    const result = await this.workspace.execute(request);
+    if (!result.ok && result.code === 'ownerUnreachable') this.checkOwner();
+    return result;
   }
 
   /**
@@ -105,7 +102,7 @@ export class ClientSession implements ForemanSession {
     }
     this.pending = true;
     this.readAgain = false;
-    setTimeout(() => {
+    systemClock.setTimeout(() => {
       void this.execute({ command: 'status', args: {}, actor: 'vscode' }).then((result) => {
         this.pending = false;
         if (result.ok) {
@@ -125,10 +122,10 @@ export class ClientSession implements ForemanSession {
   /** Whether the owner is still there; the lock is rewritten in place, so look again a moment later. */
   private checkOwner(): void {
     if (this.ownerGone || this.ownerCheck) return;
-    this.ownerCheck = setTimeout(
+    this.ownerCheck = systemClock.setTimeout(
       () => {
         this.ownerCheck = undefined;
-        if (this.ownerGone || readOwner(path.join(this.root, '.foreman'))) return;
+        if (this.ownerGone || this.workspace.owner()) return;
         if (Date.now() < this.leaveLockUntil()) {
           this.checkOwner();
           return;
@@ -142,28 +139,29 @@ export class ClientSession implements ForemanSession {
 
   /** This window's own yield after handing over, or a handover granted to another window. */
   private leaveLockUntil(): number {
-    return Math.max(this.yieldUntil, grantedElsewhereUntil(path.join(this.root, '.foreman')));
+    return Math.max(this.yieldUntil, grantedElsewhereUntil(this.workspace.foremanDir));
   }
 
   worktreePath(workerId: string): string {
-    return this.git.worktreePath(workerId);
+    return this.workspace.git.worktreePath(workerId);
   }
 
   logFile(taskId: string, attempt: number): string {
-    return attemptLogFile(path.join(this.root, '.foreman'), taskId, attempt);
+    return this.workspace.logFile(taskId, attempt);
   }
 
   changedFiles(branch: string): Promise<string[]> {
-    return this.git.changedFiles(branch);
+    return this.workspace.git.changedFiles(branch);
   }
 
   fileAt(ref: string, file: string): Promise<string> {
-    return this.git.fileAt(ref, file);
+    return this.workspace.git.fileAt(ref, file);
   }
 
   close(): Promise<void> {
     this.watcher?.close();
-    clearTimeout(this.ownerCheck);
+    this.workspace.dispose();
+    this.ownerCheck?.dispose();
     this.ownerGone = true;
     this.changeEmitter.dispose();
     return Promise.resolve();

@@ -12,6 +12,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
+import { DisposableStore } from '../../base/lifetime';
+import { type Clock, systemClock } from '../../engine/ports';
 import { readOwner } from '../../host/endpointAccess';
 import { writeFileAtomic } from '../../host/infraParts';
 
@@ -48,7 +50,11 @@ function readJson<T>(file: string, schema: z.ZodType<T>): T | undefined {
  * Asks the owner of `foremanDir` to hand over and waits for its answer. Granted means the owner has
  * also let go of the lock (so the caller can take it); anything else says why not.
  */
-export async function requestHandover(foremanDir: string, options: { readonly timeoutMs: number }): Promise<HandoverDecision> {
+export async function requestHandover(
+  foremanDir: string,
+  options: { readonly timeoutMs: number; readonly clock?: Clock },
+): Promise<HandoverDecision> {
+  const clock = options.clock ?? systemClock;
   const owner = readOwner(foremanDir);
   if (!owner) return { granted: true, reason: 'nobody owns the workspace' };
   const request: HandoverRequest = { id: randomUUID(), pid: process.pid, host: os.hostname(), at: Date.now() };
@@ -56,11 +62,9 @@ export async function requestHandover(foremanDir: string, options: { readonly ti
   const replyFile = path.join(foremanDir, replyName);
   writeFileAtomic(requestFile, JSON.stringify(request));
   const answered = await new Promise<HandoverDecision>((resolve) => {
-    let watcher: fs.FSWatcher | undefined;
+    const waiting = new DisposableStore();
     const finish = (decision: HandoverDecision) => {
-      clearTimeout(timer);
-      clearInterval(lockCheck);
-      watcher?.close();
+      waiting.dispose();
       resolve(decision);
     };
     const look = () => {
@@ -69,20 +73,23 @@ export async function requestHandover(foremanDir: string, options: { readonly ti
       // Granted counts once the lock is gone: only then can this window take it.
       if (reply?.id === request.id && reply.granted && readOwner(foremanDir)?.pid !== owner.pid) finish(reply);
     };
-    const timer = setTimeout(
-      () =>
-        finish({
-          granted: false,
-          reason: `the owner (pid ${owner.pid}, ${owner.role}) did not answer within ${Math.round(options.timeoutMs / 1000)} s`,
-        }),
-      options.timeoutMs,
+    waiting.add(
+      clock.setTimeout(
+        () =>
+          finish({
+            granted: false,
+            reason: `the owner (pid ${owner.pid}, ${owner.role}) did not answer within ${Math.round(options.timeoutMs / 1000)} s`,
+          }),
+        options.timeoutMs,
+      ),
     );
     // The lock is released after the reply is written; a watch event may come before either.
-    const lockCheck = setInterval(look, 250);
+    waiting.add(clock.every(look, 250));
     try {
-      watcher = fs.watch(foremanDir, look);
+      const watcher = fs.watch(foremanDir, look);
+      waiting.add({ dispose: () => watcher.close() });
     } catch {
-      watcher = undefined;
+      // No watch here: the lock check above still sees the answer.
     }
     look();
   });

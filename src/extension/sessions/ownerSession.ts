@@ -1,15 +1,15 @@
-import type { CommandName, RequestOf } from '../../core/requests';
+import type { CommandName, RequestOf, ResultOf } from '../../core/requests';
 import { type Result, refused } from '../../core/result';
-import { type Disposable, Emitter } from '../../engine/events';
-import type { ResultOf } from '../../engine/results';
+import { type Disposable, Emitter } from '../../base/lifetime';
 import type { StatusSnapshot } from '../../engine/statusView';
 import type { EngineEvent } from '../../engine/unit';
-import { type WorkspaceOwner, attemptLogFile, oneShotPatienceMs, openOwner } from '../../host';
+import { type WorkspaceOwner, oneShotPatienceMs, openOwner, startOwnerEndpoint } from '../../host';
 import type { CrewSettingsFile, EngineSettings } from '../../engine/settings';
 import type { ForemanSession } from '../session';
 import { type StatusDelta, StatusModel, addPending, mergeDeltas, noChange, touchedBy } from '../statusModel';
 import { type HandoverDecision, HandoverListener, type HandoverRequest } from './handover';
-import { EndpointServer, type Executor, type StoreConfig, storeFailure, type TerminalHost, type TokenSource } from '../../host/infraParts';
+import type { EndpointServer, StoreConfig, TerminalHost, TokenSource } from '../../host/infraParts';
+import { storeFailure } from '../../host/infraParts';
 
 /** Workspace Trust (ARCHITECTURE §9): in Restricted Mode no merge runs. */
 const restrictedMerge = refused(
@@ -83,14 +83,12 @@ export class OwnerSession implements ForemanSession {
 
   /** Becomes the owner, or returns the refusal (`ownedByOther` when another process owns it). */
   static async open(options: OwnerSessionOptions): Promise<Result<OwnerSession>> {
-    let socketPath: string | undefined;
     const opened = await openOwner(options.root, {
       role: 'vscode',
       log: options.log,
       lockPatienceMs: oneShotPatienceMs,
       launchAgents: options.trusted,
       settings: options.settings,
-      agentEnvironment: (): Record<string, string> => (socketPath ? { FOREMAN_ENDPOINT: socketPath } : {}),
       ...(options.terminalHost ? { terminalHost: options.terminalHost } : {}),
       ...(options.forgeToken ? { forgeToken: options.forgeToken } : {}),
       ...(options.agentProfiles ? { agentProfiles: options.agentProfiles } : {}),
@@ -101,18 +99,12 @@ export class OwnerSession implements ForemanSession {
     if (!opened.ok) return opened;
     const owner = opened.value;
     const restricted = !options.trusted;
-    const guarded: Executor = (request, turns) =>
-      restricted && request.command === 'merge'
-        ? Promise.resolve(restrictedMerge)
-        : owner.engine.executeSavingLater(request, () => turns.next());
     try {
       // Group commit: an answer leaves once saved, and requests taken meanwhile share one fsync.
-      const endpoint = await EndpointServer.start(owner.foremanDir, guarded, {
-        ...(options.log ? { log: options.log } : {}),
-        whenSaved: () => owner.engine.whenSaved(),
+      const endpoint = await startOwnerEndpoint(owner, {
+        log: options.log,
+        screen: (request) => (restricted && request.command === 'merge' ? restrictedMerge : undefined),
       });
-      socketPath = endpoint.socketPath;
-      owner.lock.update({ endpoint: endpoint.socketPath });
       const handover =
         options.handover && new HandoverListener(owner.foremanDir, options.handover.decide, options.handover.onHandedOver, options.log);
       const session = new OwnerSession(options.root, options.name, restricted, owner, endpoint, handover);
@@ -180,19 +172,19 @@ export class OwnerSession implements ForemanSession {
   }
 
   worktreePath(workerId: string): string {
-    return this.owner.parts.git.worktreePath(workerId);
+    return this.owner.git.worktreePath(workerId);
   }
 
   logFile(taskId: string, attempt: number): string {
-    return attemptLogFile(this.owner.foremanDir, taskId, attempt);
+    return this.owner.logFile(taskId, attempt);
   }
 
   changedFiles(branch: string): Promise<string[]> {
-    return this.owner.parts.git.changedFiles(branch);
+    return this.owner.git.changedFiles(branch);
   }
 
   fileAt(ref: string, file: string): Promise<string> {
-    return this.owner.parts.git.fileAt(ref, file);
+    return this.owner.git.fileAt(ref, file);
   }
 
   async close(): Promise<void> {

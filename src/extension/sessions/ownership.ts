@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { type Clock, systemClock } from '../../engine/ports';
 import { CommandId } from '../commands/commandIds';
 import type { SessionRegistry } from '../sessionRegistry';
 import { ClientSession } from './clientSession';
@@ -22,16 +23,16 @@ let probeCount = 0;
  * Whether a window is attached to this extension host: `setContext` is carried out by the window
  * (the workbench), so it resolves only while one is connected.
  */
-export function windowIsAttached(timeoutMs = windowProbeMs): Promise<boolean> {
+export function windowIsAttached(timeoutMs = windowProbeMs, clock: Clock = systemClock): Promise<boolean> {
   return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), timeoutMs);
+    const timer = clock.setTimeout(() => resolve(false), timeoutMs);
     void vscode.commands.executeCommand('setContext', 'foreman.windowProbe', ++probeCount).then(
       () => {
-        clearTimeout(timer);
+        timer.dispose();
         resolve(true);
       },
       () => {
-        clearTimeout(timer);
+        timer.dispose();
         resolve(true);
       },
     );

@@ -1,8 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { z } from 'zod';
-import type { AgentExit, AgentLaunch, AgentPort, AgentTalk, LaunchedAgent } from '../../engine/ports';
+import type { AgentExit, AgentLaunch, AgentPort, AgentTalk, Clock, LaunchedAgent } from '../../engine/ports';
 import { type Result, ok, refused } from '../../core/result';
 import { writeFileAtomic } from '../fs';
 import { agentIdentitySchema, identify, verifyAgent } from './agentIdentity';
@@ -130,7 +129,7 @@ export class SupervisedAgents implements AgentPort {
           continue;
         }
         this.log(`agents: stopping ${agent}: ${verdict.evidence}`);
-        await endGroup(record.pid, graceMs);
+        await endGroup(record.pid, graceMs, this.supervisor.clock);
       }
       fs.rmSync(file, { force: true });
       reaped.push(record);
@@ -148,8 +147,9 @@ export class SupervisedAgents implements AgentPort {
       return found?.pid === record.pid ? found : undefined;
     };
     // A bounded wait: a recycled pid of the watchdog costs this much, never a wrong signal.
-    const deadline = Date.now() + graceMs + watchdogSlackMs;
-    while (!outcome() && record.watchdog !== undefined && isAlive(record.watchdog) && Date.now() < deadline) await delay(50);
+    const { clock } = this.supervisor;
+    const deadline = clock.now() + graceMs + watchdogSlackMs;
+    while (!outcome() && record.watchdog !== undefined && isAlive(record.watchdog) && clock.now() < deadline) await clock.sleep(50);
     return outcome();
   }
 
@@ -202,7 +202,7 @@ function safeJson(file: string): unknown {
   }
 }
 
-async function endGroup(pid: number, graceMs: number): Promise<void> {
+async function endGroup(pid: number, graceMs: number, clock: Clock): Promise<void> {
   const signal = (name: NodeJS.Signals) => {
     try {
       process.kill(-pid, name);
@@ -211,7 +211,7 @@ async function endGroup(pid: number, graceMs: number): Promise<void> {
     }
   };
   signal('SIGTERM');
-  const deadline = Date.now() + graceMs;
-  while (isGroupAlive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  const deadline = clock.now() + graceMs;
+  while (isGroupAlive(pid) && clock.now() < deadline) await clock.sleep(50);
   if (isGroupAlive(pid)) signal('SIGKILL');
 }

@@ -8,7 +8,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { type Result, ok, refused } from '../../core/result';
-import type { AgentExit } from '../../engine/ports';
+import { DisposableStore } from '../../base/lifetime';
+import { type AgentExit, type Clock, systemClock } from '../../engine/ports';
 import { appendLogLine, lastOutputTime } from './attemptLog';
 import { EventStream } from './eventStream';
 import { verdictOf } from './runVerdict';
@@ -48,6 +49,8 @@ export interface AgentSupervisorOptions extends RunCallbacks {
   readonly heartbeatEveryMs?: number;
   /** When an agent with an event stream counts as stalled; default `defaultVitals`. */
   readonly vitals?: VitalsSettings;
+  /** The timers' clock (heartbeats, event reads, plan answers); default the system's. */
+  readonly clock?: Clock;
   readonly log?: (line: string) => void;
 }
 
@@ -61,19 +64,23 @@ export class AgentSupervisor {
   private readonly graceMs: number;
   private readonly heartbeatEveryMs: number;
   private readonly cliBinDir: string;
-  private disposed = false;
+  /** The timers' clock: heartbeats, event reads, plan answers, cancels' waits (SupervisedAgents' too). */
+  readonly clock: Clock;
+  /** Disposed when the owner stops: no launch is accepted afterwards. */
+  private readonly lifetime = new DisposableStore();
   /** Each agent's watchdog: it stops the agent and saves its work if this owner goes away (ownerWatch.ts). */
   readonly watches: OwnerWatches;
 
   constructor(private readonly options: AgentSupervisorOptions) {
-    this.watches = new OwnerWatches(options.logDir, (line) => this.say(line));
+    this.clock = options.clock ?? systemClock;
+    this.watches = new OwnerWatches(options.logDir, (line) => this.say(line), this.clock);
     this.graceMs = options.graceMs ?? 5000;
     this.heartbeatEveryMs = options.heartbeatEveryMs ?? 15000;
     this.cliBinDir = resolve(options.cliBinDir);
   }
 
   launch(spec: AgentLaunchSpec): Result<AgentRun> {
-    if (this.disposed) return refused('supervisorDisposed', 'Foreman is shutting down; no agent can be launched now.');
+    if (this.lifetime.isDisposed) return refused('supervisorDisposed', 'Foreman is shutting down; no agent can be launched now.');
     const current = this.live.get(spec.workerId);
     if (current) {
       const { pid, taskId, attempt } = current.run;
@@ -153,7 +160,7 @@ export class AgentSupervisor {
   cancel(workerId: string): Promise<AgentExit | undefined> {
     const current = this.live.get(workerId);
     if (!current) return Promise.resolve(undefined);
-    current.cancelling ??= terminateRun(current, this.graceMs, (line) => this.say(line));
+    current.cancelling ??= terminateRun(current, this.graceMs, (line) => this.say(line), this.clock);
     return current.cancelling;
   }
 
@@ -163,7 +170,7 @@ export class AgentSupervisor {
    * is accepted afterwards.
    */
   async dispose(): Promise<void> {
-    this.disposed = true;
+    this.lifetime.dispose();
     const stop = async (workerId: string): Promise<unknown> => {
       const entry = this.live.get(workerId);
       if (entry) entry.cancelled = true;
@@ -184,6 +191,7 @@ export class AgentSupervisor {
             (line) => stdin.write(line),
             async () => this.options.takeAnswer?.(run),
             (line) => this.say(`${spec.workerId}: ${line}`),
+            this.clock,
           )
         : undefined;
     const logFile = paths.logFile;
@@ -229,10 +237,7 @@ export class AgentSupervisor {
       : undefined;
     // The log holds stderr (or a command's whole output); an agent with a stream writes its events apart.
     const lastOutput = (): number | undefined => latest(lastOutputTime(logFile, outputStart), stream?.lastLineAt);
-    const reading = stream
-      ? setInterval(() => this.notify(`reading events of ${spec.workerId}`, () => stream.poll()), eventPollMs)
-      : undefined;
-    reading?.unref();
+    const reading = stream && this.clock.every(() => this.notify(`reading events of ${spec.workerId}`, () => stream.poll()), eventPollMs);
     const entry: LiveRun = {
       run,
       cancelled: false,
@@ -241,14 +246,16 @@ export class AgentSupervisor {
       ...(conversation ? { conversation } : {}),
       ...(planApproval ? { planApproval } : {}),
     };
-    const heartbeatTimer = setInterval(() => heartbeat(entry, lastOutput, this.options, (line) => this.say(line)), this.heartbeatEveryMs);
-    heartbeatTimer.unref();
+    const heartbeatTimer = this.clock.every(
+      () => heartbeat(entry, lastOutput, this.options, (line) => this.say(line)),
+      this.heartbeatEveryMs,
+    );
     this.live.set(spec.workerId, entry);
     child.once('exit', (code, signal) => {
       frozenOutputAt = lastOutput();
       ended = true;
-      clearInterval(heartbeatTimer);
-      clearInterval(reading);
+      heartbeatTimer.dispose();
+      reading?.dispose();
       planApproval?.dispose();
       if (stream) this.notify(`reading events of ${spec.workerId}`, () => stream.finish());
       const reason = describeExit(pid, code, signal, entry, this.graceMs);

@@ -8,6 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+// Raw timers (eslint.config.mjs rawTimerFiles): a child process of its own, Node built-ins only, with no engine clock.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Directive, firstPromptLine, mentionsMergeConflict, parsePrompt, remainingDirectives } from './demoDirectives';
 import { DemoGit } from './demoGit';

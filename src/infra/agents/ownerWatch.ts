@@ -17,6 +17,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
+import { type Clock, systemClock } from '../../engine/ports';
 import { attemptPaths } from './attemptLog';
 
 /** What the watchdog is told at start (argv[2], JSON). */
@@ -80,6 +81,7 @@ export class OwnerWatch {
     private readonly child: ChildProcess,
     readonly pid: number,
     private readonly graceMs: number,
+    private readonly clock: Clock,
   ) {
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
     // Neither the process nor the pipe keeps the owner running: an owner that is done may exit,
@@ -89,7 +91,7 @@ export class OwnerWatch {
   }
 
   /** Starts the watchdog of a launched agent; undefined (with a log line) when it could not start. */
-  static start(orders: WatchOrders, log: (line: string) => void): OwnerWatch | undefined {
+  static start(orders: WatchOrders, log: (line: string) => void, clock: Clock = systemClock): OwnerWatch | undefined {
     // An outcome left by an earlier run of this attempt must not speak for this one.
     rmSync(orders.outcomeFile, { force: true });
     let child: ChildProcess;
@@ -114,7 +116,7 @@ export class OwnerWatch {
     // Writing to a watchdog that is gone is not the owner's failure.
     child.stdin?.on('error', () => undefined);
     if (child.pid === undefined) return undefined;
-    return new OwnerWatch(child, child.pid, orders.graceMs);
+    return new OwnerWatch(child, child.pid, orders.graceMs, clock);
   }
 
   /** The agent exited while its owner watched: the watchdog has nothing to do and leaves. */
@@ -129,10 +131,8 @@ export class OwnerWatch {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
     this.released = true;
     this.child.stdin?.end('stop\n');
-    let timer: NodeJS.Timeout | undefined;
-    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.graceMs + stopSlackMs)));
-    await Promise.race([this.exited, bound]);
-    clearTimeout(timer);
+    // The sleep keeps the owner running until the watchdog is done (the child and its pipe do not).
+    await this.clock.sleep(this.graceMs + stopSlackMs, this.exited);
   }
 
   /** Whether the watchdog still runs (it has not finished its work or left). */
@@ -160,12 +160,13 @@ export class OwnerWatches {
     /** The supervisor's log folder: outcomes sit with each attempt's files. */
     private readonly logDir: string,
     private readonly log: (line: string) => void,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** Watches a just-launched agent until `child` exits; a watchdog that cannot start is logged, not fatal. */
   watch(orders: Omit<WatchOrders, 'outcomeFile'>, child: ChildProcess): void {
     const outcomeFile = watchOutcomeFile(this.logDir, orders.taskId, orders.attempt);
-    const watch = OwnerWatch.start({ ...orders, outcomeFile }, this.log);
+    const watch = OwnerWatch.start({ ...orders, outcomeFile }, this.log, this.clock);
     if (!watch) {
       this.log(`no watchdog for ${orders.workerId}'s agent (pid ${orders.pid}): it would outlive a killed owner`);
       return;

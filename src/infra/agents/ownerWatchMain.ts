@@ -5,6 +5,7 @@
  * SIGKILL after the grace), snapshots the worktree as `refs/foreman/wip/<task>/<attempt>` with the
  * crew's own code (git by argv, never a shell), writes its outcome file and exits.
  */
+// Raw timers (eslint.config.mjs rawTimerFiles): the watchdog is a process of its own, outliving the owner's clock.
 import { setTimeout as delay } from 'node:timers/promises';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';

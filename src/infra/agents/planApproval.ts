@@ -12,6 +12,8 @@
  */
 import { type AgentEventInput, describeTool, toolDetail } from '../../core/agentEvents';
 import { planTool, planWaitMessage } from '../../core/planModeGate';
+import { type Disposable, MutableDisposable } from '../../base/lifetime';
+import { type Clock, systemClock } from '../../engine/ports';
 import type { PermissionPrompts, PermissionRequest, StreamParser } from './kinds';
 
 /** A person's answer to the plan, as the engine hands it over once. */
@@ -26,7 +28,8 @@ const answerPollMs = 500;
 export class PlanApproval {
   private pending: PermissionRequest | undefined;
   private approved = false;
-  private timer: NodeJS.Timeout | undefined;
+  /** Looks for the answer while a plan waits. */
+  private readonly timer = new MutableDisposable<Disposable>();
   private asking = false;
 
   constructor(
@@ -36,6 +39,7 @@ export class PlanApproval {
     /** The person's answer, if one came since the wait began. */
     private readonly takeAnswer: () => Promise<PlanAnswer | undefined>,
     private readonly log: (line: string) => void,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** Whether a plan waits for a person: quiet on purpose, neither stalled nor failed. */
@@ -61,8 +65,7 @@ export class PlanApproval {
     }
     const plan = typeof request.input['plan'] === 'string' ? request.input['plan'] : '';
     this.pending = request;
-    this.timer ??= setInterval(() => void this.look(), answerPollMs);
-    this.timer.unref();
+    this.timer.value ??= this.clock.every(() => void this.look(), answerPollMs);
     return [
       { type: 'message', text: `Plan for approval:\n\n${plan}` },
       { type: 'needsInput', message: planWaitMessage(plan) },
@@ -71,8 +74,7 @@ export class PlanApproval {
 
   /** The run ended: nothing waits any more. */
   dispose(): void {
-    clearInterval(this.timer);
-    this.timer = undefined;
+    this.timer.clear();
     this.pending = undefined;
   }
 
@@ -84,8 +86,7 @@ export class PlanApproval {
       const answer = await this.takeAnswer();
       if (!answer || this.pending !== request) return;
       this.pending = undefined;
-      clearInterval(this.timer);
-      this.timer = undefined;
+      this.timer.clear();
       if (answer.decision === 'allow') {
         this.approved = true;
         this.write(this.prompts.allow(request, true));

@@ -7,6 +7,8 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type Result, ok, refused } from '../../core/result';
+import { DisposableStore } from '../../base/lifetime';
+import { type Clock, systemClock } from '../../engine/ports';
 import { isGroupAlive, signalGroup } from './processes';
 import { safeCall } from './safeCall';
 
@@ -31,6 +33,8 @@ export interface SetupCommandRun {
   /** Shown in the log header, e.g. `FOREMAN_PORT=3001`. */
   readonly note?: string;
   readonly onLine?: (line: string) => void;
+  /** The timeout's and the drain's clock; default the system's. */
+  readonly clock?: Clock;
 }
 
 /** Resolves once the command and its pipes are done; never rejects for the command's own failure. */
@@ -67,7 +71,8 @@ export function runSetupCommand(run: SetupCommandRun): Promise<Result<void>> {
     let timedOut = false;
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let settled = false;
-    const timers: NodeJS.Timeout[] = [];
+    const clock = run.clock ?? systemClock;
+    const timers = new DisposableStore();
     const stopGroup = (signal: NodeJS.Signals) => {
       if (child.pid !== undefined && isGroupAlive(child.pid)) signalGroup(child.pid, signal);
     };
@@ -75,7 +80,7 @@ export function runSetupCommand(run: SetupCommandRun): Promise<Result<void>> {
     const finish = (result: Result<void>, closing: string) => {
       if (settled) return;
       settled = true;
-      timers.forEach(clearTimeout);
+      timers.dispose();
       splitters.forEach((splitter) => splitter.flush());
       writeSync(log, `${stamp()} ${closing} after ${seconds(Date.now() - startedAt)}\n`);
       closeSync(log);
@@ -103,11 +108,11 @@ export function runSetupCommand(run: SetupCommandRun): Promise<Result<void>> {
       else finish(failure('setupFailed', `exited ${code} after ${elapsed}`, { exitCode: code }), `exited ${code}`);
     };
 
-    timers.push(
-      setTimeout(() => {
+    timers.add(
+      clock.setTimeout(() => {
         timedOut = true;
         stopGroup('SIGTERM');
-        timers.push(setTimeout(() => stopGroup('SIGKILL'), killGraceMs));
+        timers.add(clock.setTimeout(() => stopGroup('SIGKILL'), killGraceMs));
       }, run.timeoutMs),
     );
     child.on('error', (error: NodeJS.ErrnoException) => {
@@ -122,8 +127,8 @@ export function runSetupCommand(run: SetupCommandRun): Promise<Result<void>> {
       // Whatever the command left running in its group would outlive the setup step unowned, and
       // hold our pipes open: stop it, then wait for the pipes only so long.
       stopGroup('SIGTERM');
-      timers.push(
-        setTimeout(() => {
+      timers.add(
+        clock.setTimeout(() => {
           stopGroup('SIGKILL');
           child.stdout.destroy();
           child.stderr.destroy();

@@ -10,7 +10,7 @@
  */
 import { closeSync } from 'node:fs';
 import { type Result, ok, refused } from '../../core/result';
-import type { AgentExit } from '../../engine/ports';
+import { type AgentExit, type Clock, systemClock } from '../../engine/ports';
 import type { AgentSignals } from './agentRun';
 import { appendLogLine, openAttemptLog, writePromptFile } from './attemptLog';
 import { safeCall } from './safeCall';
@@ -48,6 +48,8 @@ export interface TerminalAgentsOptions {
   /** While a terminal runs, Foreman heartbeats for its agent, as for a background process. */
   readonly heartbeatEveryMs: number;
   readonly onHeartbeat: (run: { workerId: string; attempt: number }) => unknown;
+  /** The heartbeat's clock; default the system's. */
+  readonly clock?: Clock;
   readonly log?: (line: string) => void;
 }
 
@@ -91,13 +93,12 @@ export class TerminalAgents {
       appendLogLine(paths.logFile, `launch failed: ${String(error)}`);
       return refused('terminalFailed', `Could not open a terminal for the agent of '${spec.workerId}': ${String(error)}`);
     }
-    const heartbeat = setInterval(() => this.beat(spec), this.options.heartbeatEveryMs);
-    heartbeat.unref();
+    const heartbeat = (this.options.clock ?? systemClock).every(() => this.beat(spec), this.options.heartbeatEveryMs);
     const entry: LiveTerminal = {
       terminal,
       closing: false,
       exited: terminal.exited.then((code) => {
-        clearInterval(heartbeat);
+        heartbeat.dispose();
         const reason =
           code === undefined
             ? `the terminal "${name}" was ${entry.closing ? 'closed by Foreman (cancel)' : 'closed while the agent ran'}`

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { type Result, ok, refused } from '../../core/result';
+import { type Clock, systemClock } from '../../engine/ports';
 import { withoutStoreConnection } from './storeSecrets';
 
 /** Keep this much of the verify command's output for the failure message. */
@@ -9,7 +10,11 @@ const tailBytes = 2000;
  * Seed 003's validating step: runs the verify command (an argv array, never a shell) in a
  * worktree; exit 0 passes, anything else fails with the end of its output.
  */
-export function verifyRunner(argv: readonly string[], timeoutMs = 15 * 60_000): ((worktree: string) => Promise<Result<void>>) | undefined {
+export function verifyRunner(
+  argv: readonly string[],
+  timeoutMs = 15 * 60_000,
+  clock: Clock = systemClock,
+): ((worktree: string) => Promise<Result<void>>) | undefined {
   const [command, ...args] = argv;
   if (!command) return undefined;
   return (worktree) =>
@@ -21,7 +26,7 @@ export function verifyRunner(argv: readonly string[], timeoutMs = 15 * 60_000): 
       const keep = (chunk: Buffer) => (output = (output + chunk.toString('utf8')).slice(-tailBytes));
       child.stdout.on('data', keep);
       child.stderr.on('data', keep);
-      const timer = setTimeout(() => {
+      const timer = clock.setTimeout(() => {
         try {
           if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
         } catch {
@@ -29,11 +34,11 @@ export function verifyRunner(argv: readonly string[], timeoutMs = 15 * 60_000): 
         }
       }, timeoutMs);
       child.on('error', (error) => {
-        clearTimeout(timer);
+        timer.dispose();
         resolve(refused('verifyFailed', `verify command ${JSON.stringify(argv)} could not start: ${error.message}`));
       });
       child.on('close', (code, signal) => {
-        clearTimeout(timer);
+        timer.dispose();
         if (code === 0) resolve(ok(undefined));
         else
           resolve(

@@ -8,7 +8,7 @@
  * disk works, and writes committed meanwhile wait for the next save, which starts when this one
  * returns. An answer still leaves only after the fsync that covers its write has returned.
  */
-import { NextTurnScheduler } from '../../engine/async';
+import { NextTurnScheduler } from '../../base/async';
 
 interface Waiter {
   readonly resolve: () => void;

@@ -11,7 +11,7 @@
  */
 import * as path from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import { RunOnceScheduler } from '../../engine/async';
+import { RunOnceScheduler } from '../../base/async';
 import { startWorker } from '../threads/startWorker';
 import type { CheckpointImage } from './checkpointer';
 import type { ReplicaReply, ReplicaRequest, ReplicaStart } from './replicaProtocol';

@@ -22,7 +22,7 @@ import { configure, replay } from './storeLoader';
 import { loadSqlJs } from './sqlJsModule';
 
 const port = parentPort;
-/** Records applied per transaction (storeLoader.ts replays a crash's journal the same way). */
+/** Records kept before they are applied together, in one transaction (storeLoader.ts `replay`). */
 const recordsPerBatch = 500;
 if (!port) throw new Error('replicaWorker.ts runs on a worker thread (replica.ts starts it).');
 

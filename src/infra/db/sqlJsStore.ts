@@ -23,6 +23,8 @@ export type { SqlJsStoreOptions } from './storeDisk';
 type StoreState = 'open' | 'broken' | 'closed';
 
 export class SqlJsStore implements Store {
+  /** Runs the `sqlite` text of a statement written per store (engine/ports/store.ts `NativeSql`). */
+  readonly dialect = 'sqlite';
   private state: StoreState = 'open';
   private brokenBecause = '';
   private writing = false;

@@ -3,7 +3,7 @@
  * statement for the journal; the Reader proves it wrote nothing, because a change that bypasses
  * the journal would silently vanish at the next load.
  */
-import type { Reader, Row, SqlValue, Tx } from '../../engine/ports';
+import { type FileSpace, type Reader, type Row, type Sql, type SqlValue, type Tx, sqlText } from '../../engine/ports';
 import type { Connection } from './connection';
 import type { JournalStatement } from './journalFormat';
 import { StoreError } from './storeError';
@@ -16,14 +16,16 @@ const notPlainData = /^\s*(CREATE|DROP|ALTER|PRAGMA|VACUUM|REINDEX|ANALYZE|ATTAC
 export class GuardedReader implements Reader {
   constructor(protected readonly connection: Connection) {}
 
-  get<T extends object = Row>(sql: string, params?: readonly SqlValue[]): T | undefined {
+  get<T extends object = Row>(statement: Sql, params?: readonly SqlValue[]): T | undefined {
+    const sql = sqlText(statement, 'sqlite');
     const before = this.connection.changes;
     const row = this.connection.get<T>(sql, params);
     this.assertUnchanged(before, sql);
     return row;
   }
 
-  all<T extends object = Row>(sql: string, params?: readonly SqlValue[]): T[] {
+  all<T extends object = Row>(statement: Sql, params?: readonly SqlValue[]): T[] {
+    const sql = sqlText(statement, 'sqlite');
     const before = this.connection.changes;
     const rows = this.connection.all<T>(sql, params);
     this.assertUnchanged(before, sql);
@@ -51,29 +53,42 @@ export class Transaction extends GuardedReader implements Tx {
     this.changesAtStart = connection.changes;
   }
 
-  override get<T extends object = Row>(sql: string, params?: readonly SqlValue[]): T | undefined {
+  override get<T extends object = Row>(sql: Sql, params?: readonly SqlValue[]): T | undefined {
     this.assertOpen();
     return super.get<T>(sql, params);
   }
 
-  override all<T extends object = Row>(sql: string, params?: readonly SqlValue[]): T[] {
+  override all<T extends object = Row>(sql: Sql, params?: readonly SqlValue[]): T[] {
     this.assertOpen();
     return super.all<T>(sql, params);
   }
 
-  run(sql: string, params?: readonly SqlValue[]): number {
+  run(statement: Sql, params?: readonly SqlValue[]): number {
+    const sql = sqlText(statement, 'sqlite');
     this.assertWritable(sql);
     const changed = this.connection.run(sql, params);
     this.record(sql, params);
     return changed;
   }
 
-  returning<T extends object = Row>(sql: string, params?: readonly SqlValue[]): T[] {
+  returning<T extends object = Row>(statement: Sql, params?: readonly SqlValue[]): T[] {
+    const sql = sqlText(statement, 'sqlite');
     this.assertWritable(sql);
     const rows = this.connection.all<T>(sql, params);
     this.record(sql, params);
     return rows;
   }
+
+  /** SQLite's pages, read and given back through its PRAGMAs (the give-back is journalled as a structural record). */
+  readonly fileSpace: FileSpace = {
+    pages: () => ({
+      free: Number(this.get<{ freelist_count: number }>('PRAGMA freelist_count')?.freelist_count ?? 0),
+      total: Number(this.get<{ page_count: number }>('PRAGMA page_count')?.page_count ?? 0),
+    }),
+    reclaim: () => {
+      this.run('PRAGMA incremental_vacuum');
+    },
+  };
 
   /**
    * False when replaying the statements would do nothing: no row of any table changed (the update

@@ -1,5 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Result } from '../../core/result';
+import { type Clock, systemClock } from '../../engine/ports';
 import { type OwnerLock, acquireOwnerLock } from './ownerLock';
 
 /** How long a wait goes unmentioned. */
@@ -15,6 +15,8 @@ export interface WaitForOwnerLockOptions {
   readonly log?: (line: string) => void;
   /** Stops the wait early (a signal to the process that waits): the holder's refusal is returned. */
   readonly signal?: AbortSignal;
+  /** The wait's clock; default the system's. */
+  readonly clock?: Clock;
 }
 
 /**
@@ -28,7 +30,13 @@ export async function waitForOwnerLock(
   info: { readonly role: string; readonly endpoint?: string },
   options: WaitForOwnerLockOptions,
 ): Promise<Result<OwnerLock>> {
-  const started = Date.now();
+  const clock = options.clock ?? systemClock;
+  const elapsed = (since: number): string => `${((clock.now() - since) / 1000).toFixed(1)} s`;
+  const { signal } = options;
+  const aborted =
+    signal &&
+    new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+  const started = clock.now();
   const lockOptions = options.log ? { log: options.log } : {};
   let waitingFor: string | undefined;
   // Waits of a few milliseconds are the normal case (one-shot calls queue): say nothing about them.
@@ -42,15 +50,15 @@ export async function waitForOwnerLock(
     if (taken.code !== 'ownedByOther') return taken;
     const role = taken.details?.['role'];
     if (typeof role === 'string' && !shortLivedRoles.has(role)) return taken;
-    const elapsedMs = Date.now() - started;
+    const elapsedMs = clock.now() - started;
     if (elapsedMs >= options.patienceMs || options.signal?.aborted) {
       return { ...taken, message: `Waited ${elapsed(started)} for the lock to be let go. ${taken.message}` };
     }
     const holder = typeof role === 'string' ? `pid ${String(taken.details?.['pid'])} (${role})` : 'another process taking the lock';
-    if (Date.now() >= nextProgressAt) {
+    if (clock.now() >= nextProgressAt) {
       const first = waitingFor === undefined;
       waitingFor = holder;
-      nextProgressAt = Date.now() + 10_000;
+      nextProgressAt = clock.now() + 10_000;
       options.log?.(
         first
           ? `waiting for ${holder} to finish with the owner lock (up to ${Math.round(options.patienceMs / 1000)} s)`
@@ -58,14 +66,7 @@ export async function waitForOwnerLock(
       );
     }
     // A one-shot call holds the lock for one transaction: look again soon, at most 50 ms apart.
-    try {
-      await sleep(Math.min(50, 5 + round * 5) * (0.5 + Math.random()), undefined, options.signal ? { signal: options.signal } : {});
-    } catch {
-      // Aborted: the next round returns the refusal.
-    }
+    // Aborted: the sleep ends at once, and the next round returns the refusal.
+    await clock.sleep(Math.min(50, 5 + round * 5) * (0.5 + Math.random()), aborted);
   }
-}
-
-function elapsed(since: number): string {
-  return `${((Date.now() - since) / 1000).toFixed(1)} s`;
 }

@@ -76,6 +76,7 @@ export function sendToEndpoint(address: EndpointAddress, request: unknown, optio
       socket.destroy();
       resolve(outcome);
     };
+    // A raw timer (eslint.config.mjs rawTimerFiles): the thin CLI bundles this file and nothing of the engine, its clock included.
     const timer = setTimeout(() => {
       finish(
         connected
@@ -138,7 +139,7 @@ function permissionReason(what: string, file: string): string {
 /**
  * The owner's answer to `request`, typed by its command. The wire's one point of trust: the
  * envelope was read with `readEndpointResponse`, and the owner's engine answered this very
- * request with its result for this command (`CommandResults`).
+ * request with its result for this command (`ResultOf`, its answer schema).
  */
 export function answerTo<C extends CommandName>(request: RequestOf<C>, response: EndpointResponse): EndpointAnswer<C> {
   return answerFor(request.command, response);

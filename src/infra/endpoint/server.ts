@@ -5,7 +5,7 @@ import { parseRequest, type Request } from '../../core/requests';
 import { describeIssues } from '../../core/zodIssues';
 import { type Failure, type Result, invalid, refused } from '../../core/result';
 import { storeFailure } from '../db/storeError';
-import type { Disposable } from '../../engine/events';
+import type { Disposable } from '../../base/lifetime';
 import { newToken, readEndpointInfo, withdrawAnnouncement, writeAnnouncement, writeToken } from './announcement';
 import { type ConnectionLimits, EndpointConnection, respondTo } from './connection';
 import { type EndpointResponse, endpointRequestSchema } from './protocol';

@@ -5,9 +5,8 @@
  * test holds these readers to those schemas. Requests are checked where they are trusted: the
  * owner parses every request line with zod (server.ts) before anything runs.
  */
-import type { CommandName } from '../../core/requests';
+import type { CommandName, ResultOf } from '../../core/requests';
 import type { FailureKind, Result } from '../../core/result';
-import type { ResultOf } from '../../engine/results';
 import { type FolderIdentity, readFolderIdentity } from '../workspace/folderIdentity';
 
 /** The largest request line the owner reads; a longer one is refused and the connection closed. */

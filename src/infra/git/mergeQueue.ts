@@ -15,7 +15,7 @@
  */
 import { resolve } from 'node:path';
 import { type Result, invalid, ok, refused } from '../../core/result';
-import { SequencerByKey } from '../../engine/async';
+import { SequencerByKey } from '../../base/async';
 import { branchTip, countCommits } from './branches';
 import { type MergeLease, type MergeLock, MergeLockError, heldForGood } from './mergeLock';
 import { fetchBranch, isAncestor, pushFastForward, trackingRef } from './remote';

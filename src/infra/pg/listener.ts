@@ -11,6 +11,8 @@
  * once: whatever happened in between is read again.
  */
 import type { Client } from 'pg';
+import type { Disposable } from '../../base/lifetime';
+import { type Clock, systemClock } from '../../engine/ports';
 import { newPgClient } from './connect';
 import type { PgTls } from './tls';
 import { type ChangeNotice, decodeNotice, notifyChannel } from './notice';
@@ -30,13 +32,15 @@ export interface ListenerOptions {
   readonly ssl?: PgTls;
   readonly minBackoffMs?: number;
   readonly maxBackoffMs?: number;
+  /** The reconnect timer's clock; default the system's (whose timers keep no process alive). */
+  readonly clock?: Clock;
 }
 
 export class PgListener {
   private client: Client | undefined;
   private closed = false;
   private attempt = 0;
-  private retryTimer: NodeJS.Timeout | undefined;
+  private retryTimer: Disposable | undefined;
   private readonly server: string;
   /** Resolves once the first `LISTEN` is in place (tests wait for it; owners need not). */
   readonly ready: Promise<void>;
@@ -100,18 +104,17 @@ export class PgListener {
     const max = this.options.maxBackoffMs ?? 10_000;
     const delay = Math.min(max, min * 2 ** this.attempt);
     this.attempt++;
-    this.retryTimer = setTimeout(() => {
+    // A listener alone must not keep a process alive: the clock's timers do not.
+    this.retryTimer = (this.options.clock ?? systemClock).setTimeout(() => {
       this.retryTimer = undefined;
       void this.connect(true);
     }, delay);
-    // A listener alone must not keep a process alive.
-    this.retryTimer.unref();
   }
 
   /** Stops listening and reconnecting. */
   async close(): Promise<void> {
     this.closed = true;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer?.dispose();
     this.retryTimer = undefined;
     const client = this.client;
     this.client = undefined;

@@ -1,6 +1,6 @@
 /**
- * The PostgreSQL schema: the same numbered migrations as SQLite's (src/infra/db/migrations/), their
- * DDL translated (dialect.ts), each in its own transaction with its version recorded in `meta`.
+ * The PostgreSQL schema: the same numbered migrations as SQLite's (src/infra/db/migrations/), each
+ * written for PostgreSQL (pgSchema.ts), each in its own transaction with its version recorded in `meta`.
  * A schema that is up to date is seen in one read, without any lock. Otherwise one owner migrates
  * under a session advisory lock while owners that start with it wait their turn by trying the lock
  * again with a pause (no statement waits on it, so none runs into the statement timeout), then find
@@ -8,7 +8,7 @@
  */
 import { migrations } from '../db/migrations/index';
 import { sleepSync, startupPauseMs } from './connect';
-import { toPostgresDdl } from './dialect';
+import { pgSchema } from './pgSchema';
 import { PgError, type SyncPgClient } from './syncClient';
 
 /** The advisory lock key of Foreman's migrations ("FORM" in ASCII). */
@@ -62,7 +62,11 @@ export function applyPgMigrations(client: SyncPgClient, options: MigrateOptions 
           client.query('COMMIT');
           continue;
         }
-        client.query(toPostgresDdl(migration.sql));
+        const ddl = pgSchema.get(migration.version);
+        if (ddl === undefined) {
+          throw new Error(`bug: SQLite migration ${migration.version} has no PostgreSQL counterpart; add it to src/infra/pg/pgSchema.ts`);
+        }
+        client.query(ddl);
         client.query(`INSERT INTO meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [
           String(migration.version),
         ]);

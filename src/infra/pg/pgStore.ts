@@ -1,13 +1,14 @@
 /**
  * The store port on PostgreSQL (issue 14): the same `Store`, `Reader` and `Tx` the engine uses on
  * sql.js, run on a server that several owners share. Statements go through the synchronous client
- * (syncClient.ts) and the dialect translation (dialect.ts); a write is one server transaction,
+ * (syncClient.ts), each in the text its query module wrote for PostgreSQL (pgTx.ts); a write is one server transaction,
  * committed before `write` returns (the server's WAL makes it durable: there is no journal or
- * checkpoint of Foreman's own). The schema is the SQLite migrations' (pgMigrations.ts), applied under
+ * checkpoint of Foreman's own). The schema is the SQLite migrations', written for PostgreSQL
+ * (pgSchema.ts, pgMigrations.ts), applied under
  * an advisory lock so that owners starting together migrate once; they all open, waiting their turn
  * within a start-up budget.
  *
- * The engine's claim takes its row with `FOR UPDATE SKIP LOCKED` here (dialect.ts), so owners
+ * The engine's claim takes its row with `FOR UPDATE SKIP LOCKED` here (queries/taskQueue.ts), so owners
  * claiming at once never wait for each other's rows. A write that changed a worker or a task ends
  * with `pg_notify('foreman', …)` inside its transaction, so the server delivers it at the commit, to
  * the other owners' listeners (listener.ts): the owner's id, the workers and tasks it changed, and

@@ -1,6 +1,7 @@
 /**
- * The engine's `Reader` and `Tx` on PostgreSQL (pgStore.ts). Each statement is translated from the
- * engine's SQL (dialect.ts). Inside a write, what the engine does not need an answer to waits and
+ * The engine's `Reader` and `Tx` on PostgreSQL (pgStore.ts). Each statement runs as its query module
+ * wrote it for PostgreSQL (a `NativeSql`'s `postgres` text, or the one text both backends share),
+ * with its parameters numbered (placeholders.ts). Inside a write, what the engine does not need an answer to waits and
  * goes with the next statement that it does need one from, pipelined in one round trip
  * (syncClient.ts `batch`): the transaction's BEGIN, and the rows it only appends (`append`: audit
  * rows, messages, heartbeats). A claim through the front door so costs four round trips, not eleven
@@ -8,23 +9,30 @@
  * gave them, so every read sees the transaction's own writes; one that fails fails the transaction
  * as it would have at once (an error makes the server refuse the rest), named in the error.
  */
-import type { Reader, Row, SqlValue, Tx } from '../../engine/ports';
-import { toPostgres } from './dialect';
+import { type Reader, type Row, type Sql, type SqlValue, type Tx, sqlText } from '../../engine/ports';
+import { numberedParameters } from './placeholders';
 import { PgError, type PgStatement, type SyncPgClient } from './syncClient';
 
-/** PRAGMAs tune SQLite alone (retention's free-page accounting): on PostgreSQL they read nothing and do nothing. */
-const pragma = /^\s*PRAGMA\b/i;
+/** SQLite's own statements, which PostgreSQL has no use for: refused, never passed over in silence. */
+const sqliteOnly = /^\s*(PRAGMA|VACUUM)\b/i;
 
-/** The engine's statements are a few hundred constant texts: each is translated once. */
-const translations = new Map<string, string>();
-const maxTranslations = 2_000;
+/** The engine's statements are a few hundred constant texts: each is numbered once. */
+const numbered = new Map<string, string>();
+const maxNumbered = 2_000;
 
-function translated(sql: string): string {
-  const known = translations.get(sql);
+/** The text PostgreSQL runs for `sql`; throws for a statement written for SQLite only. */
+function postgresText(sql: Sql): string {
+  const text = sqlText(sql, 'postgres');
+  const known = numbered.get(text);
   if (known !== undefined) return known;
-  const text = toPostgres(sql);
-  if (translations.size < maxTranslations) translations.set(sql, text);
-  return text;
+  if (sqliteOnly.test(text)) {
+    throw new Error(
+      `bug: '${text.trim().split(/\s+/)[0] ?? ''}' is SQLite's and means nothing to PostgreSQL; ask the store (Tx.fileSpace is null here) instead of sending it: ${text.slice(0, 200)}`,
+    );
+  }
+  const ready = numberedParameters(text);
+  if (numbered.size < maxNumbered) numbered.set(text, ready);
+  return ready;
 }
 
 /** A refusal names the statement (its text, never its values). */
@@ -35,8 +43,8 @@ function naming(error: unknown, statements: readonly PgStatement[]): unknown {
 }
 
 /** Runs one of the engine's statements outside a write. */
-function query<T extends object>(client: SyncPgClient, sql: string, params: readonly SqlValue[]): { rows: T[]; rowCount: number } {
-  const statement = { sql: translated(sql), params };
+function query<T extends object>(client: SyncPgClient, sql: Sql, params: readonly SqlValue[]): { rows: T[]; rowCount: number } {
+  const statement = { sql: postgresText(sql), params };
   try {
     return client.query<T>(statement.sql, statement.params);
   } catch (error) {
@@ -47,12 +55,11 @@ function query<T extends object>(client: SyncPgClient, sql: string, params: read
 export class PgReader implements Reader {
   constructor(protected readonly client: SyncPgClient) {}
 
-  get<T extends object = Row>(sql: string, params?: readonly SqlValue[]): T | undefined {
+  get<T extends object = Row>(sql: Sql, params?: readonly SqlValue[]): T | undefined {
     return this.all<T>(sql, params)[0];
   }
 
-  all<T extends object = Row>(sql: string, params: readonly SqlValue[] = []): T[] {
-    if (pragma.test(sql)) return [];
+  all<T extends object = Row>(sql: Sql, params: readonly SqlValue[] = []): T[] {
     return query<T>(this.client, sql, params).rows;
   }
 }
@@ -60,6 +67,8 @@ export class PgReader implements Reader {
 export class PgTx extends PgReader implements Tx {
   /** Whether a statement changed a row: only then do the other owners hear of the write. */
   changedAny = false;
+  /** The server's autovacuum reclaims space; there is no file of Foreman's to give pages back from. */
+  readonly fileSpace = null;
   /** Whether anything reached the server: if not, giving up the write needs no ROLLBACK. */
   private sent = false;
   private held: PgStatement[];
@@ -69,28 +78,25 @@ export class PgTx extends PgReader implements Tx {
     this.held = [{ sql: begin, params: [] }];
   }
 
-  override all<T extends object = Row>(sql: string, params: readonly SqlValue[] = []): T[] {
-    if (pragma.test(sql)) return [];
+  override all<T extends object = Row>(sql: Sql, params: readonly SqlValue[] = []): T[] {
     return this.send(sql, params).rows as T[];
   }
 
-  run(sql: string, params: readonly SqlValue[] = []): number {
-    if (pragma.test(sql)) return 0;
+  run(sql: Sql, params: readonly SqlValue[] = []): number {
     const count = this.send(sql, params).rowCount;
     if (count > 0) this.changedAny = true;
     return count;
   }
 
-  returning<T extends object = Row>(sql: string, params?: readonly SqlValue[]): T[] {
+  returning<T extends object = Row>(sql: Sql, params?: readonly SqlValue[]): T[] {
     const rows = this.all<T>(sql, params);
     if (rows.length > 0) this.changedAny = true;
     return rows;
   }
 
   /** Held until the next statement or the commit; taken for a change (it appends a row). */
-  append(sql: string, params: readonly SqlValue[] = []): void {
-    if (pragma.test(sql)) return;
-    this.held.push({ sql: translated(sql), params });
+  append(sql: Sql, params: readonly SqlValue[] = []): void {
+    this.held.push({ sql: postgresText(sql), params });
     this.changedAny = true;
   }
 
@@ -115,8 +121,8 @@ export class PgTx extends PgReader implements Tx {
     return !this.sent;
   }
 
-  private send(sql: string, params: readonly SqlValue[]): { rows: Record<string, unknown>[]; rowCount: number } {
-    const [answer] = this.flush([{ sql: translated(sql), params }]);
+  private send(sql: Sql, params: readonly SqlValue[]): { rows: Record<string, unknown>[]; rowCount: number } {
+    const [answer] = this.flush([{ sql: postgresText(sql), params }]);
     if (!answer) throw new Error('bug: a statement sent got no answer');
     return answer;
   }

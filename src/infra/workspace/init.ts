@@ -1,17 +1,17 @@
-import { type Result, invalid, ok, refused } from '../../core/result';
-import type { Reader, Store } from '../../engine/ports';
+import { type Result, invalid, ok } from '../../core/result';
+import type { Reader } from '../../engine/ports';
 import { readArchiveState } from '../../engine/archiveChain';
 import { readExportedSeq } from '../../engine/queries/exportState';
 import { writeMeta } from '../../engine/queries/meta';
 import { ensureStoreId, readStoreId } from '../../engine/storeIdentity';
-import { SqlJsStore, StoreError, acquireOwnerLock } from '../db';
+import { acquireOwnerLock } from '../db';
 import { initRepoInfo, validateBranchName } from '../git';
 import { openGit, resolveCommit } from '../git/gitClient';
-import { PgStore } from '../pg/pgStore';
 import { type AdoptionReport, adoptArchiveAndExports } from './archiveAdoption';
 import { folderBefore, undoFailedInit } from './failedInit';
 import { foremanDir as foremanDirOf, isInitialised } from './paths';
-import { type StoreConfig, readStoreConfig, withPassword, writeStoreConfig } from './storeConfig';
+import { openStore, storeBackend } from './storeBackends';
+import { type StoreConfig, readStoreConfig, writeStoreConfig } from './storeConfig';
 
 export interface InitOptions {
   /** The branch tasks start from and merge into; default: the branch checked out now. */
@@ -78,18 +78,16 @@ async function initWorkspaceOnce(repoRoot: string, options: InitOptions): Promis
   const lock = acquireOwnerLock(dir, { role: 'cli' }, options.log ? { log: options.log } : {});
   if (!lock.ok) return lock;
   try {
-    const shared = config.kind === 'postgres';
-    if (shared) options.log?.(`connecting to ${describeStore(config)} and bringing its schema up to date…`);
-    let store: Store;
-    try {
-      store = shared
-        ? PgStore.open(withPassword(config.url, options.storePassword), config.ssl !== undefined ? { ssl: config.ssl } : {})
-        : await SqlJsStore.open(dir, options.log ? { log: options.log } : {});
-    } catch (error) {
-      // A server that is down or refuses the login: say so; nothing was written.
-      if (error instanceof StoreError && error.code === 'unreachable') return refused('storeUnreachable', error.message);
-      throw error;
-    }
+    const backend = storeBackend(config);
+    const shared = backend.shared;
+    if (shared) options.log?.(`connecting to ${backend.name} and bringing its schema up to date…`);
+    // A server that is down or refuses the login: said (storeUnreachable); nothing was written.
+    const opened = await openStore(backend, dir, {
+      ...(options.storePassword !== undefined ? { password: options.storePassword } : {}),
+      ...(options.log ? { log: options.log } : {}),
+    });
+    if (!opened.ok) return opened;
+    const { store } = opened.value;
     try {
       const recorded = store.read((reader) => ({
         base: metaValue(reader, 'base_branch'),
@@ -142,7 +140,7 @@ async function initWorkspaceOnce(repoRoot: string, options: InitOptions): Promis
 
 /** The store as messages name it: `sqljs`, or the server's URL without a password. */
 export function describeStore(config: StoreConfig): string {
-  return config.kind === 'sqljs' ? 'sqljs' : config.url;
+  return storeBackend(config).name;
 }
 
 /** The store asked for; the same server named again keeps the TLS options already in `store.json`. */
@@ -153,8 +151,8 @@ function chosenStore(asked: StoreConfig | undefined, current: StoreConfig): Stor
 }
 
 function sameStore(a: StoreConfig, b: StoreConfig): boolean {
-  if (a.kind === 'sqljs' || b.kind === 'sqljs') return a.kind === b.kind;
-  return a.url === b.url && JSON.stringify(a.ssl) === JSON.stringify(b.ssl);
+  if (a.kind === 'postgres' && b.kind === 'postgres') return a.url === b.url && JSON.stringify(a.ssl) === JSON.stringify(b.ssl);
+  return a.kind === b.kind && JSON.stringify(a) === JSON.stringify(b);
 }
 
 /** An explicit base must be a valid name of an existing local branch: tasks branch from it. */

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { setTimeout as delay } from 'node:timers/promises';
 import { AgentSupervisor, type AgentLaunchSpec, type AgentRun } from '../../../src/infra/agents/agentSupervisor';
 import { isAlive } from '../../../src/infra/agents/processes';
 import type { AgentProfile } from '../../../src/infra/agents/profiles';
+import { ManualClock } from '../../support/manualClock';
 import { pollUntil } from '../../support/pollUntil';
 import { fakeForemanCli, readText, scriptProfile, tempDir } from './agentFixtures';
 
@@ -15,7 +15,7 @@ const clockTime = /\d\d:\d\d:\d\d$/;
 const supervisors: AgentSupervisor[] = [];
 after(() => Promise.all(supervisors.map((supervisor) => supervisor.dispose())));
 
-function setup(options: { graceMs?: number; heartbeatEveryMs?: number } = {}) {
+function setup(options: { graceMs?: number; heartbeatEveryMs?: number; clock?: ManualClock } = {}) {
   const cli = fakeForemanCli();
   const logDir = tempDir('logs');
   const worktree = tempDir('worktree');
@@ -121,17 +121,22 @@ describe('AgentSupervisor', () => {
     assert.match(readText(join(logDir, 't-2', 'attempt-3.log')), /file<from a file>/);
   });
 
-  it('heartbeats for the agent while its process lives, and stops when it exits', async () => {
-    const { supervisor, spec, heartbeats } = setup({ heartbeatEveryMs: 100 });
-    const run = launched(supervisor.launch(spec(scriptProfile(`setTimeout(() => console.log('finished'), 700);`))));
-    await pollUntil(() => heartbeats.length >= 2, { what: 'the first heartbeats', intervalMs: 20 });
+  it('heartbeats for the agent on its clock while its process lives, and stops when it exits', async () => {
+    const clock = new ManualClock();
+    const { supervisor, spec, heartbeats } = setup({ heartbeatEveryMs: 100, clock });
+    const run = launched(supervisor.launch(spec(scriptProfile(`setTimeout(() => undefined, 60_000);`))));
+    assert.equal(heartbeats.length, 1, 'the start heartbeat');
+    clock.advance(99);
+    assert.equal(heartbeats.length, 1);
+    clock.advance(1);
+    clock.advance(300);
+    assert.equal(heartbeats.length, 5, 'one more per period the process lives');
     assert.deepEqual(supervisor.signals('w-1'), { alive: true, pid: run.pid });
-    await run.exited;
-    const atExit = heartbeats.length;
-    assert.ok(atExit >= 4, `expected several heartbeats during 700 ms, got ${atExit}`);
     assert.ok(heartbeats.every((beat) => beat === run));
-    await delay(400);
-    assert.equal(heartbeats.length, atExit, 'no heartbeat after the process exited');
+    process.kill(run.pid, 'SIGTERM');
+    await run.exited;
+    clock.advance(1_000);
+    assert.equal(heartbeats.length, 5, 'no heartbeat after the process exited');
   });
 
   it('logs a heartbeat or exit callback that throws or rejects, and keeps supervising', async () => {

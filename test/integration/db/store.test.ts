@@ -247,7 +247,7 @@ describe('SqlJsStore', () => {
 
   it('lets the claim use the picker index for unscheduled tasks and tasks_scheduled for due ones (schema version 7)', async () => {
     const store = await SqlJsStore.open(tempForemanDir());
-    const plan = store.read((reader) => reader.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${nextRunnableIdSql}`, [0]));
+    const plan = store.read((reader) => reader.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${nextRunnableIdSql.sqlite}`, [0]));
     const searches = plan.map((row) => row.detail).filter((detail) => detail.includes('tasks'));
     assert.deepEqual(searches, [
       'SEARCH tasks USING INDEX tasks_runnable (status=?)',
@@ -356,7 +356,10 @@ describe('SqlJsStore', () => {
     assert.equal(broken.length, 1);
     // A waiter that comes later hears the same, never "not done".
     await assert.rejects(store.whenSaved(), (error: unknown) => error instanceof StoreError && error.code === 'outcomeUnknown');
-    assert.throws(() => store.write(insertTask('d')), (error: unknown) => error instanceof StoreError && error.code === 'broken');
+    assert.throws(
+      () => store.write(insertTask('d')),
+      (error: unknown) => error instanceof StoreError && error.code === 'broken',
+    );
     store.close();
     const reopened = await SqlJsStore.open(dir);
     assert.deepEqual(taskIds(reopened), ['a', 'b', 'c']);

@@ -56,7 +56,10 @@ function request<C extends CommandName>(command: C, args: CommandInput<C>) {
 test('status without a limit, read in pages, is the same JSON as one read, filtered or not', async () => {
   for (const args of [{}, { statuses: ['queued'] }, { worker: 'w1' }] as Array<CommandInput<'status'>>) {
     let turns = 0;
-    const paged = await h.engine.executeSavingLater(request('status', args), () => Promise.resolve(void turns++));
+    const paged = await h.engine.execute(request('status', args), {
+      saving: 'later',
+      between: () => Promise.resolve(void turns++),
+    });
     assert.ok(paged.ok && paged.value instanceof SerializedValue, 'a paged read answers with its JSON text');
     const whole = h.query('status', args);
     assert.equal(paged.value.json, JSON.stringify(whole));
@@ -66,7 +69,10 @@ test('status without a limit, read in pages, is the same JSON as one read, filte
     }
   }
   // A bounded page is answered in one read, as before.
-  const limited = await h.engine.executeSavingLater(request('status', { limit: 5 }), () => Promise.reject(new Error('gave way')));
+  const limited = await h.engine.execute(request('status', { limit: 5 }), {
+    saving: 'later',
+    between: () => Promise.reject(new Error('gave way')),
+  });
   assert.ok(limited.ok && !(limited.value instanceof SerializedValue));
 });
 
@@ -105,10 +111,13 @@ test('a request sent while status --all is read is answered between its pages, o
   const execute: Executor = async (req, turns) => {
     if (req.command !== 'status') events.push(`${req.command} ran`);
     let page = 0;
-    const answer = await h.engine.executeSavingLater(req, async () => {
-      events.push(`status page ${++page}`);
-      if (page === 1 && onFirstPage) await onFirstPage();
-      await turns.next();
+    const answer = await h.engine.execute(req, {
+      saving: 'later',
+      between: async () => {
+        events.push(`status page ${++page}`);
+        if (page === 1 && onFirstPage) await onFirstPage();
+        await turns.next();
+      },
     });
     if (req.command === 'status') events.push('status read');
     return answer;

@@ -392,4 +392,39 @@ describe('engine: message bus', () => {
       [['state_change', 't1', 'queued']],
     );
   });
+
+  it('writes one state_change per transition of a claim and a fail, in their order; a busy or unknown worker’s claim writes nothing', async () => {
+    await harness.value('worker.add', { id: 'w1' });
+    for (const id of ['t1', 't2']) await harness.value('task.add', { title: id, id });
+    await harness.value('claim', { worker: 'w1' });
+    const busy = await harness.run('claim', { worker: 'w1' });
+    assert.ok(!busy.ok && busy.code === 'workerBusy', JSON.stringify(busy));
+    const nobody = await harness.run('claim', { worker: 'nobody' });
+    assert.ok(!nobody.ok && nobody.code === 'workerNotFound', JSON.stringify(nobody));
+    assert.deepEqual([task('t2').status, worker('w1').taskId], ['queued', 't1']);
+    await harness.value('fail', { worker: 'w1', reason: 'flake' });
+    const read = harness.store.read((reader) => ({
+      transitions: reader.all<{ entity_type: string; entity_id: string; from_state: string; to_state: string; trigger: string }>(
+        'SELECT entity_type, entity_id, from_state, to_state, trigger FROM transitions ORDER BY seq',
+      ),
+      messages: reader.all<{ id: string; payload: string }>("SELECT id, payload FROM messages WHERE type = 'state_change' ORDER BY seq"),
+    }));
+    const fromTransitions = read.transitions.map((t) => ({
+      entity: t.entity_type,
+      id: t.entity_id,
+      from: t.from_state,
+      to: t.to_state,
+      trigger: t.trigger,
+    }));
+    assert.deepEqual(
+      read.messages.map((m) => JSON.parse(m.payload) as unknown),
+      fromTransitions,
+    );
+    assert.deepEqual(
+      fromTransitions.slice(2).map((t) => `${t.id} ${t.from}→${t.to}`),
+      ['t1 queued→running', 'w1 IDLE→ASSIGNED', 'w1 ASSIGNED→FAILED', 't1 running→failed', 't1 failed→queued', 'w1 FAILED→IDLE'],
+    );
+    assert.equal(new Set(read.messages.map((m) => m.id)).size, read.messages.length);
+    assert.deepEqual([worker('w1').state, task('t1').status], ['IDLE', 'queued']);
+  });
 });

@@ -1,6 +1,6 @@
 /**
  * The query modules below the services, on both stores: a real sql.js store and a real PostgreSQL
- * server started for the test (issue 14; the same statements through src/infra/pg/dialect.ts). The
+ * server started for the test (issue 14; each statement in the text its module wrote for that store). The
  * claim compiled per branch template, the guards of the state UPDATEs, the bus cursor, and the
  * statements the engine's front door (engine.ts, crew.ts) uses. Services are covered through the
  * engine elsewhere.
@@ -304,5 +304,98 @@ describe('reclaimFreePages (sql.js; PostgreSQL gives pages back by itself)', () 
     );
     assert.equal(pragma('freelist_count'), 0);
     assert.ok(pragma('page_count') < pagesBefore / 2, 'the file shrank');
+  });
+});
+
+onEachStore('statements written per store', () => {
+  it('reads lists of ids passed as one JSON parameter (json_each, json_array_elements_text)', () => {
+    write((tx) => {
+      ['j1', 'j2', 'j3'].forEach((id) => queue(tx, id, 1000));
+      q.blockTask(tx, 'j2', 'j1');
+      q.insertTransition(tx, 1100, 'task', 'j1', 'queued', 'running', 'claim', null, 'test', 1, null, null);
+      q.insertTransition(tx, 1200, 'task', 'j3', 'queued', 'running', 'claim', null, 'test', 1, null, null);
+    });
+    assert.deepEqual(
+      read((reader) => q.listReferrers(reader, ['j1', 'nope'])),
+      [{ id: 'j2', target: 'j1' }],
+    );
+    assert.deepEqual(
+      read((reader) => q.listTransitionsOfTasks(reader, ['j1', 'j3']).map((row) => [row.entity_id, row.ts_ms])),
+      [
+        ['j1', 1100],
+        ['j3', 1200],
+      ],
+    );
+    assert.deepEqual(
+      read((reader) => q.listSessionsOfTasks(reader, [])),
+      [],
+    );
+  });
+
+  it("walks retention's indexes (SQLite's planner hints, PostgreSQL's planner) to the same rows", () => {
+    write((tx) => {
+      queue(tx, 'f1', 1000);
+      tx.run(`UPDATE tasks SET status = 'done', finished_at = ? WHERE id = ?`, [3000, 'f1']);
+      q.insertWorker(tx, 'wr', 'claude', null, 1000);
+      q.insertTransition(tx, 1000, 'worker', 'wr', 'IDLE', 'ASSIGNED', 'assign', null, 'test', null, null, null);
+      q.insertTransition(tx, 1500, 'worker', 'wr', 'ASSIGNED', 'IDLE', 'release', null, 'test', null, null, null);
+    });
+    assert.deepEqual(
+      read((reader) => q.listFinishedTasksBefore(reader, 4000, 10).map((row) => row.id)),
+      ['f1'],
+    );
+    assert.deepEqual(
+      read((reader) => q.listFinishedTasksBefore(reader, 3000, 10)),
+      [],
+    );
+    // The worker's latest transition has no successor and stays.
+    assert.deepEqual(
+      read((reader) => q.listWorkerTransitionsBefore(reader, 2000, 10).map((row) => [row.to_state, Number(row.next_ts)])),
+      [['ASSIGNED', 1500]],
+    );
+  });
+
+  it('keeps the larger of two values in an upsert (MAX, GREATEST): rollups and bus cursors', () => {
+    const rollup = { metric: 'finished' as const, entity: 'task', a: 'done', b: '', count: 1, total: 10, max: 10 };
+    write((tx) => q.addRollup(tx, rollup));
+    write((tx) => q.addRollup(tx, { ...rollup, total: 4, max: 4 }));
+    const [row] = read((reader) => q.listRollups(reader, 'finished'));
+    assert.deepEqual([Number(row?.count), Number(row?.total), Number(row?.max)], [2, 14, 10]);
+    write((tx) => q.advanceCursor(tx, 'greatest', 9, 1000));
+    write((tx) => q.advanceCursor(tx, 'greatest', 4, 1001));
+    assert.equal(Number(read((reader) => q.findCursor(reader, 'greatest'))), 9);
+  });
+
+  it('carries progress over while the task and attempt stay the same, no task included (IS, IS NOT DISTINCT FROM)', () => {
+    const beat = (progress: number | null, task: string | null, attempt: number | null) =>
+      write((tx) => q.upsertHeartbeat(tx, 'hb', 1000, 'working', task, attempt, progress, 'test', null, null, false));
+    const progress = () => read((reader) => q.listBeatsOf(reader, ['hb'])[0]?.progress ?? null);
+    write((tx) => q.insertWorker(tx, 'hb', 'claude', null, 1000));
+    beat(40, null, null);
+    beat(null, null, null);
+    assert.equal(Number(progress()), 40, 'no task both times: the same task');
+    beat(null, 'j1', 1);
+    assert.equal(progress(), null, 'another task starts without progress');
+    beat(70, 'j1', 1);
+    beat(null, 'j1', 1);
+    assert.equal(Number(progress()), 70);
+  });
+
+  it("answers for SQLite's file space explicitly: sql.js has pages, PostgreSQL none and refuses a PRAGMA", () => {
+    const space = write((tx) => (tx.fileSpace ? tx.fileSpace.pages().total > 0 : null));
+    if (store.dialect === 'postgres') {
+      assert.equal(space, null);
+      assert.equal(
+        write((tx) => q.reclaimFreePages(tx)),
+        false,
+      );
+      assert.throws(() => read((reader) => reader.get('PRAGMA page_count')), /PRAGMA' is SQLite's/);
+    } else assert.equal(space, true);
+  });
+
+  it('refuses a statement that has no text for this store, in words', () => {
+    const other = store.dialect === 'postgres' ? { sqlite: 'SELECT 1 AS one' } : { postgres: 'SELECT 1 AS one' };
+    const mine = store.dialect === 'postgres' ? 'postgres' : 'sqlite';
+    assert.throws(() => read((reader) => reader.get(other)), new RegExp(`no ${mine} text`));
   });
 });

@@ -15,7 +15,7 @@ import { simpleGit } from 'simple-git';
 import { type CommandInput, type CommandName, parseCommand } from '../../../src/core/requests';
 import { type Result, ok, refused } from '../../../src/core/result';
 import { Engine } from '../../../src/engine/engine';
-import type { ResultOf } from '../../../src/engine/results';
+import type { ResultOf } from '../../../src/core/requests';
 import { defaultEngineSettings } from '../../../src/engine/settings';
 import { FileArchiveSink, FileBlobStore, JsonlExportSink } from '../../../src/infra/fs';
 import { GitPortAdapter } from '../../../src/infra/git/gitPort';

@@ -10,7 +10,7 @@ import type { CommandInput, CommandName } from '../../../src/core/requests';
 import type { Result } from '../../../src/core/result';
 import type { Engine } from '../../../src/engine/engine';
 import type { OwnerIdentity } from '../../../src/engine/ports';
-import type { ResultOf } from '../../../src/engine/results';
+import type { ResultOf } from '../../../src/core/requests';
 import { defaultEngineSettings, type EngineSettings } from '../../../src/engine/settings';
 import { PgStore } from '../../../src/infra/pg/pgStore';
 import { pgLeaseClock } from '../../../src/infra/pg/serverClock';

@@ -18,6 +18,7 @@ import {
   grantedElsewhereUntil,
   requestHandover,
 } from '../../../src/extension/sessions/handover';
+import { ManualClock } from '../../support/manualClock';
 
 function foremanDir(): string {
   return path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'foreman-handover-')), '.foreman');
@@ -85,8 +86,15 @@ test('an owner that does not listen is reported after the wait, naming it', asyn
   const lock = acquireOwnerLock(dir, { role: 'serve' });
   assert.ok(lock.ok);
   try {
-    const decision = await requestHandover(dir, { timeoutMs: 1_000 });
+    // The wait runs on the test's clock: the second it lasts passes at once.
+    const clock = new ManualClock();
+    const asking = requestHandover(dir, { timeoutMs: 1_000, clock });
+    clock.advance(999);
+    assert.ok(fs.existsSync(path.join(dir, 'handover.request')), 'still waiting, its request out');
+    clock.advance(1);
+    const decision = await asking;
     assert.equal(decision.granted, false);
+    assert.equal(clock.pendingTimers(), 0, 'its timers end with the wait');
     assert.match(decision.reason, new RegExp(`the owner \\(pid ${process.pid}, serve\\) did not answer within 1 s`));
     assert.ok(!fs.existsSync(path.join(dir, 'handover.request')), 'the unanswered request is withdrawn');
   } finally {

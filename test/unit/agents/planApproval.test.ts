@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import { pollUntil } from '../../support/pollUntil';
 import { claudePermissionPrompts } from '../../../src/infra/agents/kinds/claudePermissionPrompts';
 import { PlanApproval, type PlanAnswer } from '../../../src/infra/agents/planApproval';
+import { ManualClock } from '../../support/manualClock';
 
 const request = (id: string, tool: string, input: Record<string, unknown>) =>
   JSON.stringify({
@@ -78,6 +79,38 @@ describe('PlanApproval', () => {
         'A person rejected this plan. Their note: Add a test. Stay in plan mode, revise the plan and present it again with ExitPlanMode.',
     });
     assert.equal(gate.waiting, false);
+    gate.dispose();
+  });
+
+  it('looks for the answer on its clock every half second while the plan waits, and no more once answered', async () => {
+    const clock = new ManualClock();
+    const answers: Array<PlanAnswer | undefined> = [undefined, undefined, { decision: 'allow' }];
+    let asked = 0;
+    const written: string[] = [];
+    const gate = new PlanApproval(
+      claudePermissionPrompts,
+      (line) => written.push(line),
+      () => {
+        asked++;
+        return Promise.resolve(answers.shift());
+      },
+      (line) => assert.fail(`unexpected log: ${line}`),
+      clock,
+    );
+    gate.line(request('r4', 'ExitPlanMode', { plan: 'Plan.' }));
+    gate.line(request('r5', 'ExitPlanMode', { plan: 'Plan again.' }));
+    assert.equal(clock.pendingTimers(), 1, 'one look-up timer, however many plans came');
+    clock.advance(499);
+    assert.equal(asked, 0);
+    for (let tick = 1; tick <= 3; tick++) {
+      clock.advance(500);
+      await pollUntil(() => (asked === tick ? true : undefined), { what: `look ${tick}`, intervalMs: 0 });
+    }
+    await pollUntil(() => (written.length === 1 ? true : undefined), { what: 'the approval is written', intervalMs: 0 });
+    assert.equal(gate.waiting, false);
+    assert.equal(clock.pendingTimers(), 0, 'answered: the timer is gone');
+    clock.advance(5_000);
+    assert.equal(asked, 3);
     gate.dispose();
   });
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { zeroUsage } from '../../../src/core/agentEvents';
 import { printResult } from '../../../src/cli/format';
-import type { ResultOf } from '../../../src/engine/results';
+import type { ResultOf } from '../../../src/core/requests';
 import type { StatusSnapshot } from '../../../src/engine/statusView';
 import { makeStatus } from '../dashboard/fixtures';
 

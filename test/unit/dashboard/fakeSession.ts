@@ -1,8 +1,8 @@
 import type { CommandArgs, CommandName, RequestOf } from '../../../src/core/requests';
 import type { TransitionEvent } from '../../../src/core/transitionLog';
 import { type Result, ok } from '../../../src/core/result';
-import { Emitter } from '../../../src/engine/events';
-import type { ResultOf } from '../../../src/engine/results';
+import { Emitter } from '../../../src/base/lifetime';
+import type { ResultOf } from '../../../src/core/requests';
 import type { StatusSnapshot } from '../../../src/engine/statusView';
 import type { ForemanSession } from '../../../src/extension/session';
 import { type StatusDelta, StatusModel } from '../../../src/extension/statusModel';

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { workerIdSchema } from '../../../src/core/ids';
 import { type CommandInput, type CommandName, parseCommand } from '../../../src/core/requests';
-import type { ResultOf } from '../../../src/engine/results';
+import type { ResultOf } from '../../../src/core/requests';
 import { type Result, invalid } from '../../../src/core/result';
 import type { WorkerStatus } from '../../../src/engine/statusView';
 import { readOwner } from '../../../src/infra/db/ownerLock';

@@ -3,6 +3,18 @@ export interface Disposable {
   dispose(): void;
 }
 
+/** A disposable that runs `fn` on its first `dispose` only (a subscription ended twice ends once). */
+export function toDisposable(fn: () => void): Disposable {
+  let pending: (() => void) | undefined = fn;
+  return {
+    dispose: () => {
+      const run = pending;
+      pending = undefined;
+      run?.();
+    },
+  };
+}
+
 export type Event<T> = (listener: (event: T) => void) => Disposable;
 
 export class Emitter<T> implements Disposable {
@@ -61,18 +73,18 @@ export class DisposableStore implements Disposable {
 
 /** The base of a class that owns disposables: `_register` them, and `dispose` ends them all. */
 export abstract class DisposableBase implements Disposable {
-  private readonly store = new DisposableStore();
+  private readonly _store = new DisposableStore();
 
   protected _register<T extends Disposable>(item: T): T {
-    return this.store.add(item);
+    return this._store.add(item);
   }
 
-  protected get isDisposed(): boolean {
-    return this.store.isDisposed;
+  get isDisposed(): boolean {
+    return this._store.isDisposed;
   }
 
   dispose(): void {
-    this.store.dispose();
+    this._store.dispose();
   }
 }
 

@@ -3,8 +3,8 @@
  * serialise work per key and one way to run something later, so the code has no hand-kept
  * promise tails, swapped timers or `disposed` flags of its own.
  */
-import { type Disposable, MutableDisposable } from './events';
-import { type Clock, systemClock } from './ports';
+import { type Disposable, MutableDisposable } from './lifetime';
+import { type Clock, systemClock } from './clock';
 
 /**
  * Runs the operations queued under one key one after another, in the order they were queued;
