@@ -19,6 +19,10 @@ const engineInternals = [
   '**/engine/retention',
 ];
 const sqlMessage = 'SQL belongs in src/engine/queries: call (or add) a typed query function there.';
+const sqlSelectors = [
+  { selector: 'Literal[value=/^\\s*(select|insert|update|delete|with)\\s/i]', message: sqlMessage },
+  { selector: 'TemplateElement[value.raw=/^\\s*(select|insert|update|delete|with)\\s/i]', message: sqlMessage },
+];
 // Every timer in src goes through the injected clock (src/base/clock.ts), so tests move it;
 // the exceptions are processes that have no clock, each saying why in its file.
 const timerMessage = 'Timers go through the injected clock (src/base/clock.ts: setTimeout, every, sleep), so a test can move them.';
@@ -144,13 +148,21 @@ export default tseslint.config(
   // SQL lives in src/engine/queries, one typed function per statement (STYLE: SQL in one place per table);
   // everything above the store calls those functions, so a second store only has to supply them.
   {
-    files: ['src/engine/**/*.ts', 'src/host/**/*.ts', 'src/extension/**/*.ts', 'src/cli/**/*.ts'],
+    files: ['src/engine/**/*.ts', 'src/host/**/*.ts'],
     ignores: ['src/engine/queries/**'],
+    rules: { 'no-restricted-syntax': ['error', ...sqlSelectors] },
+  },
+  {
+    // The same, and src/host as the only way into src/infra for `await import(…)` too.
+    files: ['src/extension/**/*.ts', 'src/cli/**/*.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',
-        { selector: 'Literal[value=/^\\s*(select|insert|update|delete|with)\\s/i]', message: sqlMessage },
-        { selector: 'TemplateElement[value.raw=/^\\s*(select|insert|update|delete|with)\\s/i]', message: sqlMessage },
+        ...sqlSelectors,
+        {
+          selector: 'ImportExpression[source.value=/\\/infra\\//]',
+          message: 'src/host is the way into src/infra, for a dynamic import as well (src/host/gitParts.ts is one).',
+        },
       ],
     },
   },

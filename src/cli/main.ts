@@ -15,7 +15,7 @@ import { foremanVersion } from './version';
 import { workerIdSchema } from '../core/ids';
 import { type CommandName, parseRequest } from '../core/requests';
 import { ExitCode, type Failure, type Result, invalid, ok, refused } from '../core/result';
-import { StoreError, storeFailure } from '../host/infraParts';
+import { loadWorkspaceSettings, profileAvailability, StoreError, storeFailure } from '../host/infraParts';
 import { type EndpointAnswer, foremanDirName } from '../host/endpointAccess';
 
 async function main(argv: readonly string[], env: CliEnvironment, cwd: string, printer: Printer): Promise<number> {
@@ -67,7 +67,7 @@ async function main(argv: readonly string[], env: CliEnvironment, cwd: string, p
   const result = explainHiddenWorkspace(routed, target);
   const code = printResult(printer, request.request.command, result, json);
   if (result.ok && request.request.command === 'worker.add' && target.kind === 'workspace') {
-    const note = await agentProfileNote(target.repoRoot, request.request.args.agent);
+    const note = agentProfileNote(target.repoRoot, request.request.args.agent);
     if (note) printer.err(`foreman: ${note}`);
   }
   return code;
@@ -163,9 +163,7 @@ function ownerOf(file: string): { uid: number } | undefined {
  * may live in the VS Code settings (foreman.agents), and the owner may have another PATH, so it is
  * a note or a warning on stderr, not a refusal.
  */
-async function agentProfileNote(repoRoot: string, agent: string): Promise<string | undefined> {
-  const { profileAvailability } = await import('../infra/agents/availability.js');
-  const { loadWorkspaceSettings } = await import('../infra/workspace/settings.js');
+function agentProfileNote(repoRoot: string, agent: string): string | undefined {
   const settings = loadWorkspaceSettings(path.join(repoRoot, '.foreman'));
   const availability = profileAvailability(agent, settings.ok ? settings.value.crew.agents : {}, repoRoot);
   switch (availability.status) {

@@ -15,6 +15,7 @@ export type { AdoptionReport } from '../infra/workspace/archiveAdoption';
 export { isAlive } from '../infra/agents/processes';
 export type { AgentTerminal, TerminalHost, TerminalLaunch } from '../infra/agents/terminalAgents';
 export { profileAvailability, type ProfileAvailability } from '../infra/agents/availability';
+export { loadWorkspaceSettings } from '../infra/workspace/settings';
 export { builtinProfiles, resolveProfile } from '../infra/agents/profiles';
 export type { TokenSource } from '../infra/forge/credentials';
 export { writeFileAtomic } from '../infra/fs';

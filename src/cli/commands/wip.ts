@@ -38,7 +38,7 @@ async function list(input: CommandInput, printer: Printer = processPrinter): Pro
   if (!root.ok) return printFailure(printer, root, json(input));
   const task = checkTask('--task', stringFlag(input.argv, 'task'));
   if (!task.ok) return printFailure(printer, task, json(input));
-  const { listWip } = await import('../../infra/git/snapshots.js');
+  const { listWip } = await import('../../host/gitParts.js');
   const snapshots = (await listWip(root.value)).filter((snapshot) => task.value === undefined || snapshot.taskId === task.value);
   if (json(input)) {
     printer.out(JSON.stringify(snapshots));
@@ -92,7 +92,7 @@ async function restore(input: CommandInput, printer: Printer = processPrinter): 
   if (!task.ok) return fail(task);
   const attempt = attemptFlag(input);
   if (!attempt.ok) return fail(attempt);
-  const { listWip, restoreWip } = await import('../../infra/git/snapshots.js');
+  const { listWip, restoreWip } = await import('../../host/gitParts.js');
   const chosen = pickSnapshot(await listWip(root.value), task.value, attempt.value);
   if (!chosen.ok) return fail(chosen);
   const into = path.resolve(input.cwd, stringFlag(input.argv, 'into') ?? '.');
@@ -110,7 +110,7 @@ async function restore(input: CommandInput, printer: Printer = processPrinter): 
 
 /** A snapshot applies only to a worktree of the repository that holds it. */
 async function belongsTo(folder: string, repoRoot: string): Promise<Result<void>> {
-  const { commonDirectory } = await import('../../infra/git/gitClient.js');
+  const { commonDirectory } = await import('../../host/gitParts.js');
   const theirs = await commonDirectory(folder).catch(() => undefined);
   if (theirs !== undefined && theirs === (await commonDirectory(repoRoot))) return ok(undefined);
   return invalid(
