@@ -49,11 +49,10 @@ async function assertUnowned(repo: string, what: string, outcome: Outcome): Prom
   const left = leftovers.filter((name) => existsSync(join(foremanDir, name)));
   const sockets = readdirSync(foremanDir).filter((name) => name.endsWith('.sock'));
   assert.deepEqual([...left, ...sockets], [], `${what}: left behind after serve exited (${JSON.stringify(outcome)})`);
-  const started = Date.now();
   const status = await foreman(repo, ['status']);
   assert.equal(status.code, 0, `${what}: status exited ${status.code}: ${status.stdout}${status.stderr}`);
-  assert.doesNotMatch(status.stderr, /stale|taking over|owned by/i, `${what}: status met a leftover owner`);
-  assert.ok(Date.now() - started < 10_000, `${what}: status took ${Date.now() - started} ms`);
+  // "At once": it neither took a leftover lock over nor waited for one (the CLI says either).
+  assert.doesNotMatch(status.stderr, /stale|taking over|owned by|waiting/i, `${what}: status met a leftover owner`);
 }
 
 /**
