@@ -57,15 +57,6 @@ export function insertMessage(tx: Tx, message: MessageInsert): number {
   return row.seq;
 }
 
-/** Broadcasts a `state_change` from Foreman (ARCHITECTURE §7); `payload` is JSON text. */
-export function insertStateChangeMessage(tx: Tx, id: string, tsMs: number, payload: string): void {
-  appendRow(tx, `INSERT INTO messages (id, ts_ms, from_agent, to_agent, type, payload) VALUES (?, ?, 'foreman', NULL, 'state_change', ?)`, [
-    id,
-    tsMs,
-    payload,
-  ]);
-}
-
 /**
  * Broadcasts a request's `state_change` messages (ARCHITECTURE §7), one per transition in order, as
  * one multi-row INSERT (issue 34: one statement per request, not one per transition). Each payload

@@ -2,24 +2,19 @@
  * PostgreSQL's schema, one entry per SQLite migration (src/infra/db/migrations/), written for
  * PostgreSQL: the same tables, columns, constraints and indexes, in its types (SQLite's INTEGER is
  * BIGINT, REAL is DOUBLE PRECISION, an AUTOINCREMENT key an identity column). A new SQLite migration
- * needs its entry here; pgMigrations.ts refuses to run without it, and test/integration/pg/schema.test.ts
- * compares the two schemas column by column.
+ * needs its entry here: the SQLite text itself where PostgreSQL runs it as it is (2, 4, 7, 10).
+ * pgMigrations.ts refuses to run without it; test/integration/pg/schema.test.ts compares the two
+ * schemas column by column.
  */
+import { migration0002 } from '../db/migrations/0002_picker_indexes';
+import { migration0004 } from '../db/migrations/0004_finished_index';
+import { migration0007 } from '../db/migrations/0007_unscheduled_picker';
+import { migration0010 } from '../db/migrations/0010_session_confinement';
 import { pgSchema0001 } from './pgSchema0001';
 
 export const pgSchema: ReadonlyMap<number, string> = new Map([
   [1, pgSchema0001],
-  [
-    2,
-    `
-DROP INDEX tasks_runnable;
-CREATE INDEX tasks_runnable ON tasks(status, sort_order, created_at)
-  WHERE status = 'queued' AND blocked_by_task_id IS NULL;
-DROP INDEX tasks_scheduled;
-CREATE INDEX tasks_scheduled ON tasks(status, scheduled_for)
-  WHERE status = 'queued' AND scheduled_for IS NOT NULL;
-`,
-  ],
+  [2, migration0002],
   [
     3,
     `
@@ -45,12 +40,7 @@ CREATE TABLE agent_sessions (
 CREATE INDEX agent_sessions_worker ON agent_sessions(worker_id);
 `,
   ],
-  [
-    4,
-    `
-CREATE INDEX tasks_finished ON tasks(finished_at) WHERE finished_at IS NOT NULL;
-`,
-  ],
+  [4, migration0004],
   [
     5,
     `
@@ -88,14 +78,7 @@ CREATE TABLE owners (
 CREATE INDEX owners_lease ON owners(lease_until_ms) WHERE released_at IS NULL;
 `,
   ],
-  [
-    7,
-    `
-DROP INDEX tasks_runnable;
-CREATE INDEX tasks_runnable ON tasks(status, sort_order, created_at)
-  WHERE status = 'queued' AND blocked_by_task_id IS NULL AND scheduled_for IS NULL;
-`,
-  ],
+  [7, migration0007],
   [
     8,
     `
@@ -109,12 +92,7 @@ ALTER TABLE agent_sessions ADD COLUMN cache_write_tokens BIGINT NOT NULL DEFAULT
 ALTER TABLE workers ADD COLUMN paused_until BIGINT;
 `,
   ],
-  [
-    10,
-    `
-ALTER TABLE agent_sessions ADD COLUMN confinement TEXT;
-`,
-  ],
+  [10, migration0010],
   [
     11,
     `

@@ -222,7 +222,7 @@ onEachStore('query modules', () => {
     write((tx) => [q.incrementIdempotencyHits(tx), q.incrementIdempotencyHits(tx)]);
     assert.equal(read(q.readIdempotencyHits), 2);
 
-    write((tx) => q.insertStateChangeMessage(tx, 'sc1', 3000, '{"entity":"worker"}'));
+    write((tx) => q.insertStateChangeMessages(tx, 3000, [{ id: 'sc1', payload: '{"entity":"worker"}' }]));
     const change = read((reader) => q.listMessagesFor(reader, 'anyone', 0, 10)).find((row) => row.id === 'sc1');
     assert.deepEqual([change?.from_agent, change?.to_agent, change?.type], ['foreman', null, 'state_change']);
 
