@@ -83,8 +83,3 @@ export function requireTask(reader: Reader, id: string): TaskRow {
   if (!task) throw new Error(`bug: task '${id}' is missing right after it was written`);
   return task;
 }
-
-/** Whether a move's answer is the worker's row (a move that returned it: `moveWorkerToRow`) rather than its state. */
-export function isWorkerRow(value: unknown): value is WorkerRow {
-  return typeof value === 'object' && value !== null && 'state' in value;
-}

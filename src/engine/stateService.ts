@@ -6,7 +6,7 @@ import { WorkerState, busyWorkerStates } from '../core/workerMachine';
 import type { ChainCoordinator } from './chainCoordinator';
 import { type ClaimedTask, type QueuePicker, notIdle } from './queuePicker';
 import { findTask, findWorker, findWorkerHolding, findWorkerHoldingIn, insertWorker } from './queries';
-import { type TaskRow, type WorkerRow, isWorkerRow, requireTask, requireWorker } from './rows';
+import { type TaskRow, type WorkerRow, requireTask, requireWorker } from './rows';
 import { cancelHeldTask, completeTask, failTask, returnTask } from './taskEnds';
 import { assignClaimingWorker, checkAttempt, moveTask, moveWorker, moveWorkerToRow } from './transitions';
 import type { OwnerIdentity } from './ports';
@@ -284,14 +284,16 @@ export class StateService {
     unit: Unit,
     workerId: string,
     attempt: number | undefined,
-    move: (worker: WorkerRow) => Result<unknown>,
+    move: (worker: WorkerRow) => Result<WorkerState | WorkerRow>,
   ): Result<WorkerRow> {
     const worker = findWorker(unit.tx, workerId);
     if (!worker) return notFound('worker', workerId);
     const fenced = checkAttempt(worker.attempt, attempt, `worker '${workerId}'`, 'this request');
     if (!fenced.ok) return fenced;
     const moved = move(worker);
-    // A move that answered the row (its UPDATE … RETURNING) needs no read after it.
-    return moved.ok ? ok(isWorkerRow(moved.value) ? moved.value : requireWorker(unit.tx, workerId)) : moved;
+    if (!moved.ok) return moved;
+    // A move that answered the row (its UPDATE … RETURNING) needs no read after it; one that
+    // answered only the new state does.
+    return ok(typeof moved.value === 'string' ? requireWorker(unit.tx, workerId) : moved.value);
   }
 }
